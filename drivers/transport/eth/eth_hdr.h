@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The pmrpc authors
+ */
+
+#ifndef PMR_ETH_HDR_H
+#define PMR_ETH_HDR_H
+
+/**
+ * @file
+ * Ethernet/IPv4/UDP headers of the eth driver, and its queue address
+ * format. Pure functions of (buffer, length): no EAL, no mbufs, so unit
+ * tests and fuzz targets link them directly. Input from the wire is
+ * hostile: pmr_eth_hdr_parse() checks every field it relies on.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_byteorder.h>
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_udp.h>
+
+#include "pmr_transport.h"
+
+/** Bytes of the headers in front of each payload (no IP options, no VLAN). */
+#define PMR_ETH_HDR_LEN (sizeof(struct rte_ether_hdr) + \
+		sizeof(struct rte_ipv4_hdr) + sizeof(struct rte_udp_hdr))
+
+/** Bytes of an eth queue address: MAC, IPv4 address, UDP port. */
+#define PMR_ETH_ADDR_LEN 12
+
+/** One end of a flow: a queue's MAC, IPv4 address and UDP port. */
+struct pmr_eth_endpoint {
+	struct rte_ether_addr mac;
+	rte_be32_t ip;		/**< Network order. */
+	rte_be16_t port;	/**< Network order. */
+};
+
+/** Why a received frame was dropped; 0 means it was accepted. */
+enum pmr_eth_drop {
+	PMR_ETH_RX_OK = 0,
+	PMR_ETH_DROP_SHORT,	/**< Shorter than Ethernet + IPv4 + UDP. */
+	PMR_ETH_DROP_ETHERTYPE,	/**< Not IPv4. */
+	PMR_ETH_DROP_DST_MAC,	/**< Not our MAC address. */
+	PMR_ETH_DROP_IP_VERSION, /**< IP version is not 4. */
+	PMR_ETH_DROP_IP_IHL,	/**< Header length under 20 or past the frame. */
+	PMR_ETH_DROP_IP_LEN,	/**< Total length inconsistent with the frame. */
+	PMR_ETH_DROP_IP_FRAG,	/**< A fragment (pmrpc never fragments). */
+	PMR_ETH_DROP_IP_CKSUM,	/**< Bad IPv4 header checksum. */
+	PMR_ETH_DROP_IP_PROTO,	/**< Not UDP. */
+	PMR_ETH_DROP_DST_IP,	/**< Not our IPv4 address. */
+	PMR_ETH_DROP_DST_PORT,	/**< Not our UDP port. */
+	PMR_ETH_DROP_UDP_LEN,	/**< UDP length under 8 or past the IP payload. */
+	PMR_ETH_DROP_UDP_CKSUM,	/**< Bad UDP checksum. */
+	PMR_ETH_DROP_MAX
+};
+
+/** Parse flags: checks the NIC has done already. */
+#define PMR_ETH_PARSE_IP_CKSUM_GOOD RTE_BIT32(0)
+#define PMR_ETH_PARSE_L4_CKSUM_GOOD RTE_BIT32(1)
+
+/** What pmr_eth_hdr_parse() learnt of an accepted frame. */
+struct pmr_eth_rx_info {
+	struct pmr_eth_endpoint src;	/**< Sender (MAC, IP, port). */
+	uint32_t payload_off;		/**< Offset of the UDP payload. */
+	uint32_t payload_len;		/**< Its length from the UDP header. */
+};
+
+/** @return a short name for a drop reason ("ip_cksum"), or "unknown". */
+const char *pmr_eth_drop_name(unsigned int reason);
+
+/**
+ * Write a header template from src to dst: payload length 0, TTL 64, DF
+ * set, checksums 0. pmr_eth_hdr_set_len() completes it per packet.
+ *
+ * @param hdr PMR_ETH_HDR_LEN bytes.
+ */
+void pmr_eth_hdr_template(uint8_t *hdr, const struct pmr_eth_endpoint *src,
+		const struct pmr_eth_endpoint *dst);
+
+/**
+ * Set the lengths of a header made by pmr_eth_hdr_template() for a
+ * payload of payload_len bytes, and compute the IPv4 header checksum unless
+ * the NIC will (ip_cksum_offload). The UDP checksum is left 0 ("none",
+ * allowed over IPv4).
+ */
+static inline void
+pmr_eth_hdr_set_len(uint8_t *hdr, uint16_t payload_len, bool ip_cksum_offload)
+{
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)
+		(hdr + sizeof(struct rte_ether_hdr));
+	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(ip + 1);
+
+	ip->total_length = rte_cpu_to_be_16(payload_len +
+			sizeof(*ip) + sizeof(*udp));
+	udp->dgram_len = rte_cpu_to_be_16(payload_len + sizeof(*udp));
+	ip->hdr_checksum = 0;
+	if (!ip_cksum_offload)
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+}
+
+/**
+ * Validate a received frame against the local endpoint.
+ *
+ * @param frame
+ *   The frame, from the Ethernet header on.
+ * @param len
+ *   Bytes of the frame (may include Ethernet padding).
+ * @param local
+ *   Our MAC, IP and UDP port.
+ * @param flags
+ *   PMR_ETH_PARSE_* checks already done by the NIC.
+ * @param info
+ *   Filled on success.
+ * @return
+ *   PMR_ETH_RX_OK, or the enum pmr_eth_drop reason.
+ */
+enum pmr_eth_drop pmr_eth_hdr_parse(const uint8_t *frame, uint32_t len,
+		const struct pmr_eth_endpoint *local, uint32_t flags,
+		struct pmr_eth_rx_info *info);
+
+/** Source identity of an endpoint, as reported in pmr_rx_pkt.src. */
+static inline uint64_t
+pmr_eth_src_key(const struct pmr_eth_endpoint *ep)
+{
+	return ((uint64_t)rte_be_to_cpu_32(ep->ip) << 16) |
+		rte_be_to_cpu_16(ep->port);
+}
+
+/** Encode an endpoint as a queue address (PMR_ETH_ADDR_LEN bytes). */
+void pmr_eth_addr_encode(const struct pmr_eth_endpoint *ep,
+		struct pmr_transport_addr *addr);
+
+/**
+ * Decode a queue address.
+ *
+ * @return 0, or -EINVAL for a wrong length, a multicast or zero MAC, or a
+ *   zero IP address or port.
+ */
+int pmr_eth_addr_decode(const struct pmr_transport_addr *addr,
+		struct pmr_eth_endpoint *ep);
+
+#endif /* PMR_ETH_HDR_H */

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The pmrpc authors
+ */
+
+#ifndef PMR_ETH_PRIVATE_H
+#define PMR_ETH_PRIVATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_log.h>
+#include <rte_mbuf.h>
+
+#include "eth_hdr.h"
+#include "pmr_transport_driver.h"
+
+extern int pmr_eth_logtype;
+#define ETH_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_ ## level, pmr_eth_logtype, "pmr.eth: " fmt "\n", \
+		##__VA_ARGS__)
+
+/* A resolved remote queue: its header template, written once. */
+struct eth_peer {
+	struct pmr_transport_peer pub;
+	struct pmr_eth_endpoint ep;
+	uint8_t hdr[PMR_ETH_HDR_LEN] __rte_aligned(8);
+};
+
+/* Counters of one queue, updated only on the queue's lcore. */
+struct eth_stats {
+	uint64_t tx_pkts;
+	uint64_t tx_bytes;
+	uint64_t tx_zerocopy;
+	uint64_t tx_full;	/* refused: TX ring or mbuf pool full */
+	uint64_t tx_invalid;	/* refused: over the MTU or no headroom */
+	uint64_t rx_pkts;
+	uint64_t rx_bytes;
+	uint64_t rx_drop[PMR_ETH_DROP_MAX];	/* [0]: multi-segment */
+};
+
+/* One queue: queue 0 of one ethdev port, owned from create to destroy. */
+struct eth_queue {
+	struct pmr_transport_queue pub;	/* first: the burst pointers */
+
+	/* Data path, read-mostly. */
+	uint16_t port_id;
+	uint16_t queue_id;
+	uint32_t tx_copy_max;		/* copy payloads up to this size */
+	bool ip_cksum_offload;		/* NIC computes the IPv4 checksum */
+	uint32_t rx_parse_flags;	/* checks the NIC does on RX */
+	struct rte_mempool *tx_pool;	/* copies and zero-copy heads */
+	struct pmr_eth_endpoint local;
+
+	struct eth_stats stats;
+
+	/* Control path. */
+	struct rte_mempool *rx_pool;
+	uint16_t nb_rxd;
+	uint16_t nb_txd;
+	uint32_t nb_peers;
+};
+
+static inline struct eth_queue *
+eth_queue(struct pmr_transport_queue *q)
+{
+	return container_of(q, struct eth_queue, pub);
+}
+
+/* Data path (eth_rxtx.c). */
+uint16_t eth_tx_burst(struct pmr_transport_queue *q,
+		const struct pmr_tx_pkt *pkts, uint16_t n);
+uint16_t eth_rx_burst(struct pmr_transport_queue *q,
+		struct pmr_rx_pkt *pkts, uint16_t n);
+void eth_rx_release(struct pmr_transport_queue *q,
+		struct pmr_rx_pkt *pkts, uint16_t n);
+
+/* Per-mbuf private area of the TX pool: the zero-copy shared info. */
+#define ETH_TX_MBUF_PRIV_SIZE \
+	RTE_ALIGN_CEIL(sizeof(struct rte_mbuf_ext_shared_info), \
+		RTE_MBUF_PRIV_ALIGN)
+
+#endif /* PMR_ETH_PRIVATE_H */

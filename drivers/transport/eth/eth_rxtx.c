@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The pmrpc authors
+ */
+
+/*
+ * The eth driver's data path, top to bottom: TX (copy or zero-copy), RX
+ * (validate, then hand out in place), release.
+ *
+ * Zero-copy TX attaches the msgbuf's memory, from the driver header in its
+ * headroom to the end of the payload, to an mbuf as an external buffer. The
+ * mbuf's private area holds the shared info whose free callback drops the
+ * msgbuf's TX reference. That callback runs wherever the mbuf is freed: in
+ * the PMD's TX completion on this lcore, or, on a ring pair, on the lcore
+ * of the receiver when it releases the packet. Hence the atomic counter in
+ * the msgbuf, and nothing else touched there.
+ */
+
+#include <string.h>
+
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+
+#include "eth_private.h"
+
+static void
+eth_extbuf_free(void *addr __rte_unused, void *opaque)
+{
+	pmr_msgbuf_tx_unref(opaque);
+}
+
+/* Fill m with a copy of header and payload. */
+static inline void
+eth_tx_copy(struct eth_queue *eq, struct rte_mbuf *m,
+		const struct eth_peer *peer, const struct pmr_tx_pkt *p)
+{
+	uint8_t *frame = rte_pktmbuf_mtod(m, uint8_t *);
+
+	memcpy(frame, peer->hdr, PMR_ETH_HDR_LEN);
+	pmr_eth_hdr_set_len(frame, (uint16_t)p->len, eq->ip_cksum_offload);
+	memcpy(frame + PMR_ETH_HDR_LEN, p->data, p->len);
+	m->data_len = (uint16_t)(PMR_ETH_HDR_LEN + p->len);
+	m->pkt_len = m->data_len;
+}
+
+/* Point m at the msgbuf: header written into its headroom. */
+static inline void
+eth_tx_attach(struct eth_queue *eq, struct rte_mbuf *m,
+		const struct eth_peer *peer, const struct pmr_tx_pkt *p)
+{
+	struct rte_mbuf_ext_shared_info *shinfo = rte_mbuf_to_priv(m);
+	struct pmr_msgbuf *mb = p->mb;
+	uint8_t *frame = p->data - PMR_ETH_HDR_LEN;
+	uint16_t frame_len = (uint16_t)(PMR_ETH_HDR_LEN + p->len);
+
+	memcpy(frame, peer->hdr, PMR_ETH_HDR_LEN);
+	pmr_eth_hdr_set_len(frame, (uint16_t)p->len, eq->ip_cksum_offload);
+
+	shinfo->free_cb = eth_extbuf_free;
+	shinfo->fcb_opaque = mb;
+	rte_mbuf_ext_refcnt_set(shinfo, 1);
+	pmr_msgbuf_tx_ref(mb);
+	rte_pktmbuf_attach_extbuf(m, frame,
+			rte_mempool_virt2iova(mb) + (uintptr_t)(frame - (uint8_t *)mb),
+			frame_len, shinfo);
+	m->data_len = frame_len;
+	m->pkt_len = frame_len;
+}
+
+/* Is p a packet this queue can send: under the MTU, headroom in mb? */
+static inline bool
+eth_tx_valid(const struct eth_queue *eq, const struct pmr_tx_pkt *p)
+{
+	const struct pmr_msgbuf *mb = p->mb;
+
+	if (unlikely(p->len > eq->pub.caps.mtu))
+		return false;
+	if (p->len <= eq->tx_copy_max)
+		return true;
+	return likely(p->data >= mb->data - mb->headroom + PMR_ETH_HDR_LEN &&
+		      p->data + p->len <= mb->data + mb->capacity);
+}
+
+uint16_t
+eth_tx_burst(struct pmr_transport_queue *q, const struct pmr_tx_pkt *pkts,
+		uint16_t n)
+{
+	struct eth_queue *eq = eth_queue(q);
+	struct rte_mbuf *mbufs[PMR_BURST_MAX];
+	uint64_t bytes = 0, zc = 0;
+	uint16_t i, sent;
+
+	if (n > PMR_BURST_MAX)
+		n = PMR_BURST_MAX;
+	for (i = 0; i < n; i++) {
+		if (unlikely(!eth_tx_valid(eq, &pkts[i]))) {
+			eq->stats.tx_invalid++;
+			break;
+		}
+	}
+	n = i;
+	if (unlikely(n == 0))
+		return 0;
+	if (unlikely(rte_pktmbuf_alloc_bulk(eq->tx_pool, mbufs, n) != 0)) {
+		eq->stats.tx_full += n;
+		return 0;
+	}
+
+	for (i = 0; i < n; i++) {
+		const struct pmr_tx_pkt *p = &pkts[i];
+		const struct eth_peer *peer =
+			container_of(p->peer, const struct eth_peer, pub);
+		struct rte_mbuf *m = mbufs[i];
+
+		if (p->len <= eq->tx_copy_max) {
+			eth_tx_copy(eq, m, peer, p);
+		} else {
+			eth_tx_attach(eq, m, peer, p);
+			zc++;
+		}
+		if (eq->ip_cksum_offload) {
+			m->ol_flags |= RTE_MBUF_F_TX_IPV4 |
+				RTE_MBUF_F_TX_IP_CKSUM;
+			m->l2_len = sizeof(struct rte_ether_hdr);
+			m->l3_len = sizeof(struct rte_ipv4_hdr);
+		}
+		bytes += p->len;
+	}
+
+	sent = rte_eth_tx_burst(eq->port_id, eq->queue_id, mbufs, n);
+	if (unlikely(sent < n)) {
+		/* Not accepted: undo (the free callback drops the refs). */
+		for (i = sent; i < n; i++) {
+			bytes -= pkts[i].len;
+			if (RTE_MBUF_HAS_EXTBUF(mbufs[i]))
+				zc--;
+		}
+		rte_pktmbuf_free_bulk(&mbufs[sent], n - sent);
+		eq->stats.tx_full += n - sent;
+	}
+	eq->stats.tx_pkts += sent;
+	eq->stats.tx_bytes += bytes;
+	eq->stats.tx_zerocopy += zc;
+	return sent;
+}
+
+uint16_t
+eth_rx_burst(struct pmr_transport_queue *q, struct pmr_rx_pkt *pkts,
+		uint16_t n)
+{
+	struct eth_queue *eq = eth_queue(q);
+	struct rte_mbuf *mbufs[PMR_BURST_MAX];
+	struct pmr_eth_rx_info info;
+	uint64_t bytes = 0;
+	uint16_t i, nb, k = 0;
+
+	if (n > PMR_BURST_MAX)
+		n = PMR_BURST_MAX;
+	nb = rte_eth_rx_burst(eq->port_id, eq->queue_id, mbufs, n);
+	for (i = 0; i < nb; i++) {
+		struct rte_mbuf *m = mbufs[i];
+		uint32_t flags = eq->rx_parse_flags;
+		enum pmr_eth_drop why;
+
+		if (unlikely(m->nb_segs != 1)) {
+			why = 0;	/* counted in rx_drop[0]: segmented */
+			goto drop;
+		}
+		if ((m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) ==
+		    RTE_MBUF_F_RX_IP_CKSUM_BAD) {
+			why = PMR_ETH_DROP_IP_CKSUM;
+			goto drop;
+		}
+		if ((m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) ==
+		    RTE_MBUF_F_RX_L4_CKSUM_BAD) {
+			why = PMR_ETH_DROP_UDP_CKSUM;
+			goto drop;
+		}
+		if ((m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) ==
+		    RTE_MBUF_F_RX_IP_CKSUM_GOOD)
+			flags |= PMR_ETH_PARSE_IP_CKSUM_GOOD;
+		if ((m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) ==
+		    RTE_MBUF_F_RX_L4_CKSUM_GOOD)
+			flags |= PMR_ETH_PARSE_L4_CKSUM_GOOD;
+
+		why = pmr_eth_hdr_parse(rte_pktmbuf_mtod(m, const uint8_t *),
+				m->data_len, &eq->local, flags, &info);
+		if (unlikely(why != PMR_ETH_RX_OK))
+			goto drop;
+
+		pkts[k].data = rte_pktmbuf_mtod_offset(m, uint8_t *,
+				info.payload_off);
+		pkts[k].len = info.payload_len;
+		pkts[k].src = pmr_eth_src_key(&info.src);
+		pkts[k].handle = m;
+		bytes += info.payload_len;
+		k++;
+		continue;
+drop:
+		eq->stats.rx_drop[why]++;
+		rte_pktmbuf_free(m);
+	}
+	eq->stats.rx_pkts += k;
+	eq->stats.rx_bytes += bytes;
+	return k;
+}
+
+void
+eth_rx_release(struct pmr_transport_queue *q __rte_unused,
+		struct pmr_rx_pkt *pkts, uint16_t n)
+{
+	struct rte_mbuf *mbufs[PMR_BURST_MAX];
+	uint16_t i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		mbufs[k++] = pkts[i].handle;
+		if (k == PMR_BURST_MAX || i == n - 1) {
+			rte_pktmbuf_free_bulk(mbufs, k);
+			k = 0;
+		}
+	}
+}

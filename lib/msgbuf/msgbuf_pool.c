@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The pmrpc authors
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_mbuf_pool_ops.h>
+#include <rte_mempool.h>
+
+#include "pmr_msgbuf.h"
+
+#define MSGBUF_POOL_MAGIC 0x706d724d53474246ULL /* "pmrMSGBF" */
+
+/* Private data of a msgbuf pool's rte_mempool. */
+struct msgbuf_pool_priv {
+	uint64_t magic;
+	uint32_t capacity;
+	uint16_t headroom;
+	uint16_t large;
+};
+
+static struct msgbuf_pool_priv *
+pool_priv(const struct rte_mempool *mp)
+{
+	struct msgbuf_pool_priv *priv;
+
+	if (mp == NULL || mp->private_data_size < sizeof(*priv))
+		return NULL;
+	priv = rte_mempool_get_priv((struct rte_mempool *)(uintptr_t)mp);
+	return priv->magic == MSGBUF_POOL_MAGIC ? priv : NULL;
+}
+
+static void
+msgbuf_init(struct rte_mempool *mp, void *arg __rte_unused, void *obj,
+		unsigned int idx __rte_unused)
+{
+	const struct msgbuf_pool_priv *priv = pool_priv(mp);
+	struct pmr_msgbuf *mb = obj;
+
+	memset(mb, 0, sizeof(*mb));
+	mb->pool = mp;
+	mb->headroom = priv->headroom;
+	mb->capacity = priv->capacity;
+	mb->data = (uint8_t *)obj + sizeof(*mb) + priv->headroom;
+}
+
+struct rte_mempool *
+pmr_msgbuf_pool_create(const char *name, unsigned int n,
+		unsigned int cache_size, uint32_t capacity, uint16_t headroom,
+		int socket_id)
+{
+	struct msgbuf_pool_priv *priv;
+	struct rte_mempool *mp;
+	uint32_t hr = RTE_ALIGN_CEIL((uint32_t)headroom, RTE_CACHE_LINE_SIZE);
+	uint64_t elt_size;
+	unsigned int flags = 0;
+
+	if (name == NULL || n == 0 || capacity == 0 ||
+	    hr > UINT16_MAX || cache_size > RTE_MEMPOOL_CACHE_MAX_SIZE ||
+	    cache_size > n) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	elt_size = sizeof(struct pmr_msgbuf) + hr +
+		RTE_ALIGN_CEIL((uint64_t)capacity, RTE_CACHE_LINE_SIZE);
+	if (elt_size > UINT32_MAX) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	if (elt_size > PMR_MSGBUF_LARGE_MIN)
+		flags |= RTE_MEMPOOL_F_NO_IOVA_CONTIG;
+
+	mp = rte_mempool_create_empty(name, n, (unsigned int)elt_size,
+			cache_size, sizeof(*priv), socket_id, flags);
+	if (mp == NULL)
+		return NULL;	/* rte_errno set */
+	priv = rte_mempool_get_priv(mp);
+	memset(priv, 0, sizeof(*priv));
+	priv->magic = MSGBUF_POOL_MAGIC;
+	priv->capacity = capacity;
+	priv->headroom = (uint16_t)hr;
+	priv->large = (flags & RTE_MEMPOOL_F_NO_IOVA_CONTIG) != 0;
+
+	if (rte_mempool_set_ops_byname(mp, rte_mbuf_best_mempool_ops(),
+			NULL) != 0 ||
+	    rte_mempool_populate_default(mp) < 0) {
+		int err = rte_errno != 0 ? rte_errno : ENOMEM;
+
+		rte_mempool_free(mp);
+		rte_errno = err;
+		return NULL;
+	}
+	rte_mempool_obj_iter(mp, msgbuf_init, NULL);
+	return mp;
+}
+
+int
+pmr_msgbuf_pool_free(struct rte_mempool *mp)
+{
+	if (pool_priv(mp) == NULL)
+		return -EINVAL;
+	if (!rte_mempool_full(mp))
+		return -EBUSY;
+	rte_mempool_free(mp);
+	return 0;
+}
+
+bool
+pmr_msgbuf_pool_check(const struct rte_mempool *mp)
+{
+	return pool_priv(mp) != NULL;
+}
+
+uint32_t
+pmr_msgbuf_pool_capacity(const struct rte_mempool *mp)
+{
+	const struct msgbuf_pool_priv *priv = pool_priv(mp);
+
+	return priv != NULL ? priv->capacity : 0;
+}
+
+uint16_t
+pmr_msgbuf_pool_headroom(const struct rte_mempool *mp)
+{
+	const struct msgbuf_pool_priv *priv = pool_priv(mp);
+
+	return priv != NULL ? priv->headroom : 0;
+}
+
+bool
+pmr_msgbuf_pool_is_large(const struct rte_mempool *mp)
+{
+	const struct msgbuf_pool_priv *priv = pool_priv(mp);
+
+	return priv != NULL && priv->large != 0;
+}
+
+unsigned int
+pmr_msgbuf_pool_in_use(const struct rte_mempool *mp)
+{
+	return rte_mempool_in_use_count(mp);
+}
+
+struct chunk_walk {
+	pmr_msgbuf_chunk_cb_t cb;
+	void *arg;
+	int count;
+	int ret;
+};
+
+static void
+chunk_visit(struct rte_mempool *mp __rte_unused, void *opaque,
+		struct rte_mempool_memhdr *memhdr, unsigned int idx __rte_unused)
+{
+	struct chunk_walk *w = opaque;
+	struct pmr_msgbuf_chunk chunk = {
+		.addr = memhdr->addr,
+		.len = memhdr->len,
+		.iova = memhdr->iova,
+	};
+
+	/* rte_mempool_mem_iter() cannot be stopped: skip after a stop. */
+	if (w->ret != 0)
+		return;
+	w->ret = w->cb(&chunk, w->arg);
+	w->count++;
+}
+
+int
+pmr_msgbuf_pool_chunk_walk(struct rte_mempool *mp,
+		pmr_msgbuf_chunk_cb_t cb, void *arg)
+{
+	struct chunk_walk w = { .cb = cb, .arg = arg };
+
+	if (pool_priv(mp) == NULL || cb == NULL)
+		return -EINVAL;
+	rte_mempool_mem_iter(mp, chunk_visit, &w);
+	return w.ret != 0 ? w.ret : w.count;
+}

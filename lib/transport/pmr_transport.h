@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The pmrpc authors
+ */
+
+#ifndef PMR_TRANSPORT_H
+#define PMR_TRANSPORT_H
+
+/**
+ * @file
+ * Transport drivers: the registry, queues, and the burst data path.
+ *
+ * A driver ("eth", later "verbs" and "mlx5") moves datagrams of at most
+ * caps.mtu bytes between queues. A worker owns one queue. The control path
+ * (queue and peer creation, statistics) may be slow; the data path
+ * (pmr_transport_tx_burst(), pmr_transport_rx_burst(),
+ * pmr_transport_rx_release()) is one indirect call per burst, never blocks,
+ * and is used from the queue's lcore only.
+ *
+ * Ownership (ARCHITECTURE.md): a packet handed to tx_burst is read by the
+ * driver either before the call returns (copy) or later (zero-copy, then
+ * pmr_msgbuf_tx_pending() of its msgbuf stays non-zero until the driver is
+ * done with it, on whatever lcore that happens). A received packet belongs
+ * to the caller until it is given back with pmr_transport_rx_release().
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_common.h>
+
+#include "pmr_config.h"
+#include "pmr_msgbuf.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Largest driver name, with its NUL. */
+#define PMR_TRANSPORT_NAME_MAX 16
+
+/** @name Capability flags (pmr_transport_caps.flags)
+ * @{
+ */
+/** Sends from msgbuf memory without copying it. */
+#define PMR_TRANSPORT_CAP_TX_ZEROCOPY	RTE_BIT64(0)
+/** Hands received packets to the caller without copying them. */
+#define PMR_TRANSPORT_CAP_RX_ZEROCOPY	RTE_BIT64(1)
+/** Offers reliable connected queues (RC). */
+#define PMR_TRANSPORT_CAP_RC		RTE_BIT64(2)
+/** Can pull a peer's registered buffer with RDMA READ. */
+#define PMR_TRANSPORT_CAP_RDMA_READ	RTE_BIT64(3)
+/** Needs msgbuf pools registered (pmr_transport_mem_register()). */
+#define PMR_TRANSPORT_CAP_MEM_REG	RTE_BIT64(4)
+/** @} */
+
+/** What a driver, or one of its queues, can do. */
+struct pmr_transport_caps {
+	uint64_t flags;		/**< PMR_TRANSPORT_CAP_* */
+	uint32_t mtu;		/**< Largest packet payload in bytes. */
+	uint16_t headroom;	/**< Bytes the driver writes before data. */
+	uint16_t max_burst;	/**< Largest useful burst. */
+	uint16_t addr_len;	/**< Bytes of a queue address. */
+};
+
+/** A queue's address as exchanged by the session handshake. */
+struct pmr_transport_addr {
+	uint8_t len;		/**< Valid bytes of bytes[]. */
+	uint8_t bytes[PMR_TRANSPORT_ADDR_MAX];
+};
+
+/** A remote queue, resolved once on the control path for the data path. */
+struct pmr_transport_peer {
+	/**
+	 * Identity of the peer's queue as rx bursts report it in
+	 * pmr_rx_pkt.src: compare to check a packet's source.
+	 */
+	uint64_t src;
+};
+
+/** One packet to send. */
+struct pmr_tx_pkt {
+	const struct pmr_transport_peer *peer;	/**< Destination. */
+	/**
+	 * The msgbuf holding the payload: at least caps.headroom writable
+	 * bytes must lie in it before data, where the driver puts its header.
+	 */
+	struct pmr_msgbuf *mb;
+	uint8_t *data;		/**< First payload byte, inside mb. */
+	uint32_t len;		/**< Payload bytes, at most caps.mtu. */
+};
+
+/** One received packet, owned by the caller until released. */
+struct pmr_rx_pkt {
+	uint8_t *data;		/**< First payload byte. */
+	uint32_t len;		/**< Payload bytes. */
+	uint64_t src;		/**< Source queue, as pmr_transport_peer.src. */
+	void *handle;		/**< The driver's, for rx_release. */
+};
+
+/** Basic statistics of a queue. */
+struct pmr_transport_stats {
+	uint64_t tx_pkts;	/**< Packets accepted by tx_burst. */
+	uint64_t tx_bytes;	/**< Payload bytes of those. */
+	uint64_t tx_zerocopy;	/**< Of those, sent without a copy. */
+	uint64_t tx_full;	/**< Packets refused: queue or pool full. */
+	uint64_t rx_pkts;	/**< Packets delivered by rx_burst. */
+	uint64_t rx_bytes;	/**< Payload bytes of those. */
+	uint64_t rx_dropped;	/**< Packets dropped (see xstats for why). */
+};
+
+/** A named counter of a queue (drops by reason and driver specifics). */
+struct pmr_transport_xstat {
+	char name[48];
+	uint64_t value;
+};
+
+struct pmr_transport_queue;
+struct pmr_transport_driver;
+
+/** Driver data-path entry points, see pmr_transport_tx_burst() etc. */
+typedef uint16_t (*pmr_tx_burst_t)(struct pmr_transport_queue *q,
+		const struct pmr_tx_pkt *pkts, uint16_t n);
+typedef uint16_t (*pmr_rx_burst_t)(struct pmr_transport_queue *q,
+		struct pmr_rx_pkt *pkts, uint16_t n);
+typedef void (*pmr_rx_release_t)(struct pmr_transport_queue *q,
+		struct pmr_rx_pkt *pkts, uint16_t n);
+
+/**
+ * Head of every driver queue. Applications treat it as read-only; it is
+ * public only so the burst calls can be inline.
+ */
+struct pmr_transport_queue {
+	pmr_tx_burst_t tx_burst;
+	pmr_rx_burst_t rx_burst;
+	pmr_rx_release_t rx_release;
+	const struct pmr_transport_driver *driver;
+	struct pmr_transport_caps caps;
+};
+
+/**
+ * Find a driver by name.
+ *
+ * @return the driver, or NULL with rte_errno = ENOENT.
+ */
+const struct pmr_transport_driver *pmr_transport_find(const char *name);
+
+/** @return the number of registered drivers. */
+unsigned int pmr_transport_count(void);
+
+/** @return the idx-th registered driver, or NULL past the end. */
+const struct pmr_transport_driver *pmr_transport_get(unsigned int idx);
+
+/** @return the driver's name. */
+const char *pmr_transport_name(const struct pmr_transport_driver *drv);
+
+/**
+ * What a driver can do in general (its queues may report less, such as a
+ * smaller MTU: see pmr_transport_queue_caps()).
+ *
+ * @return 0 or -EINVAL.
+ */
+int pmr_transport_caps_get(const struct pmr_transport_driver *drv,
+		struct pmr_transport_caps *caps);
+
+/**
+ * Create a queue.
+ *
+ * @param drv
+ *   The driver.
+ * @param devargs
+ *   Driver arguments in DPDK kvargs style ("key=value,key=value"); see the
+ *   driver's documentation in doc/drivers.md. NULL means none.
+ * @param socket_id
+ *   NUMA socket for the queue's memory, or SOCKET_ID_ANY.
+ * @return
+ *   The queue, or NULL with rte_errno set (EINVAL for bad devargs, ENODEV
+ *   for a missing device, EBUSY for a device in use, ENOMEM).
+ */
+struct pmr_transport_queue *pmr_transport_queue_create(
+		const struct pmr_transport_driver *drv, const char *devargs,
+		int socket_id);
+
+/**
+ * Destroy a queue. The caller must have released every received packet
+ * and destroyed its peers; in-flight zero-copy TX references are dropped
+ * (the driver waits for, or reclaims, its packets first).
+ */
+void pmr_transport_queue_destroy(struct pmr_transport_queue *q);
+
+/** Copy the queue's capabilities. */
+static inline void
+pmr_transport_queue_caps(const struct pmr_transport_queue *q,
+		struct pmr_transport_caps *caps)
+{
+	*caps = q->caps;
+}
+
+/** Get the queue's own address, to give to peers. @return 0 or -errno. */
+int pmr_transport_queue_addr(struct pmr_transport_queue *q,
+		struct pmr_transport_addr *addr);
+
+/**
+ * Resolve a remote queue's address (control path).
+ *
+ * @return the peer, or NULL with rte_errno set (EINVAL for an address the
+ *   driver cannot parse, ENOMEM).
+ */
+struct pmr_transport_peer *pmr_transport_peer_create(
+		struct pmr_transport_queue *q,
+		const struct pmr_transport_addr *addr);
+
+/** Destroy a peer; no packet to it may be pending in a tx burst. */
+void pmr_transport_peer_destroy(struct pmr_transport_queue *q,
+		struct pmr_transport_peer *peer);
+
+/**
+ * Register a msgbuf pool's memory with the queue's device, one call per
+ * memory chunk. A no-op for drivers without PMR_TRANSPORT_CAP_MEM_REG.
+ *
+ * @return 0 or -errno.
+ */
+int pmr_transport_mem_register(struct pmr_transport_queue *q,
+		struct rte_mempool *mp);
+
+/**
+ * Push out queued packets and reclaim completed ones, so that zero-copy
+ * references are dropped as soon as the device allows. Call it when the
+ * queue goes quiet.
+ *
+ * @return 0 or -errno.
+ */
+int pmr_transport_tx_flush(struct pmr_transport_queue *q);
+
+/** Read a queue's statistics. @return 0 or -errno. */
+int pmr_transport_stats_get(struct pmr_transport_queue *q,
+		struct pmr_transport_stats *stats);
+
+/** Clear a queue's statistics and extended statistics. */
+void pmr_transport_stats_reset(struct pmr_transport_queue *q);
+
+/**
+ * Read a queue's named counters.
+ *
+ * @return the number of counters the queue has (fill at most n of them),
+ *   or -errno.
+ */
+int pmr_transport_xstats_get(struct pmr_transport_queue *q,
+		struct pmr_transport_xstat *xstats, unsigned int n);
+
+/**
+ * Send a burst of packets.
+ *
+ * @return the number of packets accepted, in order; the rest were not
+ *   touched and remain the caller's.
+ */
+static inline uint16_t
+pmr_transport_tx_burst(struct pmr_transport_queue *q,
+		const struct pmr_tx_pkt *pkts, uint16_t n)
+{
+	return q->tx_burst(q, pkts, n);
+}
+
+/**
+ * Receive a burst of packets: valid, addressed to this queue, and owned by
+ * the caller until pmr_transport_rx_release().
+ *
+ * @return the number of packets stored in pkts.
+ */
+static inline uint16_t
+pmr_transport_rx_burst(struct pmr_transport_queue *q,
+		struct pmr_rx_pkt *pkts, uint16_t n)
+{
+	return q->rx_burst(q, pkts, n);
+}
+
+/** Give received packets back to the driver. */
+static inline void
+pmr_transport_rx_release(struct pmr_transport_queue *q,
+		struct pmr_rx_pkt *pkts, uint16_t n)
+{
+	q->rx_release(q, pkts, n);
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PMR_TRANSPORT_H */

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The pmrpc authors
+ */
+
+#ifndef PMR_TRANSPORT_DRIVER_H
+#define PMR_TRANSPORT_DRIVER_H
+
+/**
+ * @file
+ * The driver side of the transport interface.
+ *
+ * pmrpc's own drivers are listed in an explicit table in
+ * transport_registry.c, not registered from constructors: a static link of
+ * an application then keeps them without --whole-archive. An application
+ * may add a driver of its own with pmr_transport_register().
+ *
+ * A driver's queue structure starts with struct pmr_transport_queue, whose
+ * burst pointers and caps the driver fills in queue_create.
+ */
+
+#include "pmr_transport.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** A transport driver: its name, capabilities and control path. */
+struct pmr_transport_driver {
+	const char *name;		/**< Short, unique ("eth"). */
+	struct pmr_transport_caps caps;	/**< Upper bounds for its queues. */
+
+	/** Create a queue; on error return NULL and set rte_errno. */
+	struct pmr_transport_queue *(*queue_create)(
+			const struct pmr_transport_driver *drv,
+			const char *devargs, int socket_id);
+	void (*queue_destroy)(struct pmr_transport_queue *q);
+	int (*queue_addr)(struct pmr_transport_queue *q,
+			struct pmr_transport_addr *addr);
+	struct pmr_transport_peer *(*peer_create)(
+			struct pmr_transport_queue *q,
+			const struct pmr_transport_addr *addr);
+	void (*peer_destroy)(struct pmr_transport_queue *q,
+			struct pmr_transport_peer *peer);
+	/** Optional (NULL: nothing to register). */
+	int (*mem_register)(struct pmr_transport_queue *q,
+			const struct pmr_msgbuf_chunk *chunk);
+	/** Optional (NULL: nothing to flush). */
+	int (*tx_flush)(struct pmr_transport_queue *q);
+	int (*stats_get)(struct pmr_transport_queue *q,
+			struct pmr_transport_stats *stats);
+	void (*stats_reset)(struct pmr_transport_queue *q);
+	/** Optional (NULL: no extended statistics). */
+	int (*xstats_get)(struct pmr_transport_queue *q,
+			struct pmr_transport_xstat *xstats, unsigned int n);
+};
+
+/**
+ * Add a driver to the registry.
+ *
+ * @return 0, -EINVAL for an incomplete driver, -EEXIST if the name is
+ *   taken, -ENOSPC if the registry is full.
+ */
+int pmr_transport_register(const struct pmr_transport_driver *drv);
+
+/** pmrpc's own drivers, for the registry table. */
+extern const struct pmr_transport_driver pmr_eth_driver;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PMR_TRANSPORT_DRIVER_H */

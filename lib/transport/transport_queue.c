@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The pmrpc authors
+ */
+
+/* The control path of a queue: thin checks around the driver's calls. */
+
+#include <errno.h>
+
+#include <rte_errno.h>
+
+#include "pmr_transport_driver.h"
+
+struct pmr_transport_queue *
+pmr_transport_queue_create(const struct pmr_transport_driver *drv,
+		const char *devargs, int socket_id)
+{
+	struct pmr_transport_queue *q;
+
+	if (drv == NULL) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	q = drv->queue_create(drv, devargs, socket_id);
+	if (q == NULL)
+		return NULL;
+	q->driver = drv;
+	return q;
+}
+
+void
+pmr_transport_queue_destroy(struct pmr_transport_queue *q)
+{
+	if (q != NULL)
+		q->driver->queue_destroy(q);
+}
+
+int
+pmr_transport_queue_addr(struct pmr_transport_queue *q,
+		struct pmr_transport_addr *addr)
+{
+	if (q == NULL || addr == NULL)
+		return -EINVAL;
+	return q->driver->queue_addr(q, addr);
+}
+
+struct pmr_transport_peer *
+pmr_transport_peer_create(struct pmr_transport_queue *q,
+		const struct pmr_transport_addr *addr)
+{
+	if (q == NULL || addr == NULL || addr->len != q->caps.addr_len) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	return q->driver->peer_create(q, addr);
+}
+
+void
+pmr_transport_peer_destroy(struct pmr_transport_queue *q,
+		struct pmr_transport_peer *peer)
+{
+	if (q != NULL && peer != NULL)
+		q->driver->peer_destroy(q, peer);
+}
+
+struct mem_reg {
+	struct pmr_transport_queue *q;
+};
+
+static int
+mem_register_chunk(const struct pmr_msgbuf_chunk *chunk, void *arg)
+{
+	struct mem_reg *r = arg;
+
+	return r->q->driver->mem_register(r->q, chunk);
+}
+
+int
+pmr_transport_mem_register(struct pmr_transport_queue *q,
+		struct rte_mempool *mp)
+{
+	struct mem_reg r = { .q = q };
+	int ret;
+
+	if (q == NULL || !pmr_msgbuf_pool_check(mp))
+		return -EINVAL;
+	if (q->driver->mem_register == NULL)
+		return 0;
+	ret = pmr_msgbuf_pool_chunk_walk(mp, mem_register_chunk, &r);
+	return ret < 0 ? ret : 0;
+}
+
+int
+pmr_transport_tx_flush(struct pmr_transport_queue *q)
+{
+	if (q == NULL)
+		return -EINVAL;
+	if (q->driver->tx_flush == NULL)
+		return 0;
+	return q->driver->tx_flush(q);
+}
+
+int
+pmr_transport_stats_get(struct pmr_transport_queue *q,
+		struct pmr_transport_stats *stats)
+{
+	if (q == NULL || stats == NULL)
+		return -EINVAL;
+	return q->driver->stats_get(q, stats);
+}
+
+void
+pmr_transport_stats_reset(struct pmr_transport_queue *q)
+{
+	if (q != NULL)
+		q->driver->stats_reset(q);
+}
+
+int
+pmr_transport_xstats_get(struct pmr_transport_queue *q,
+		struct pmr_transport_xstat *xstats, unsigned int n)
+{
+	if (q == NULL || (xstats == NULL && n > 0))
+		return -EINVAL;
+	if (q->driver->xstats_get == NULL)
+		return 0;
+	return q->driver->xstats_get(q, xstats, n);
+}
