@@ -1,0 +1,364 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The pmrpc authors
+ */
+
+/* The transport registry: built-in drivers, lookup, custom registration. */
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_errno.h>
+#include <rte_memory.h>
+
+#include "pmr_transport.h"
+#include "pmr_transport_driver.h"
+#include "pmr_test.h"
+
+/* A fake driver whose queues never come up. */
+
+static struct pmr_transport_queue *
+fake_queue_create(const struct pmr_transport_driver *drv __rte_unused,
+		const char *devargs __rte_unused, int socket_id __rte_unused)
+{
+	rte_errno = ENODEV;
+	return NULL;
+}
+
+static void
+fake_queue_destroy(struct pmr_transport_queue *q __rte_unused)
+{
+}
+
+static int
+fake_queue_addr(struct pmr_transport_queue *q __rte_unused,
+		struct pmr_transport_addr *addr __rte_unused)
+{
+	return -ENOTSUP;
+}
+
+static struct pmr_transport_peer *
+fake_peer_create(struct pmr_transport_queue *q __rte_unused,
+		const struct pmr_transport_addr *addr __rte_unused)
+{
+	rte_errno = ENOTSUP;
+	return NULL;
+}
+
+static void
+fake_peer_destroy(struct pmr_transport_queue *q __rte_unused,
+		struct pmr_transport_peer *peer __rte_unused)
+{
+}
+
+static int
+fake_stats_get(struct pmr_transport_queue *q __rte_unused,
+		struct pmr_transport_stats *stats)
+{
+	memset(stats, 0, sizeof(*stats));
+	return 0;
+}
+
+static void
+fake_stats_reset(struct pmr_transport_queue *q __rte_unused)
+{
+}
+
+#define FAKE_OPS \
+	.queue_create = fake_queue_create, \
+	.queue_destroy = fake_queue_destroy, \
+	.queue_addr = fake_queue_addr, \
+	.peer_create = fake_peer_create, \
+	.peer_destroy = fake_peer_destroy, \
+	.stats_get = fake_stats_get, \
+	.stats_reset = fake_stats_reset
+
+static const struct pmr_transport_driver fake_driver = {
+	.name = "fake",
+	.caps = {
+		.flags = PMR_TRANSPORT_CAP_RC,
+		.mtu = 4096,
+		.headroom = 64,
+		.max_burst = 16,
+		.addr_len = 8,
+	},
+	FAKE_OPS,
+};
+
+/* Same name, different driver. */
+static const struct pmr_transport_driver fake_dup_driver = {
+	.name = "fake",
+	FAKE_OPS,
+};
+
+/* Same name as a built-in driver. */
+static const struct pmr_transport_driver fake_eth_driver = {
+	.name = "eth",
+	FAKE_OPS,
+};
+
+static const struct pmr_transport_driver fake_no_create_driver = {
+	.name = "fake_nocreate",
+	.queue_destroy = fake_queue_destroy,
+	.queue_addr = fake_queue_addr,
+	.peer_create = fake_peer_create,
+	.peer_destroy = fake_peer_destroy,
+	.stats_get = fake_stats_get,
+	.stats_reset = fake_stats_reset,
+};
+
+/* Exactly PMR_TRANSPORT_NAME_MAX characters: no room for the NUL. */
+static const struct pmr_transport_driver fake_long_driver = {
+	.name = "fake_name_16_chr",
+	FAKE_OPS,
+};
+
+static const struct pmr_transport_driver fake_empty_driver = {
+	.name = "",
+	FAKE_OPS,
+};
+
+static const struct pmr_transport_driver fake_noname_driver = {
+	.name = NULL,
+	FAKE_OPS,
+};
+
+static void
+test_find_eth(void **state)
+{
+	const struct pmr_transport_driver *eth;
+
+	(void)state;
+	eth = pmr_transport_find("eth");
+	assert_non_null(eth);
+	assert_ptr_equal(eth, &pmr_eth_driver);
+	assert_string_equal(pmr_transport_name(eth), "eth");
+	assert_null(pmr_transport_name(NULL));
+
+	rte_errno = 0;
+	assert_null(pmr_transport_find("no_such_driver"));
+	assert_int_equal(rte_errno, ENOENT);
+	rte_errno = 0;
+	assert_null(pmr_transport_find(""));
+	assert_int_equal(rte_errno, ENOENT);
+	rte_errno = 0;
+	assert_null(pmr_transport_find(NULL));
+	assert_int_equal(rte_errno, ENOENT);
+}
+
+static void
+test_eth_caps(void **state)
+{
+	const struct pmr_transport_driver *eth;
+	struct pmr_transport_caps caps;
+
+	(void)state;
+	eth = pmr_transport_find("eth");
+	assert_non_null(eth);
+	memset(&caps, 0, sizeof(caps));
+	assert_int_equal(pmr_transport_caps_get(eth, &caps), 0);
+	assert_true(caps.mtu > 0);
+	assert_true(caps.headroom >= 42);	/* Ethernet + IPv4 + UDP */
+	assert_true(caps.max_burst > 0);
+	assert_int_equal(caps.addr_len, 12);
+	assert_true(caps.addr_len <= PMR_TRANSPORT_ADDR_MAX);
+	assert_true((caps.flags & PMR_TRANSPORT_CAP_TX_ZEROCOPY) != 0);
+	assert_true((caps.flags & PMR_TRANSPORT_CAP_RX_ZEROCOPY) != 0);
+	assert_true((caps.flags & PMR_TRANSPORT_CAP_RC) == 0);
+	assert_true((caps.flags & PMR_TRANSPORT_CAP_RDMA_READ) == 0);
+
+	assert_int_equal(pmr_transport_caps_get(NULL, &caps), -EINVAL);
+	assert_int_equal(pmr_transport_caps_get(eth, NULL), -EINVAL);
+	assert_int_equal(pmr_transport_caps_get(NULL, NULL), -EINVAL);
+}
+
+static void
+test_iterate(void **state)
+{
+	const struct pmr_transport_driver *drv, *other;
+	unsigned int count, i, j;
+
+	(void)state;
+	count = pmr_transport_count();
+	assert_true(count >= 1);
+	for (i = 0; i < count; i++) {
+		drv = pmr_transport_get(i);
+		assert_non_null(drv);
+		assert_non_null(pmr_transport_name(drv));
+		assert_true(strlen(pmr_transport_name(drv)) > 0);
+		assert_true(strlen(pmr_transport_name(drv)) <
+				PMR_TRANSPORT_NAME_MAX);
+		/* find() returns this very driver. */
+		assert_ptr_equal(pmr_transport_find(pmr_transport_name(drv)),
+				drv);
+		for (j = 0; j < i; j++) {
+			other = pmr_transport_get(j);
+			assert_string_not_equal(pmr_transport_name(drv),
+					pmr_transport_name(other));
+		}
+	}
+	assert_null(pmr_transport_get(count));
+	assert_null(pmr_transport_get(count + 1));
+	assert_null(pmr_transport_get(UINT32_MAX));
+}
+
+static void
+test_register_custom(void **state)
+{
+	const struct pmr_transport_driver *drv;
+	struct pmr_transport_caps caps;
+	unsigned int count;
+
+	(void)state;
+	count = pmr_transport_count();
+	rte_errno = 0;
+	assert_null(pmr_transport_find("fake"));
+	assert_int_equal(rte_errno, ENOENT);
+
+	assert_int_equal(pmr_transport_register(&fake_driver), 0);
+	assert_int_equal(pmr_transport_count(), count + 1);
+	drv = pmr_transport_find("fake");
+	assert_ptr_equal(drv, &fake_driver);
+	assert_ptr_equal(pmr_transport_get(count), &fake_driver);
+	assert_null(pmr_transport_get(count + 1));
+	assert_string_equal(pmr_transport_name(drv), "fake");
+	assert_int_equal(pmr_transport_caps_get(drv, &caps), 0);
+	assert_int_equal(caps.mtu, 4096);
+	assert_int_equal(caps.addr_len, 8);
+	assert_int_equal(caps.flags, PMR_TRANSPORT_CAP_RC);
+	/* The built-in driver is still there. */
+	assert_ptr_equal(pmr_transport_find("eth"), &pmr_eth_driver);
+
+	/* A name is registered once, built-in or not. */
+	assert_int_equal(pmr_transport_register(&fake_driver), -EEXIST);
+	assert_int_equal(pmr_transport_register(&fake_dup_driver), -EEXIST);
+	assert_int_equal(pmr_transport_register(&fake_eth_driver), -EEXIST);
+	assert_ptr_equal(pmr_transport_find("fake"), &fake_driver);
+	assert_ptr_equal(pmr_transport_find("eth"), &pmr_eth_driver);
+	assert_int_equal(pmr_transport_count(), count + 1);
+}
+
+static void
+test_register_invalid(void **state)
+{
+	unsigned int count;
+
+	(void)state;
+	RTE_BUILD_BUG_ON(sizeof("fake_name_16_chr") - 1 !=
+			PMR_TRANSPORT_NAME_MAX);
+	count = pmr_transport_count();
+	assert_int_equal(pmr_transport_register(NULL), -EINVAL);
+	assert_int_equal(pmr_transport_register(&fake_no_create_driver),
+			-EINVAL);
+	assert_int_equal(pmr_transport_register(&fake_long_driver), -EINVAL);
+	assert_int_equal(pmr_transport_register(&fake_empty_driver), -EINVAL);
+	assert_int_equal(pmr_transport_register(&fake_noname_driver), -EINVAL);
+	assert_int_equal(pmr_transport_count(), count);
+	rte_errno = 0;
+	assert_null(pmr_transport_find("fake_nocreate"));
+	assert_int_equal(rte_errno, ENOENT);
+	assert_null(pmr_transport_find("fake_name_16_chr"));
+}
+
+static void
+test_queue_create_fake(void **state)
+{
+	const struct pmr_transport_driver *drv;
+
+	(void)state;
+	drv = pmr_transport_find("fake");
+	if (drv == NULL)
+		assert_int_equal(pmr_transport_register(&fake_driver), 0);
+	drv = pmr_transport_find("fake");
+	assert_ptr_equal(drv, &fake_driver);
+
+	rte_errno = 0;
+	assert_null(pmr_transport_queue_create(drv, NULL, SOCKET_ID_ANY));
+	assert_int_equal(rte_errno, ENODEV);
+	rte_errno = 0;
+	assert_null(pmr_transport_queue_create(drv, "anything=1", 0));
+	assert_int_equal(rte_errno, ENODEV);
+
+	rte_errno = 0;
+	assert_null(pmr_transport_queue_create(NULL, NULL, SOCKET_ID_ANY));
+	assert_int_equal(rte_errno, EINVAL);
+}
+
+static void
+test_queue_create_eth_bad(void **state)
+{
+	const struct pmr_transport_driver *eth;
+
+	(void)state;
+	eth = pmr_transport_find("eth");
+	assert_non_null(eth);
+
+	rte_errno = 0;
+	assert_null(pmr_transport_queue_create(eth, "nonsense_key=1",
+			SOCKET_ID_ANY));
+	assert_int_equal(rte_errno, EINVAL);
+
+	/* --no-pci and no ring pair: port 99 does not exist. */
+	rte_errno = 0;
+	assert_null(pmr_transport_queue_create(eth, "port=99",
+			SOCKET_ID_ANY));
+	assert_int_equal(rte_errno, ENODEV);
+}
+
+/* Runs last: it leaves the registry full. */
+static void
+test_register_full(void **state)
+{
+	static struct pmr_transport_driver fill[PMR_TRANSPORT_NAME_MAX * 2];
+	static char names[RTE_DIM(fill)][PMR_TRANSPORT_NAME_MAX];
+	const struct pmr_transport_driver ops = { FAKE_OPS };
+	unsigned int count, i;
+	int ret = 0;
+
+	(void)state;
+	count = pmr_transport_count();
+	for (i = 0; i < RTE_DIM(fill); i++) {
+		snprintf(names[i], sizeof(names[i]), "fill%u", i);
+		fill[i] = ops;
+		fill[i].name = names[i];
+		ret = pmr_transport_register(&fill[i]);
+		if (ret != 0)
+			break;
+		assert_ptr_equal(pmr_transport_find(names[i]), &fill[i]);
+		assert_int_equal(pmr_transport_count(), count + i + 1);
+	}
+	/* The registry has a bound, and says so. */
+	assert_int_equal(ret, -ENOSPC);
+	assert_true(i > 0);
+	assert_int_equal(pmr_transport_count(), count + i);
+	rte_errno = 0;
+	assert_null(pmr_transport_find(names[i]));
+	assert_int_equal(rte_errno, ENOENT);
+	/* A taken name is still reported as such. */
+	assert_int_equal(pmr_transport_register(&fill[0]), -EEXIST);
+	/* Everything registered before is still found. */
+	assert_ptr_equal(pmr_transport_find("eth"), &pmr_eth_driver);
+	assert_ptr_equal(pmr_transport_find("fake"), &fake_driver);
+	assert_ptr_equal(pmr_transport_find(names[i - 1]), &fill[i - 1]);
+	assert_null(pmr_transport_get(pmr_transport_count()));
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_find_eth),
+		cmocka_unit_test(test_eth_caps),
+		cmocka_unit_test(test_iterate),
+		cmocka_unit_test(test_register_custom),
+		cmocka_unit_test(test_register_invalid),
+		cmocka_unit_test(test_queue_create_fake),
+		cmocka_unit_test(test_queue_create_eth_bad),
+		cmocka_unit_test(test_register_full),
+	};
+
+	return cmocka_run_group_tests_name("transport_registry", tests,
+			pmr_test_eal_setup, pmr_test_eal_teardown);
+}
