@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The pmrpc authors
+ */
+
+/* rpcperf's own arguments: those after EAL's "--". */
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_lcore.h>
+
+#include "rpcperf.h"
+
+static const struct rpcperf_workload *const workloads[] = {
+	&rpcperf_wl_ring,
+	&rpcperf_wl_drv_latency,
+};
+
+static char workload_list[256] = "ring,drv-latency";
+
+const struct rpcperf_workload *
+rpcperf_workload_find(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(workloads); i++)
+		if (strcmp(workloads[i]->name, name) == 0)
+			return workloads[i];
+	return NULL;
+}
+
+void
+rpcperf_usage(const char *prog)
+{
+	unsigned int i;
+
+	printf("Usage: %s [EAL options] -- [options]\n"
+		"\n"
+		"Round-trip benchmark of pmrpc. Runs each workload in turn with a\n"
+		"server on one lcore and the client on the main lcore, and prints\n"
+		"latency percentiles in microseconds and the round-trip rate.\n"
+		"\n"
+		"Options:\n"
+		"  -w, --workload=LIST    workloads to run, comma separated\n"
+		"                         (default: ring,drv-latency)\n"
+		"  -s, --size=BYTES       payload bytes (default: 32)\n"
+		"  -n, --iters=N          measured round trips (default: 1000000)\n"
+		"      --warmup=N         unmeasured round trips first (default: 10000)\n"
+		"      --eth-args=KVARGS  extra eth driver devargs, e.g.\n"
+		"                         tx_copy_max=0 (see doc/drivers.md)\n"
+		"      --server-lcore=ID  lcore of the server side (default: the\n"
+		"                         first worker lcore)\n"
+		"  -q, --quiet            print only the result table\n"
+		"  -h, --help             this text\n"
+		"\n"
+		"Workloads:\n", prog);
+	for (i = 0; i < RTE_DIM(workloads); i++)
+		printf("  %-14s %s\n", workloads[i]->name, workloads[i]->help);
+	printf("\nExample: %s -l 0-1 --no-pci --no-huge -m 512 -- -s 64\n",
+		prog);
+}
+
+static int
+parse_u64(const char *opt, const char *value, uint64_t min, uint64_t max,
+		uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(value, &end, 0);
+	if (value[0] == '\0' || value[0] == '-' || *end != '\0' ||
+	    errno != 0 || v < min || v > max) {
+		fprintf(stderr, "rpcperf: --%s=%s: expected a number from %"
+			PRIu64 " to %" PRIu64 "\n", opt, value, min, max);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+static int
+parse_workloads(const char *list, struct rpcperf_config *cfg)
+{
+	char *save = NULL, *tok;
+
+	if (strlen(list) >= sizeof(workload_list)) {
+		fprintf(stderr, "rpcperf: --workload: list too long\n");
+		return -EINVAL;
+	}
+	strcpy(workload_list, list);
+	cfg->nb_workloads = 0;
+	for (tok = strtok_r(workload_list, ",", &save); tok != NULL;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (rpcperf_workload_find(tok) == NULL) {
+			fprintf(stderr, "rpcperf: unknown workload '%s' "
+				"(see --help)\n", tok);
+			return -EINVAL;
+		}
+		if (cfg->nb_workloads == RPCPERF_MAX_WORKLOADS) {
+			fprintf(stderr, "rpcperf: too many workloads\n");
+			return -EINVAL;
+		}
+		cfg->workloads[cfg->nb_workloads++] = tok;
+	}
+	if (cfg->nb_workloads == 0) {
+		fprintf(stderr, "rpcperf: --workload: empty list\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * Parse rpcperf's options into cfg.
+ * Returns 0 to run, 1 when --help was printed, -EINVAL on a bad option.
+ */
+int
+rpcperf_parse_args(int argc, char **argv, struct rpcperf_config *cfg)
+{
+	enum { OPT_WARMUP = 256, OPT_ETH_ARGS, OPT_SERVER_LCORE };
+	static const struct option longopts[] = {
+		{ "workload", required_argument, NULL, 'w' },
+		{ "size", required_argument, NULL, 's' },
+		{ "iters", required_argument, NULL, 'n' },
+		{ "warmup", required_argument, NULL, OPT_WARMUP },
+		{ "eth-args", required_argument, NULL, OPT_ETH_ARGS },
+		{ "server-lcore", required_argument, NULL, OPT_SERVER_LCORE },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint64_t v = 0;
+	int opt, ret;
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->size = 32;
+	cfg->iters = 1000000;
+	cfg->warmup = 10000;
+	cfg->eth_args = "";
+	cfg->server_lcore = RTE_MAX_LCORE;
+	ret = parse_workloads(workload_list, cfg);
+	if (ret != 0)
+		return ret;
+
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":w:s:n:qh", longopts,
+			NULL)) != -1) {
+		ret = 0;
+		switch (opt) {
+		case 'w':
+			ret = parse_workloads(optarg, cfg);
+			break;
+		case 's':
+			ret = parse_u64("size", optarg, 0, 65536, &v);
+			cfg->size = (uint32_t)v;
+			break;
+		case 'n':
+			ret = parse_u64("iters", optarg, 1, UINT32_MAX, &v);
+			cfg->iters = v;
+			break;
+		case OPT_WARMUP:
+			ret = parse_u64("warmup", optarg, 0, UINT32_MAX, &v);
+			cfg->warmup = v;
+			break;
+		case OPT_ETH_ARGS:
+			cfg->eth_args = optarg;
+			break;
+		case OPT_SERVER_LCORE:
+			ret = parse_u64("server-lcore", optarg, 0,
+					RTE_MAX_LCORE - 1, &v);
+			cfg->server_lcore = (unsigned int)v;
+			break;
+		case 'q':
+			cfg->quiet = true;
+			break;
+		case 'h':
+			rpcperf_usage(argv[0]);
+			return 1;
+		case ':':
+			fprintf(stderr, "rpcperf: option %s needs a value\n",
+				argv[optind - 1]);
+			return -EINVAL;
+		default:
+			fprintf(stderr, "rpcperf: unknown option %s "
+				"(see --help)\n", argv[optind - 1]);
+			return -EINVAL;
+		}
+		if (ret != 0)
+			return ret;
+	}
+	if (optind < argc) {
+		fprintf(stderr, "rpcperf: unexpected argument '%s'\n",
+			argv[optind]);
+		return -EINVAL;
+	}
+	return 0;
+}

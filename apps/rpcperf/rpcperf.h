@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The pmrpc authors
+ */
+
+#ifndef RPCPERF_H
+#define RPCPERF_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define RPCPERF_NAME_MAX 32
+#define RPCPERF_MAX_WORKLOADS 8
+
+/* What the user asked for (the arguments after "--"). */
+struct rpcperf_config {
+	const char *workloads[RPCPERF_MAX_WORKLOADS];
+	unsigned int nb_workloads;
+	uint32_t size;		/* payload bytes */
+	uint64_t iters;		/* measured round trips */
+	uint64_t warmup;	/* round trips before measuring */
+	const char *eth_args;	/* extra eth devargs ("tx_copy_max=0") */
+	unsigned int server_lcore;
+	bool quiet;
+};
+
+/* Round-trip samples of one run, in TSC cycles. */
+struct rpcperf_samples {
+	uint64_t *cycles;
+	uint64_t n;
+	uint64_t cap;
+	uint64_t elapsed;	/* cycles from first send to last receive */
+};
+
+/* Summary of a run, in microseconds (rate in million round trips/s). */
+struct rpcperf_result {
+	char workload[RPCPERF_NAME_MAX];
+	uint32_t size;
+	uint64_t iters;
+	double min, p50, p90, p99, p999, max, mean;
+	double mrps;
+};
+
+/*
+ * A workload, in the manner of testpmd's forwarding engines: one file
+ * each. run() sets up what it needs on the main lcore and the server lcore,
+ * measures cfg->iters round trips into samples, and tears down.
+ */
+struct rpcperf_workload {
+	const char *name;
+	const char *help;
+	int (*run)(const struct rpcperf_config *cfg,
+			struct rpcperf_samples *samples);
+};
+
+extern const struct rpcperf_workload rpcperf_wl_ring;
+extern const struct rpcperf_workload rpcperf_wl_drv_latency;
+
+/* args.c */
+int rpcperf_parse_args(int argc, char **argv, struct rpcperf_config *cfg);
+const struct rpcperf_workload *rpcperf_workload_find(const char *name);
+void rpcperf_usage(const char *prog);
+
+/* latency.c */
+int rpcperf_samples_init(struct rpcperf_samples *s, uint64_t cap);
+void rpcperf_samples_free(struct rpcperf_samples *s);
+static inline void
+rpcperf_sample_add(struct rpcperf_samples *s, uint64_t cycles)
+{
+	if (s->n < s->cap)
+		s->cycles[s->n++] = cycles;
+}
+void rpcperf_summarize(struct rpcperf_samples *s, uint64_t hz,
+		struct rpcperf_result *r);
+double rpcperf_percentile(const uint64_t *sorted, uint64_t n, double pct);
+void rpcperf_print_header(void);
+void rpcperf_print_result(const struct rpcperf_result *r);
+
+#endif /* RPCPERF_H */
