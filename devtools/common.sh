@@ -1,0 +1,80 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 The pmrpc authors
+#
+# Shared by devtools/test.sh and devtools/demo.sh (sourced, from the repo
+# root): the packages pmrpc needs, installing the missing ones, hugepages.
+
+packages=(build-essential pkg-config meson ninja-build libdpdk-dev dpdk
+	libibverbs-dev rdma-core libcmocka-dev python3-pyelftools valgrind)
+
+hugepages_want=1024	# 2-MiB pages: 2 GiB, enough for two tests at once
+
+say() {
+	echo "${0##*/}: $*"
+}
+
+install_packages() {
+	local p status missing=()
+
+	for p in "${packages[@]}"; do
+		status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+		[[ $status == *" ok installed" ]] || missing+=("$p")
+	done
+	((${#missing[@]} == 0)) && return 0
+	if ((EUID != 0)); then
+		say "missing packages: ${missing[*]}" >&2
+		say "install them as root: apt-get install --no-install-recommends ${missing[*]}" >&2
+		exit 1
+	fi
+	say "installing ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q
+	apt-get install -y -q --no-install-recommends "${missing[@]}" </dev/null
+}
+
+# Reserve $hugepages_want 2-MiB pages and mount hugetlbfs. Prints the one
+# line to show when that can't be done, nothing when all is in place.
+hugepages_setup() {
+	local nr_file=/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages
+	local nr no_huge="tests use --no-huge"
+
+	if [[ ! -r $nr_file ]]; then
+		echo "no 2-MiB hugepage support: $no_huge"
+		return
+	fi
+	nr=$(<"$nr_file")
+	if ((nr >= hugepages_want)) && grep -qs ' hugetlbfs ' /proc/mounts; then
+		return
+	fi
+	if ((EUID != 0)) || [[ ! -w /proc/sys/vm/nr_hugepages ]]; then
+		echo "cannot set up hugepages (not root, or /proc/sys/vm/nr_hugepages read-only): $no_huge"
+		return
+	fi
+	if ((nr < hugepages_want)); then
+		# The sysfs knob is per size; /proc/sys/vm/nr_hugepages is for
+		# the default size, 2 MiB on x86 unless the kernel says otherwise.
+		if ! { echo "$hugepages_want" >"$nr_file"; } 2>/dev/null &&
+		   grep -qs '^Hugepagesize: *2048 kB' /proc/meminfo; then
+			echo "$hugepages_want" >/proc/sys/vm/nr_hugepages 2>/dev/null || true
+		fi
+		nr=$(<"$nr_file")
+		if ((nr == 0)); then
+			echo "the kernel gave no 2-MiB hugepages: $no_huge"
+			return
+		fi
+		say "reserved $nr 2-MiB hugepages" >&2
+	fi
+	if ! grep -qs ' hugetlbfs ' /proc/mounts; then
+		if ! { mkdir -p /dev/hugepages &&
+		       mount -t hugetlbfs -o pagesize=2M nodev /dev/hugepages; } 2>/dev/null; then
+			echo "cannot mount hugetlbfs at /dev/hugepages: $no_huge"
+			return
+		fi
+		say "mounted hugetlbfs at /dev/hugepages" >&2
+	fi
+	if ((nr < hugepages_want)); then
+		echo "only $nr of $hugepages_want 2-MiB hugepages:" \
+			"tests use them while 512 MiB are free, else --no-huge"
+	fi
+}
+

@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 The pmrpc authors
+#
+# Build and test pmrpc on Debian 12, from a fresh machine or a warm tree:
+#   1. install the build and test packages that are missing (root only);
+#   2. reserve 2-MiB hugepages when possible (the tests fall back to
+#      --no-huge otherwise);
+#   3. build build/release and build/sanitize (ASan + UBSan), -Dwerror=true;
+#   4. run meson test in each, cmocka's per-case lines shown;
+#   5. print the totals as the last line: "N passed, N failed".
+# Exits non-zero if a build or a test failed.
+#
+# Environment:
+#   PMR_TEST_BUILDS    builds to run, from "release sanitize" (the default)
+#   PMR_TEST_EAL_ARGS  EAL arguments for the tests instead of the fixture's
+#                      choice (test/common/pmr_test.h); passed through
+
+set -euo pipefail
+
+cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.."
+
+# shellcheck source=devtools/common.sh
+source devtools/common.sh
+
+# Options of each build, on top of the project's defaults.
+declare -A build_opts=(
+	[release]="-Dwerror=true"
+	[sanitize]="-Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false \
+-Dbuildtype=debug -Dasserts=true"
+)
+
+# Build dir $1; returns non-zero if configuring or compiling failed.
+build() {
+	local dir=build/$1 opts=${build_opts[$1]}
+	local stamp=build/$1/.pmr-test-opts
+
+	# A dir made by hand (or an older test.sh) may lack our options:
+	# configure it, cheaply, only when the recorded options differ.
+	if [[ ! -f $dir/build.ninja ]]; then
+		rm -rf "$dir"
+		# shellcheck disable=SC2086
+		meson setup "$dir" $opts || return
+		echo "$opts" >"$stamp"
+	elif [[ ! -f $stamp || $(<"$stamp") != "$opts" ]]; then
+		# shellcheck disable=SC2086
+		meson configure "$dir" $opts || return
+		echo "$opts" >"$stamp"
+	fi
+	ninja -C "$dir"
+}
+
+# Totals of a testlog.json, as "passed failed skipped".
+count_results() {
+	python3 - "$1" <<'EOF'
+import json
+import sys
+
+passed = failed = skipped = 0
+with open(sys.argv[1], encoding='utf-8') as f:
+    for line in f:
+        if not line.strip():
+            continue
+        result = json.loads(line).get('result')
+        if result in ('OK', 'EXPECTEDFAIL'):
+            passed += 1
+        elif result == 'SKIP':
+            skipped += 1
+        else:  # FAIL, TIMEOUT, UNEXPECTEDPASS, ERROR, INTERRUPT
+            failed += 1
+print(passed, failed, skipped)
+EOF
+}
+
+install_packages
+
+huge_note=$(hugepages_setup)
+[[ -z $huge_note ]] || say "$huge_note"
+
+if [[ -n ${PMR_TEST_EAL_ARGS:-} ]]; then
+	export PMR_TEST_EAL_ARGS
+	say "EAL arguments from PMR_TEST_EAL_ARGS: $PMR_TEST_EAL_ARGS"
+fi
+
+total_pass=0 total_fail=0 total_skip=0
+read -r -a builds <<<"${PMR_TEST_BUILDS:-release sanitize}"
+for b in "${builds[@]}"; do
+	if [[ -z ${build_opts[$b]+set} ]]; then
+		say "unknown build '$b' in PMR_TEST_BUILDS (known: ${!build_opts[*]})" >&2
+		total_fail=$((total_fail + 1))
+		continue
+	fi
+	say "== $b: build"
+	if ! build "$b"; then
+		say "== $b: BUILD FAILED" >&2
+		total_fail=$((total_fail + 1))
+		continue
+	fi
+
+	test_env=()
+	if [[ $b == sanitize ]]; then
+		# UBSan and ASan errors end the test with a failure; LSan runs at
+		# exit (EAL frees its own allocations in rte_eal_cleanup(), so no
+		# suppressions are needed). Options the caller set come after
+		# ours, and win.
+		asan="halt_on_error=1:abort_on_error=0:print_stacktrace=1"
+		asan+=":detect_leaks=1:detect_stack_use_after_return=1"
+		asan+=":check_initialization_order=1:strict_string_checks=1"
+		ubsan="halt_on_error=1:print_stacktrace=1"
+		test_env=(ASAN_OPTIONS="$asan${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+			UBSAN_OPTIONS="$ubsan${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}")
+	fi
+	log=build/$b/meson-logs/testlog.json
+	rm -f "$log"
+	say "== $b: test"
+	rc=0
+	env "${test_env[@]}" meson test -C "build/$b" --no-rebuild --print-errorlogs \
+		--num-processes 2 --verbose </dev/null || rc=$?
+
+	counts="0 0 0"
+	if [[ -s $log ]]; then
+		counts=$(count_results "$log") || counts="0 1 0"
+	fi
+	read -r pass fail skip <<<"$counts"
+	# meson test failed but logged no failed test (crashed, bad option...)
+	if ((rc != 0 && fail == 0)); then
+		fail=1
+	fi
+	say "== $b: $pass OK, $fail failed, $skip skipped (meson test exit $rc)"
+	total_pass=$((total_pass + pass))
+	total_fail=$((total_fail + fail))
+	total_skip=$((total_skip + skip))
+done
+
+summary="$total_pass passed, $total_fail failed"
+((total_skip == 0)) || summary+=", $total_skip skipped"
+echo "$summary"
+((total_fail == 0))
