@@ -32,6 +32,9 @@ struct pair {
 
 static unsigned int pair_seq;
 
+/* Zero-copy TX from 1 byte up; a ring pair's default is to copy. */
+#define ZC ",tx_copy_max=0"
+
 static void
 pair_up(struct pair *p, const char *extra)
 {
@@ -150,7 +153,7 @@ test_pingpong_all_sizes(void **state)
 	uint32_t i;
 
 	(void)state;
-	pair_up(&p, "");
+	pair_up(&p, ZC);
 	for (i = 0; i < PINGPONG_COUNT; i++) {
 		uint32_t len = i % (p.mtu + 1);
 		struct pmr_msgbuf *req, *resp;
@@ -207,7 +210,7 @@ test_burst_keeps_order(void **state)
 	uint32_t polls = 0;
 
 	(void)state;
-	pair_up(&p, "");
+	pair_up(&p, ZC);
 	for (i = 0; i < PMR_BURST_MAX; i++) {
 		/* Alternate copy and zero-copy sizes within one burst. */
 		uint32_t len = (i & 1) ? p.mtu - i : i;
@@ -249,7 +252,7 @@ test_tx_ring_full_refuses(void **state)
 	uint16_t n;
 
 	(void)state;
-	pair_up(&p, "");
+	pair_up(&p, ZC);
 	/* One zero-copy msgbuf sent over and over: many references. */
 	mb = pmr_msgbuf_alloc(p.pool, p.mtu);
 	assert_non_null(mb);
@@ -436,6 +439,34 @@ test_bad_devargs(void **state)
 }
 
 static void
+test_ring_pair_copies_by_default(void **state)
+{
+	struct pmr_transport_caps caps;
+	struct pmr_transport_stats st;
+	struct pmr_rx_pkt rx;
+	struct pmr_msgbuf *mb;
+	struct pair p;
+
+	(void)state;
+	pair_up(&p, "");
+	pmr_transport_queue_caps(p.qa, &caps);
+	assert_false(caps.flags & PMR_TRANSPORT_CAP_TX_ZEROCOPY);
+	mb = pmr_msgbuf_alloc(p.pool, p.mtu);
+	assert_non_null(mb);
+	fill(mb->data, mb->len, 3);
+	send_one(p.qa, p.a_to_b, mb);
+	/* The receiver holds the packet, yet the buffer is free already. */
+	assert_int_equal(pmr_msgbuf_tx_pending(mb), 0);
+	pmr_msgbuf_free(mb);
+	recv_one(p.qb, &rx);
+	assert_int_equal(check(rx.data, rx.len, 3), 0);
+	pmr_transport_rx_release(p.qb, &rx, 1);
+	assert_int_equal(pmr_transport_stats_get(p.qa, &st), 0);
+	assert_int_equal(st.tx_zerocopy, 0);
+	pair_down(&p);
+}
+
+static void
 test_copy_threshold_devarg(void **state)
 {
 	struct pmr_transport_stats st;
@@ -564,6 +595,7 @@ main(void)
 		cmocka_unit_test(test_oversize_refused),
 		cmocka_unit_test(test_rx_drops_counted_by_reason),
 		cmocka_unit_test(test_bad_devargs),
+		cmocka_unit_test(test_ring_pair_copies_by_default),
 		cmocka_unit_test(test_copy_threshold_devarg),
 		cmocka_unit_test(test_two_lcores),
 	};

@@ -30,11 +30,20 @@
 RTE_LOG_REGISTER(pmr_eth_logtype, pmr.eth, NOTICE);
 
 #define ETH_DRAIN_MS 1000
+#define ETH_TX_COPY_AUTO UINT32_MAX	/* no tx_copy_max= given */
 
 /* Ports owned by a queue of this process (control path only). */
 static bool port_owned[RTE_MAX_ETHPORTS];
 static rte_spinlock_t port_owned_lock = RTE_SPINLOCK_INITIALIZER;
 static uint32_t pool_seq;	/* unique pool names */
+
+/*
+ * Pools whose mbufs a peer still held when their queue went away (on ring
+ * pairs the mbufs travel): freed by a later create or destroy once full.
+ */
+static struct rte_mempool *zombie_pools[32];
+static rte_spinlock_t zombie_lock = RTE_SPINLOCK_INITIALIZER;
+static void eth_zombies_reap(void);
 
 static int
 eth_port_claim(uint16_t port_id, bool claim)
@@ -158,7 +167,7 @@ eth_parse_args(const char *devargs, struct eth_args *a)
 	a->udp = PMR_ETH_UDP_PORT_DEFAULT;
 	a->rxd = PMR_ETH_RXD_DEFAULT;
 	a->txd = PMR_ETH_TXD_DEFAULT;
-	a->tx_copy_max = PMR_ETH_TX_COPY_MAX_DEFAULT;
+	a->tx_copy_max = ETH_TX_COPY_AUTO;
 
 	kv = rte_kvargs_parse(devargs != NULL ? devargs : "", eth_valid_args);
 	if (kv == NULL) {
@@ -265,6 +274,27 @@ eth_port_setup(struct eth_queue *eq, const struct eth_args *a,
 }
 
 /*
+ * tx_copy_max= if given; else copy everything on ring pairs, where an mbuf
+ * itself travels to the receiver, which would then hold the sender's
+ * msgbuf for as long as it likes (a handler may keep a request): the
+ * sender could not get its buffer back by its own means. On other ports a
+ * send completes locally, and zero-copy measured faster at every size.
+ */
+static uint32_t
+eth_tx_copy_default(uint16_t port_id, uint32_t tx_copy_max)
+{
+	struct rte_eth_dev_info info;
+
+	if (tx_copy_max != ETH_TX_COPY_AUTO)
+		return RTE_MIN(tx_copy_max, (uint32_t)UINT16_MAX);
+	if (rte_eth_dev_info_get(port_id, &info) == 0 &&
+	    info.driver_name != NULL &&
+	    strcmp(info.driver_name, "net_ring") == 0)
+		return UINT16_MAX;
+	return PMR_ETH_TX_COPY_MAX_DEFAULT;
+}
+
+/*
  * The queue's MAC: mac= if given, else the port's. Software ports (ring
  * pairs) may have none: derive a locally administered one from the IP.
  */
@@ -304,6 +334,7 @@ eth_queue_create(const struct pmr_transport_driver *drv, const char *devargs,
 	int ret;
 	uint32_t mtu, room, seq;
 
+	eth_zombies_reap();
 	ret = eth_parse_args(devargs, &a);
 	if (ret != 0) {
 		rte_errno = -ret;
@@ -360,7 +391,7 @@ eth_queue_create(const struct pmr_transport_driver *drv, const char *devargs,
 	 * mbufs carry the shared info in their private area. Mbufs stay out
 	 * while the peer holds them (ring pairs), hence the generous count.
 	 */
-	eq->tx_copy_max = RTE_MIN(a.tx_copy_max, (uint32_t)UINT16_MAX);
+	eq->tx_copy_max = eth_tx_copy_default(a.port_id, a.tx_copy_max);
 	room = RTE_PKTMBUF_HEADROOM + PMR_ETH_HDR_LEN +
 		RTE_MIN(eq->tx_copy_max, mtu);
 	snprintf(name, sizeof(name), "pmr_eth_tx_%u_%u", a.port_id, seq);
@@ -393,27 +424,53 @@ fail:
 	return NULL;
 }
 
+static void
+eth_zombies_reap(void)
+{
+	unsigned int i;
+
+	rte_spinlock_lock(&zombie_lock);
+	for (i = 0; i < RTE_DIM(zombie_pools); i++) {
+		if (zombie_pools[i] != NULL && rte_mempool_full(zombie_pools[i])) {
+			rte_mempool_free(zombie_pools[i]);
+			zombie_pools[i] = NULL;
+		}
+	}
+	rte_spinlock_unlock(&zombie_lock);
+}
+
 /*
- * Wait for mbufs of a pool to come back (a peer may still hold some);
- * free the pool if they do, else keep it alive rather than corrupt memory.
+ * Wait a little for the mbufs of a pool to come back, then free it; if a
+ * peer still holds some, keep the pool alive (rather than corrupt memory)
+ * and free it later.
  */
 static void
 eth_pool_release(struct rte_mempool *mp)
 {
 	uint64_t deadline = rte_get_timer_cycles() +
 		rte_get_timer_hz() * ETH_DRAIN_MS / 1000;
+	unsigned int i;
 
 	if (mp == NULL)
 		return;
 	while (!rte_mempool_full(mp) && rte_get_timer_cycles() < deadline)
 		rte_delay_us_sleep(1000);
-	if (!rte_mempool_full(mp)) {
-		ETH_LOG(ERR, "pool %s: %u mbufs still held after %u ms, "
-			"pool not freed", mp->name,
-			rte_mempool_in_use_count(mp), ETH_DRAIN_MS);
+	if (rte_mempool_full(mp)) {
+		rte_mempool_free(mp);
 		return;
 	}
-	rte_mempool_free(mp);
+	rte_spinlock_lock(&zombie_lock);
+	for (i = 0; i < RTE_DIM(zombie_pools); i++) {
+		if (zombie_pools[i] == NULL) {
+			zombie_pools[i] = mp;
+			break;
+		}
+	}
+	rte_spinlock_unlock(&zombie_lock);
+	ETH_LOG(WARNING, "pool %s: a peer still holds %u mbufs after %u ms: "
+		"%s", mp->name, rte_mempool_in_use_count(mp), ETH_DRAIN_MS,
+		i < RTE_DIM(zombie_pools) ? "freed once they are back" :
+		"pool leaked");
 }
 
 static void
@@ -437,6 +494,7 @@ eth_queue_destroy(struct pmr_transport_queue *q)
 	eth_pool_release(eq->rx_pool);
 	eth_port_claim(eq->port_id, false);
 	rte_free(eq);
+	eth_zombies_reap();
 }
 
 static int
