@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The pmrpc authors
+ */
+
+#ifndef PMR_NEXUS_PRIVATE_H
+#define PMR_NEXUS_PRIVATE_H
+
+/*
+ * The nexus's state, shared by its files:
+ *   nexus.c          create/destroy, handlers, statistics
+ *   nexus_uri.c      "host:port" parsing and resolution
+ *   nexus_thread.c   the control thread: poll(), UDP receive and send
+ *   nexus_worker.c   attach/detach, the worker rings and their backlog
+ *   nexus_session.c  handshakes (both sides), timers, disconnects
+ *
+ * Locking: one mutex (pmr_nexus.lock) protects everything below that can
+ * change after create. The control thread holds it while it works (never
+ * while it sleeps in poll()); application threads hold it in attach,
+ * detach, handler registration and stats_get.
+ */
+
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/queue.h>
+
+#include <rte_log.h>
+
+#include "nexus_wire.h"
+#include "pmr_nexus.h"
+#include "pmr_nexus_worker.h"
+
+extern int pmr_nexus_logtype;
+#define NX_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_ ## level, pmr_nexus_logtype, "pmr.nexus: " fmt "\n", \
+		##__VA_ARGS__)
+
+#define NEXUS_CONNECT_TIMEOUT_MS_DEFAULT 1000
+#define NEXUS_CONNECT_RETRY_MS_DEFAULT 100
+#define NEXUS_POLL_INTERVAL_MS_DEFAULT 5
+
+/* Answered server handshakes are kept this many connect timeouts. */
+#define NEXUS_ANSWER_LINGER_TIMEOUTS 10
+/* Most server handshake records (pending and answered) of a nexus. */
+#define NEXUS_SHS_MAX 16384
+/* Buckets of the server handshake hash (a power of two). */
+#define NEXUS_SHS_BUCKETS 4096
+/* UDP DISCONNECT copies sent for one session (UDP may drop some). */
+#define NEXUS_DISCONNECT_COPIES 3
+/* Most datagrams / ring messages handled per wake-up and source. */
+#define NEXUS_RX_BUDGET 256
+
+/* Sessions of a worker: a two-level table indexed by session number. */
+#define NEXUS_SESSION_PAGE_BITS 8
+#define NEXUS_SESSION_PAGE_SIZE (1u << NEXUS_SESSION_PAGE_BITS)
+#define NEXUS_SESSION_PAGES (65536u >> NEXUS_SESSION_PAGE_BITS)
+
+enum nexus_session_state {
+	NEXUS_S_CONNECTING,	/* client: handshake under way */
+	NEXUS_S_UP,		/* both: the worker has the session */
+	NEXUS_S_REMOTE_CLOSED,	/* DISCONNECTED sent to the worker */
+};
+
+/* A session of a local worker, from CONNECT (client) or ACCEPT (server). */
+struct nexus_session {
+	TAILQ_ENTRY(nexus_session) next;	/* nexus.connecting */
+	enum nexus_session_state state;
+	bool is_client;
+	struct nexus_worker *w;		/* the local worker */
+	uint16_t local_session;
+	uint16_t remote_worker;
+	uint16_t remote_session;	/* valid once UP */
+	uint32_t token;			/* valid once UP */
+	uint64_t hs_id;
+	struct sockaddr_in remote;	/* the remote nexus */
+	struct pmr_transport_peer *peer; /* on the local worker's queue */
+	uint64_t next_retry_ms;		/* CONNECTING */
+	uint64_t deadline_ms;		/* CONNECTING */
+};
+
+/*
+ * A CONNECT_REQ as the server side saw it: pending at a worker (in that
+ * worker's pending list), then answered (in nexus.answered, oldest first)
+ * until it expires, so that retransmitted requests get the same answer.
+ */
+struct nexus_shs {
+	LIST_ENTRY(nexus_shs) hash;	/* nexus.shs_hash[] */
+	TAILQ_ENTRY(nexus_shs) next;	/* worker.pending or nexus.answered */
+	uint64_t hs_id;
+	struct sockaddr_in src;		/* the client nexus */
+	bool answered;
+	struct nexus_worker *w;		/* pending: the worker asked */
+	uint64_t cookie;		/* pending: echoed by the worker */
+	struct pmr_transport_peer *peer; /* pending: for the worker */
+	uint16_t client_worker;
+	uint16_t client_session;
+	uint32_t token;
+	uint64_t expire_ms;		/* answered */
+	uint16_t reply_len;		/* answered: the reply, to resend */
+	uint8_t reply[NEXUS_WIRE_MAX_LEN];
+};
+
+/* A message to a worker that did not fit in its to_worker ring yet. */
+struct nexus_backlog {
+	STAILQ_ENTRY(nexus_backlog) next;
+	struct pmr_sm_msg msg;
+};
+
+/* An attached worker. */
+struct nexus_worker {
+	TAILQ_ENTRY(nexus_worker) next;	/* nexus.workers */
+	uint16_t id;
+	struct pmr_transport_queue *q;
+	struct rte_ring *to_worker;
+	struct rte_ring *from_worker;
+	char driver[PMR_TRANSPORT_NAME_MAX];
+	struct pmr_transport_addr addr;	/* of q */
+	struct nexus_session **sessions[NEXUS_SESSION_PAGES];
+	uint32_t nb_sessions;
+	TAILQ_HEAD(, nexus_shs) pending;	/* CONNECT_IN not answered */
+	STAILQ_HEAD(, nexus_backlog) backlog;
+};
+
+struct pmr_nexus {
+	char uri[PMR_URI_MAX];
+	struct pmr_nexus_conf conf;
+	unsigned int seq;		/* unique per process, for names */
+	struct sockaddr_in local;	/* bound address */
+	int sock;			/* UDP, non-blocking */
+	int stop_fd;			/* eventfd: stop the thread */
+	pthread_t thread;
+	bool thread_started;
+
+	pthread_mutex_t lock;
+	TAILQ_HEAD(, nexus_worker) workers;
+	unsigned int nb_workers;
+	struct pmr_nexus_handler handlers[256];
+	bool handlers_closed;
+
+	TAILQ_HEAD(, nexus_session) connecting;	/* client handshakes */
+	LIST_HEAD(, nexus_shs) shs_hash[NEXUS_SHS_BUCKETS];
+	uint32_t shs_seed;		/* random: no crafted collisions */
+	TAILQ_HEAD(, nexus_shs) answered;	/* oldest first */
+	unsigned int nb_shs;
+	uint64_t next_cookie;
+
+	struct pmr_nexus_stats stats;	/* written under lock */
+};
+
+/* nexus_uri.c */
+int nexus_uri_split(const char *uri, char *host, size_t host_size,
+		uint16_t *port);
+int nexus_uri_resolve(const char *uri, struct sockaddr_in *sa,
+		bool port_zero_ok);
+
+/* nexus_thread.c */
+uint64_t nexus_now_ms(void);
+void nexus_random(void *buf, size_t len);
+int nexus_thread_start(struct pmr_nexus *nx);
+void nexus_thread_stop(struct pmr_nexus *nx);
+int nexus_udp_send(struct pmr_nexus *nx, const struct sockaddr_in *to,
+		const uint8_t *buf, size_t len);
+int nexus_udp_send_msg(struct pmr_nexus *nx, const struct sockaddr_in *to,
+		const struct nexus_wire_msg *m);
+
+/* nexus_worker.c */
+struct nexus_worker *nexus_worker_find(struct pmr_nexus *nx, uint16_t id);
+int nexus_worker_send(struct nexus_worker *w, const struct pmr_sm_msg *msg);
+int nexus_worker_try_send(struct nexus_worker *w,
+		const struct pmr_sm_msg *msg);
+void nexus_workers_poll(struct pmr_nexus *nx);
+
+/* nexus_session.c */
+struct nexus_session *nexus_session_get(struct nexus_worker *w,
+		uint16_t local_session);
+void nexus_session_rx(struct pmr_nexus *nx, const struct sockaddr_in *src,
+		const struct nexus_wire_msg *m);
+void nexus_session_worker_msg(struct pmr_nexus *nx, struct nexus_worker *w,
+		const struct pmr_sm_msg *msg);
+void nexus_session_timers(struct pmr_nexus *nx, uint64_t now);
+void nexus_session_worker_gone(struct pmr_nexus *nx, struct nexus_worker *w);
+void nexus_session_free_all(struct pmr_nexus *nx);
+
+#endif /* PMR_NEXUS_PRIVATE_H */

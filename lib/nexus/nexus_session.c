@@ -1,0 +1,753 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The pmrpc authors
+ */
+
+/*
+ * Session handshakes and teardown (protocol in pmr_nexus_worker.h), on the
+ * nexus thread or under the nexus lock.
+ *
+ * Client side: a worker's CONNECT becomes a CONNECTING session, resent
+ * every connect_retry_ms until an ACCEPT or REFUSE with its handshake id
+ * arrives or connect_timeout_ms passes.
+ *
+ * Server side: each CONNECT_REQ gets a record keyed by (source address,
+ * handshake id). While the worker has not answered, retransmissions are
+ * ignored; once answered, they get the same reply again, until the record
+ * expires (NEXUS_ANSWER_LINGER_TIMEOUTS connect timeouts).
+ *
+ * An ACCEPT for a handshake the client no longer knows (timed out, given
+ * up by the worker) is answered with one DISCONNECT so that the server's
+ * session does not linger; duplicates of handled ACCEPTs are ignored.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_jhash.h>
+#include <rte_tailq.h>
+
+#include "nexus_private.h"
+
+/* Session table of a worker. */
+
+struct nexus_session *
+nexus_session_get(struct nexus_worker *w, uint16_t local_session)
+{
+	struct nexus_session **page;
+
+	page = w->sessions[local_session >> NEXUS_SESSION_PAGE_BITS];
+	if (page == NULL)
+		return NULL;
+	return page[local_session & (NEXUS_SESSION_PAGE_SIZE - 1)];
+}
+
+static int
+session_put(struct nexus_worker *w, struct nexus_session *s)
+{
+	struct nexus_session ***page;
+
+	page = &w->sessions[s->local_session >> NEXUS_SESSION_PAGE_BITS];
+	if (*page == NULL) {
+		*page = calloc(NEXUS_SESSION_PAGE_SIZE, sizeof(**page));
+		if (*page == NULL)
+			return -ENOMEM;
+	}
+	(*page)[s->local_session & (NEXUS_SESSION_PAGE_SIZE - 1)] = s;
+	w->nb_sessions++;
+	return 0;
+}
+
+/* Forget a session (its peer is the caller's business). */
+static void
+session_free(struct pmr_nexus *nx, struct nexus_session *s)
+{
+	struct nexus_worker *w = s->w;
+	struct nexus_session **page;
+
+	page = w->sessions[s->local_session >> NEXUS_SESSION_PAGE_BITS];
+	if (page != NULL &&
+	    page[s->local_session & (NEXUS_SESSION_PAGE_SIZE - 1)] == s) {
+		page[s->local_session & (NEXUS_SESSION_PAGE_SIZE - 1)] = NULL;
+		w->nb_sessions--;
+	}
+	if (s->state == NEXUS_S_CONNECTING)
+		TAILQ_REMOVE(&nx->connecting, s, next);
+	free(s);
+}
+
+static bool
+same_addr(const struct sockaddr_in *a, const struct sockaddr_in *b)
+{
+	return a->sin_addr.s_addr == b->sin_addr.s_addr &&
+		a->sin_port == b->sin_port;
+}
+
+static void
+send_disconnect(struct pmr_nexus *nx, const struct sockaddr_in *to,
+		uint64_t hs_id, uint16_t dst_worker, uint16_t dst_session,
+		uint16_t src_worker, uint16_t src_session, uint32_t token,
+		unsigned int copies)
+{
+	struct nexus_wire_msg m = {
+		.type = NEXUS_WIRE_DISCONNECT,
+		.hs_id = hs_id,
+		.disc = {
+			.dst_worker = dst_worker,
+			.dst_session = dst_session,
+			.src_worker = src_worker,
+			.src_session = src_session,
+			.token = token,
+		},
+	};
+
+	while (copies-- > 0)
+		nexus_udp_send_msg(nx, to, &m);
+}
+
+static void
+session_send_disconnect(struct pmr_nexus *nx, const struct nexus_session *s)
+{
+	send_disconnect(nx, &s->remote, s->hs_id, s->remote_worker,
+			s->remote_session, s->w->id, s->local_session,
+			s->token, NEXUS_DISCONNECT_COPIES);
+}
+
+/* Client side. */
+
+static int
+client_send_req(struct pmr_nexus *nx, const struct nexus_session *s)
+{
+	struct nexus_wire_msg m = {
+		.type = NEXUS_WIRE_CONNECT_REQ,
+		.hs_id = s->hs_id,
+		.req = {
+			.client_worker = s->w->id,
+			.client_session = s->local_session,
+			.server_worker = s->remote_worker,
+			.addr = s->w->addr,
+		},
+	};
+
+	memcpy(m.req.driver, s->w->driver, sizeof(m.req.driver));
+	return nexus_udp_send_msg(nx, &s->remote, &m);
+}
+
+static void
+client_fail(struct pmr_nexus *nx, struct nexus_worker *w,
+		uint16_t local_session, uint16_t status)
+{
+	struct pmr_sm_msg out = {
+		.type = PMR_SM_CONNECT_FAILED,
+		.status = status,
+		.local_session = local_session,
+	};
+
+	nx->stats.sessions_failed++;
+	nexus_worker_send(w, &out);
+}
+
+static void
+client_connect(struct pmr_nexus *nx, struct nexus_worker *w,
+		const struct pmr_sm_msg *msg)
+{
+	struct nexus_session *s;
+	uint64_t now;
+	int ret;
+
+	if (nexus_session_get(w, msg->local_session) != NULL) {
+		NX_LOG(ERR, "worker %u: CONNECT for session %u in use",
+			w->id, msg->local_session);
+		client_fail(nx, w, msg->local_session, PMR_SM_E_BAD_REQUEST);
+		return;
+	}
+	s = calloc(1, sizeof(*s));
+	if (s == NULL) {
+		client_fail(nx, w, msg->local_session, PMR_SM_E_NO_RESOURCES);
+		return;
+	}
+	if (memchr(msg->uri, '\0', sizeof(msg->uri)) == NULL ||
+	    nexus_uri_resolve(msg->uri, &s->remote, false) != 0) {
+		NX_LOG(INFO, "worker %u session %u: cannot resolve \"%.*s\"",
+			w->id, msg->local_session, (int)sizeof(msg->uri),
+			msg->uri);
+		free(s);
+		client_fail(nx, w, msg->local_session, PMR_SM_E_UNREACHABLE);
+		return;
+	}
+	now = nexus_now_ms();
+	s->state = NEXUS_S_CONNECTING;
+	s->is_client = true;
+	s->w = w;
+	s->local_session = msg->local_session;
+	s->remote_worker = msg->remote_worker;
+	nexus_random(&s->hs_id, sizeof(s->hs_id));
+	s->next_retry_ms = now + nx->conf.connect_retry_ms;
+	s->deadline_ms = now + nx->conf.connect_timeout_ms;
+
+	ret = client_send_req(nx, s);
+	/* A full socket buffer is like a lost datagram: retry later. */
+	if (ret < 0 && ret != -EAGAIN && ret != -EWOULDBLOCK &&
+	    ret != -ENOBUFS) {
+		free(s);
+		client_fail(nx, w, msg->local_session, PMR_SM_E_UNREACHABLE);
+		return;
+	}
+	if (session_put(w, s) != 0) {
+		free(s);
+		client_fail(nx, w, msg->local_session, PMR_SM_E_NO_RESOURCES);
+		return;
+	}
+	TAILQ_INSERT_TAIL(&nx->connecting, s, next);
+}
+
+static void
+client_rx_accept(struct pmr_nexus *nx, const struct sockaddr_in *src,
+		const struct nexus_wire_msg *m)
+{
+	const struct nexus_wire_accept *a = &m->accept;
+	struct pmr_sm_msg out;
+	struct pmr_transport_peer *peer;
+	struct nexus_session *s = NULL;
+	struct nexus_worker *w;
+
+	w = nexus_worker_find(nx, a->client_worker);
+	if (w != NULL)
+		s = nexus_session_get(w, a->client_session);
+	if (s == NULL || !s->is_client || s->hs_id != m->hs_id) {
+		/* Unknown: make sure the server drops its session. */
+		nx->stats.rx_msgs++;
+		send_disconnect(nx, src, m->hs_id, a->server_worker,
+				a->server_session, a->client_worker,
+				a->client_session, a->token, 1);
+		return;
+	}
+	if (a->server_worker != s->remote_worker) {
+		nx->stats.rx_bad++;
+		return;
+	}
+	nx->stats.rx_msgs++;
+	if (s->state != NEXUS_S_CONNECTING)
+		return;		/* a duplicate */
+
+	peer = pmr_transport_peer_create(w->q, &a->addr);
+	if (peer == NULL) {
+		NX_LOG(NOTICE, "worker %u session %u: bad server address",
+			w->id, s->local_session);
+		send_disconnect(nx, src, m->hs_id, a->server_worker,
+				a->server_session, a->client_worker,
+				a->client_session, a->token,
+				NEXUS_DISCONNECT_COPIES);
+		session_free(nx, s);
+		client_fail(nx, w, a->client_session, PMR_SM_E_BAD_REQUEST);
+		return;
+	}
+	TAILQ_REMOVE(&nx->connecting, s, next);
+	s->state = NEXUS_S_UP;
+	s->remote_session = a->server_session;
+	s->token = a->token;
+	s->remote = *src;
+	s->peer = peer;
+	out = (struct pmr_sm_msg){
+		.type = PMR_SM_CONNECTED,
+		.status = PMR_SM_OK,
+		.local_session = s->local_session,
+		.remote_session = s->remote_session,
+		.remote_worker = s->remote_worker,
+		.token = s->token,
+		.cookie = s->hs_id,
+		.peer = peer,
+	};
+	nx->stats.sessions_connected++;
+	nexus_worker_send(w, &out);
+}
+
+static void
+client_rx_refuse(struct pmr_nexus *nx, const struct nexus_wire_msg *m)
+{
+	const struct nexus_wire_refuse *r = &m->refuse;
+	struct nexus_session *s = NULL;
+	struct nexus_worker *w;
+
+	w = nexus_worker_find(nx, r->client_worker);
+	if (w != NULL)
+		s = nexus_session_get(w, r->client_session);
+	if (s == NULL || !s->is_client || s->hs_id != m->hs_id) {
+		nx->stats.rx_msgs++;	/* unknown or finished: ignored */
+		return;
+	}
+	if (r->server_worker != s->remote_worker) {
+		nx->stats.rx_bad++;
+		return;
+	}
+	nx->stats.rx_msgs++;
+	if (s->state != NEXUS_S_CONNECTING)
+		return;
+	session_free(nx, s);
+	client_fail(nx, w, r->client_session, r->status);
+}
+
+/* Server side: handshake records. */
+
+static unsigned int
+shs_bucket(const struct pmr_nexus *nx, const struct sockaddr_in *src,
+		uint64_t hs_id)
+{
+	return rte_jhash_3words((uint32_t)hs_id, (uint32_t)(hs_id >> 32),
+			src->sin_addr.s_addr ^ src->sin_port, nx->shs_seed) &
+		(NEXUS_SHS_BUCKETS - 1);
+}
+
+static struct nexus_shs *
+shs_find(struct pmr_nexus *nx, const struct sockaddr_in *src, uint64_t hs_id)
+{
+	struct nexus_shs *h;
+
+	LIST_FOREACH(h, &nx->shs_hash[shs_bucket(nx, src, hs_id)], hash)
+		if (h->hs_id == hs_id && same_addr(&h->src, src))
+			return h;
+	return NULL;
+}
+
+/* Free an answered record, or one in no list yet. */
+static void
+shs_free(struct pmr_nexus *nx, struct nexus_shs *h)
+{
+	LIST_REMOVE(h, hash);
+	if (h->answered)
+		TAILQ_REMOVE(&nx->answered, h, next);
+	nx->nb_shs--;
+	free(h);
+}
+
+/* A new record, in the hash but in no list; NULL if none can be had. */
+static struct nexus_shs *
+shs_new(struct pmr_nexus *nx, const struct sockaddr_in *src,
+		const struct nexus_wire_msg *m)
+{
+	struct nexus_shs *h;
+
+	if (nx->nb_shs >= NEXUS_SHS_MAX) {
+		h = TAILQ_FIRST(&nx->answered);
+		if (h == NULL)
+			return NULL;
+		shs_free(nx, h);
+	}
+	h = calloc(1, sizeof(*h));
+	if (h == NULL)
+		return NULL;
+	h->hs_id = m->hs_id;
+	h->src = *src;
+	h->client_worker = m->req.client_worker;
+	h->client_session = m->req.client_session;
+	LIST_INSERT_HEAD(&nx->shs_hash[shs_bucket(nx, src, m->hs_id)], h,
+			hash);
+	nx->nb_shs++;
+	return h;
+}
+
+/* Record the reply of a handshake (not pending anywhere) and send it. */
+static void
+shs_answer(struct pmr_nexus *nx, struct nexus_shs *h,
+		const struct nexus_wire_msg *reply)
+{
+	int len;
+
+	len = nexus_wire_encode(reply, h->reply, sizeof(h->reply));
+	h->reply_len = len > 0 ? (uint16_t)len : 0;
+	h->answered = true;
+	h->w = NULL;
+	h->peer = NULL;
+	h->expire_ms = nexus_now_ms() + (uint64_t)nx->conf.connect_timeout_ms *
+		NEXUS_ANSWER_LINGER_TIMEOUTS;
+	TAILQ_INSERT_TAIL(&nx->answered, h, next);
+	if (h->reply_len > 0)
+		nexus_udp_send(nx, &h->src, h->reply, h->reply_len);
+}
+
+static void
+refuse_msg(struct nexus_wire_msg *reply, uint64_t hs_id,
+		uint16_t client_worker, uint16_t client_session,
+		uint16_t server_worker, uint16_t status)
+{
+	*reply = (struct nexus_wire_msg){
+		.type = NEXUS_WIRE_REFUSE,
+		.hs_id = hs_id,
+		.refuse = {
+			.client_worker = client_worker,
+			.client_session = client_session,
+			.server_worker = server_worker,
+			.status = status,
+		},
+	};
+}
+
+static void
+shs_refuse(struct pmr_nexus *nx, struct nexus_shs *h, uint16_t server_worker,
+		uint16_t status)
+{
+	struct nexus_wire_msg reply;
+
+	refuse_msg(&reply, h->hs_id, h->client_worker, h->client_session,
+			server_worker, status);
+	nx->stats.sessions_refused++;
+	shs_answer(nx, h, &reply);
+}
+
+static void
+server_rx_connect_req(struct pmr_nexus *nx, const struct sockaddr_in *src,
+		const struct nexus_wire_msg *m)
+{
+	const struct nexus_wire_connect_req *r = &m->req;
+	struct pmr_sm_msg out;
+	struct nexus_worker *w;
+	struct nexus_shs *h;
+
+	nx->stats.rx_msgs++;
+	h = shs_find(nx, src, m->hs_id);
+	if (h != NULL) {
+		/* A retransmission: same answer, or wait for the worker. */
+		if (h->answered && h->reply_len > 0)
+			nexus_udp_send(nx, src, h->reply, h->reply_len);
+		return;
+	}
+	h = shs_new(nx, src, m);
+	if (h == NULL) {
+		struct nexus_wire_msg reply;
+
+		NX_LOG(WARNING, "handshake table full, refusing");
+		refuse_msg(&reply, m->hs_id, r->client_worker,
+				r->client_session, r->server_worker,
+				PMR_SM_E_NO_RESOURCES);
+		nx->stats.sessions_refused++;
+		nexus_udp_send_msg(nx, src, &reply);
+		return;
+	}
+	w = nexus_worker_find(nx, r->server_worker);
+	if (w == NULL) {
+		shs_refuse(nx, h, r->server_worker, PMR_SM_E_NO_WORKER);
+		return;
+	}
+	if (strcmp(r->driver, w->driver) != 0 ||
+	    r->addr.len != w->q->caps.addr_len) {
+		NX_LOG(INFO, "worker %u: refused a \"%s\" client, len %u",
+			w->id, r->driver, r->addr.len);
+		shs_refuse(nx, h, w->id, PMR_SM_E_BAD_REQUEST);
+		return;
+	}
+	h->peer = pmr_transport_peer_create(w->q, &r->addr);
+	if (h->peer == NULL) {
+		shs_refuse(nx, h, w->id, PMR_SM_E_BAD_REQUEST);
+		return;
+	}
+	nexus_random(&h->token, sizeof(h->token));
+	h->cookie = ++nx->next_cookie;
+	h->w = w;
+	out = (struct pmr_sm_msg){
+		.type = PMR_SM_CONNECT_IN,
+		.status = PMR_SM_OK,
+		.remote_session = r->client_session,
+		.remote_worker = r->client_worker,
+		.token = h->token,
+		.cookie = h->cookie,
+		.peer = h->peer,
+	};
+	if (nexus_worker_try_send(w, &out) != 0) {
+		pmr_transport_peer_destroy(w->q, h->peer);
+		shs_refuse(nx, h, w->id, PMR_SM_E_NO_RESOURCES);
+		return;
+	}
+	TAILQ_INSERT_TAIL(&w->pending, h, next);
+}
+
+static struct nexus_shs *
+pending_take(struct nexus_worker *w, uint64_t cookie)
+{
+	struct nexus_shs *h;
+
+	TAILQ_FOREACH(h, &w->pending, next)
+		if (h->cookie == cookie) {
+			TAILQ_REMOVE(&w->pending, h, next);
+			return h;
+		}
+	NX_LOG(WARNING, "worker %u: answer to unknown handshake %" PRIu64,
+		w->id, cookie);
+	return NULL;
+}
+
+static void
+server_accept(struct pmr_nexus *nx, struct nexus_worker *w,
+		const struct pmr_sm_msg *msg)
+{
+	struct nexus_wire_msg reply;
+	struct nexus_session *s;
+	struct nexus_shs *h;
+
+	h = pending_take(w, msg->cookie);
+	if (h == NULL)
+		return;
+	s = NULL;
+	if (nexus_session_get(w, msg->local_session) != NULL)
+		NX_LOG(ERR, "worker %u: ACCEPT as session %u in use",
+			w->id, msg->local_session);
+	else
+		s = calloc(1, sizeof(*s));
+	if (s != NULL) {
+		s->state = NEXUS_S_UP;
+		s->w = w;
+		s->local_session = msg->local_session;
+		s->remote_worker = h->client_worker;
+		s->remote_session = h->client_session;
+		s->token = h->token;
+		s->hs_id = h->hs_id;
+		s->remote = h->src;
+		s->peer = h->peer;
+		if (session_put(w, s) != 0) {
+			free(s);
+			s = NULL;
+		}
+	}
+	if (s == NULL) {
+		/*
+		 * A worker bug or no memory: the client is refused, and the
+		 * peer, which the worker holds, is left alone (and lost).
+		 */
+		NX_LOG(ERR, "worker %u: cannot record session %u",
+			w->id, msg->local_session);
+		shs_refuse(nx, h, w->id, PMR_SM_E_NO_RESOURCES);
+		return;
+	}
+	reply = (struct nexus_wire_msg){
+		.type = NEXUS_WIRE_ACCEPT,
+		.hs_id = h->hs_id,
+		.accept = {
+			.client_worker = h->client_worker,
+			.client_session = h->client_session,
+			.server_worker = w->id,
+			.server_session = msg->local_session,
+			.token = h->token,
+			.addr = w->addr,
+		},
+	};
+	nx->stats.sessions_accepted++;
+	shs_answer(nx, h, &reply);
+}
+
+static void
+server_refuse(struct pmr_nexus *nx, struct nexus_worker *w,
+		const struct pmr_sm_msg *msg)
+{
+	struct nexus_shs *h;
+	uint16_t status = msg->status;
+
+	h = pending_take(w, msg->cookie);
+	if (h == NULL)
+		return;
+	pmr_transport_peer_destroy(w->q, h->peer);
+	if (!nexus_wire_refuse_status_valid(status))
+		status = PMR_SM_E_NO_RESOURCES;
+	shs_refuse(nx, h, w->id, status);
+}
+
+/* Teardown. */
+
+static void
+local_disconnect(struct pmr_nexus *nx, struct nexus_worker *w,
+		const struct pmr_sm_msg *msg)
+{
+	struct nexus_session *s = nexus_session_get(w, msg->local_session);
+
+	if (s == NULL) {
+		NX_LOG(NOTICE, "worker %u: DISCONNECT of unknown session %u",
+			w->id, msg->local_session);
+		return;
+	}
+	if (s->state == NEXUS_S_CONNECTING) {
+		/* The worker gave up its handshake: just forget it. */
+		session_free(nx, s);
+		return;
+	}
+	if (msg->peer != s->peer)
+		NX_LOG(WARNING, "worker %u: DISCONNECT of session %u with a "
+			"foreign peer", w->id, msg->local_session);
+	pmr_transport_peer_destroy(w->q, s->peer);
+	if (s->state == NEXUS_S_UP && msg->status != PMR_SM_E_REMOTE)
+		session_send_disconnect(nx, s);
+	session_free(nx, s);
+}
+
+static void
+rx_disconnect(struct pmr_nexus *nx, const struct sockaddr_in *src,
+		const struct nexus_wire_msg *m)
+{
+	const struct nexus_wire_disconnect *d = &m->disc;
+	struct nexus_session *s = NULL;
+	struct nexus_worker *w;
+	struct pmr_sm_msg out;
+
+	w = nexus_worker_find(nx, d->dst_worker);
+	if (w != NULL)
+		s = nexus_session_get(w, d->dst_session);
+	if (s == NULL) {
+		nx->stats.rx_msgs++;	/* gone already: a duplicate */
+		return;
+	}
+	if (s->hs_id != m->hs_id || s->remote_worker != d->src_worker) {
+		nx->stats.rx_bad++;
+		return;
+	}
+	if (s->state == NEXUS_S_CONNECTING) {
+		/* The server closed before its ACCEPT got here. */
+		nx->stats.rx_msgs++;
+		session_free(nx, s);
+		client_fail(nx, w, d->dst_session, PMR_SM_E_REMOTE);
+		return;
+	}
+	if (s->token != d->token || s->remote_session != d->src_session ||
+	    !same_addr(&s->remote, src)) {
+		nx->stats.rx_bad++;
+		return;
+	}
+	nx->stats.rx_msgs++;
+	if (s->state != NEXUS_S_UP)
+		return;		/* a duplicate */
+	s->state = NEXUS_S_REMOTE_CLOSED;
+	out = (struct pmr_sm_msg){
+		.type = PMR_SM_DISCONNECTED,
+		.status = PMR_SM_E_REMOTE,
+		.local_session = s->local_session,
+		.remote_session = s->remote_session,
+		.remote_worker = s->remote_worker,
+		.token = s->token,
+		.cookie = s->hs_id,
+		.peer = s->peer,
+	};
+	nexus_worker_send(w, &out);
+}
+
+/* Entry points. */
+
+void
+nexus_session_rx(struct pmr_nexus *nx, const struct sockaddr_in *src,
+		const struct nexus_wire_msg *m)
+{
+	switch (m->type) {
+	case NEXUS_WIRE_CONNECT_REQ:
+		server_rx_connect_req(nx, src, m);
+		break;
+	case NEXUS_WIRE_ACCEPT:
+		client_rx_accept(nx, src, m);
+		break;
+	case NEXUS_WIRE_REFUSE:
+		client_rx_refuse(nx, m);
+		break;
+	case NEXUS_WIRE_DISCONNECT:
+		rx_disconnect(nx, src, m);
+		break;
+	default:
+		nx->stats.rx_bad++;
+		break;
+	}
+}
+
+void
+nexus_session_worker_msg(struct pmr_nexus *nx, struct nexus_worker *w,
+		const struct pmr_sm_msg *msg)
+{
+	switch (msg->type) {
+	case PMR_SM_CONNECT:
+		client_connect(nx, w, msg);
+		break;
+	case PMR_SM_ACCEPT:
+		server_accept(nx, w, msg);
+		break;
+	case PMR_SM_REFUSE:
+		server_refuse(nx, w, msg);
+		break;
+	case PMR_SM_DISCONNECT:
+		local_disconnect(nx, w, msg);
+		break;
+	default:
+		NX_LOG(WARNING, "worker %u: unexpected message type %u",
+			w->id, msg->type);
+		break;
+	}
+}
+
+void
+nexus_session_timers(struct pmr_nexus *nx, uint64_t now)
+{
+	struct nexus_session *s, *tmp;
+	struct nexus_shs *h;
+
+	RTE_TAILQ_FOREACH_SAFE(s, &nx->connecting, next, tmp) {
+		if (now >= s->deadline_ms) {
+			struct nexus_worker *w = s->w;
+			uint16_t ls = s->local_session;
+
+			session_free(nx, s);
+			client_fail(nx, w, ls, PMR_SM_E_TIMEOUT);
+		} else if (now >= s->next_retry_ms) {
+			nx->stats.connect_retries++;
+			client_send_req(nx, s);
+			s->next_retry_ms = now + nx->conf.connect_retry_ms;
+		}
+	}
+	while ((h = TAILQ_FIRST(&nx->answered)) != NULL && h->expire_ms <= now)
+		shs_free(nx, h);
+}
+
+/*
+ * A worker is detaching: refuse what it has not answered, close what it
+ * left open (its peers die with it), forget its handshakes.
+ */
+void
+nexus_session_worker_gone(struct pmr_nexus *nx, struct nexus_worker *w)
+{
+	struct nexus_session **page, *s;
+	struct nexus_shs *h;
+	unsigned int i, j, left = 0;
+
+	while ((h = TAILQ_FIRST(&w->pending)) != NULL) {
+		TAILQ_REMOVE(&w->pending, h, next);
+		pmr_transport_peer_destroy(w->q, h->peer);
+		shs_refuse(nx, h, w->id, PMR_SM_E_NO_WORKER);
+	}
+	for (i = 0; i < NEXUS_SESSION_PAGES; i++) {
+		page = w->sessions[i];
+		if (page == NULL)
+			continue;
+		for (j = 0; j < NEXUS_SESSION_PAGE_SIZE; j++) {
+			s = page[j];
+			if (s == NULL)
+				continue;
+			if (s->state != NEXUS_S_CONNECTING) {
+				pmr_transport_peer_destroy(w->q, s->peer);
+				left++;
+			}
+			if (s->state == NEXUS_S_UP)
+				session_send_disconnect(nx, s);
+			session_free(nx, s);
+		}
+		free(page);
+		w->sessions[i] = NULL;
+	}
+	if (left > 0)
+		NX_LOG(WARNING, "worker %u detached with %u sessions open",
+			w->id, left);
+}
+
+/* Free every record (no worker is attached any more). */
+void
+nexus_session_free_all(struct pmr_nexus *nx)
+{
+	struct nexus_shs *h;
+	unsigned int i;
+
+	while ((h = TAILQ_FIRST(&nx->answered)) != NULL)
+		shs_free(nx, h);
+	for (i = 0; i < NEXUS_SHS_BUCKETS; i++)
+		while ((h = LIST_FIRST(&nx->shs_hash[i])) != NULL)
+			shs_free(nx, h);
+}

@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The pmrpc authors
+ */
+
+/*
+ * The nexus's control thread: it sleeps in poll() on the UDP socket and
+ * an eventfd (for a prompt stop), and on each wake-up receives datagrams,
+ * drains the worker rings and runs the handshake timers. Also the UDP send
+ * path, the clock and the random numbers the nexus uses.
+ */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_lcore.h>
+#include <rte_random.h>
+
+#include "nexus_private.h"
+
+uint64_t
+nexus_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Fill buf from the kernel's random source (rte_rand() if that fails). */
+void
+nexus_random(void *buf, size_t len)
+{
+	uint8_t *p = buf;
+	ssize_t n;
+
+	while (len > 0) {
+		n = getrandom(p, len, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		p += n;
+		len -= (size_t)n;
+	}
+	if (len > 0)
+		NX_LOG(WARNING, "getrandom failed (%s), using rte_rand",
+			strerror(errno));
+	for (; len > 0; len--)
+		*p++ = (uint8_t)rte_rand();
+}
+
+int
+nexus_udp_send(struct pmr_nexus *nx, const struct sockaddr_in *to,
+		const uint8_t *buf, size_t len)
+{
+	ssize_t n;
+
+	do {
+		n = sendto(nx->sock, buf, len, MSG_DONTWAIT,
+				(const struct sockaddr *)to, sizeof(*to));
+	} while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		NX_LOG(DEBUG, "sendto: %s", strerror(errno));
+		return -errno;
+	}
+	nx->stats.tx_msgs++;
+	return 0;
+}
+
+int
+nexus_udp_send_msg(struct pmr_nexus *nx, const struct sockaddr_in *to,
+		const struct nexus_wire_msg *m)
+{
+	uint8_t buf[NEXUS_WIRE_MAX_LEN];
+	int len;
+
+	len = nexus_wire_encode(m, buf, sizeof(buf));
+	if (len < 0) {
+		NX_LOG(ERR, "cannot encode message type %u", m->type);
+		return len;
+	}
+	return nexus_udp_send(nx, to, buf, (size_t)len);
+}
+
+/* Receive and handle up to a budget of datagrams. */
+static void
+nexus_udp_rx(struct pmr_nexus *nx)
+{
+	uint8_t buf[NEXUS_WIRE_MAX_LEN];
+	struct nexus_wire_msg m;
+	struct sockaddr_in src;
+	socklen_t slen;
+	unsigned int i;
+	ssize_t n;
+	int ret;
+
+	for (i = 0; i < NEXUS_RX_BUDGET; i++) {
+		slen = sizeof(src);
+		/* MSG_TRUNC: n is the datagram's real length. */
+		n = recvfrom(nx->sock, buf, sizeof(buf),
+				MSG_DONTWAIT | MSG_TRUNC,
+				(struct sockaddr *)&src, &slen);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno != EAGAIN && errno != EWOULDBLOCK)
+				NX_LOG(WARNING, "recvfrom: %s",
+					strerror(errno));
+			return;
+		}
+		if (slen != sizeof(src) || src.sin_family != AF_INET ||
+		    (size_t)n > sizeof(buf)) {
+			nx->stats.rx_bad++;
+			continue;
+		}
+		ret = nexus_wire_decode(buf, (size_t)n, &m);
+		if (ret != 0) {
+			char ip[INET_ADDRSTRLEN];
+
+			inet_ntop(AF_INET, &src.sin_addr, ip, sizeof(ip));
+			NX_LOG(DEBUG, "bad message from %s:%u: %s", ip,
+				ntohs(src.sin_port), nexus_wire_strerror(ret));
+			nx->stats.rx_bad++;
+			continue;
+		}
+		nexus_session_rx(nx, &src, &m);
+	}
+}
+
+static void *
+nexus_thread_main(void *arg)
+{
+	struct pmr_nexus *nx = arg;
+	struct pollfd fds[2];
+	int timeout;
+
+	timeout = nx->conf.poll_interval_ms > INT_MAX ?
+		INT_MAX : (int)nx->conf.poll_interval_ms;
+	for (;;) {
+		fds[0] = (struct pollfd){ .fd = nx->sock, .events = POLLIN };
+		fds[1] = (struct pollfd){ .fd = nx->stop_fd, .events = POLLIN };
+		if (poll(fds, RTE_DIM(fds), timeout) < 0 && errno != EINTR) {
+			NX_LOG(ERR, "poll: %s", strerror(errno));
+			usleep(1000);
+			continue;
+		}
+		if ((fds[1].revents & POLLIN) != 0)
+			break;
+		pthread_mutex_lock(&nx->lock);
+		nexus_udp_rx(nx);
+		nexus_workers_poll(nx);
+		nexus_session_timers(nx, nexus_now_ms());
+		pthread_mutex_unlock(&nx->lock);
+	}
+	return NULL;
+}
+
+int
+nexus_thread_start(struct pmr_nexus *nx)
+{
+	int ret;
+
+	/* Returns a negative errno on failure. */
+	ret = rte_ctrl_thread_create(&nx->thread, "pmr-nexus", NULL,
+			nexus_thread_main, nx);
+	if (ret != 0)
+		return ret;
+	nx->thread_started = true;
+	return 0;
+}
+
+void
+nexus_thread_stop(struct pmr_nexus *nx)
+{
+	uint64_t one = 1;
+	ssize_t n;
+
+	if (!nx->thread_started)
+		return;
+	do {
+		n = write(nx->stop_fd, &one, sizeof(one));
+	} while (n < 0 && errno == EINTR);
+	if (n != sizeof(one))
+		NX_LOG(ERR, "cannot signal the nexus thread: %s",
+			strerror(errno));
+	pthread_join(nx->thread, NULL);
+	nx->thread_started = false;
+}

@@ -1,0 +1,314 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The pmrpc authors
+ */
+
+/*
+ * Encoding and validating decoding of the UDP messages between nexuses
+ * (layout in nexus_wire.h). Byte by byte, so host byte order and alignment
+ * do not matter.
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include "nexus_wire.h"
+#include "pmr_nexus_worker.h"
+
+/* Offsets shared by the types (see the layout in nexus_wire.h). */
+#define OFF_MAGIC	0
+#define OFF_VERSION	4
+#define OFF_TYPE	6
+#define OFF_HS_ID	8
+#define OFF_W0		16	/* first u16 of every body */
+#define OFF_W1		18
+#define OFF_W2		20
+#define OFF_W3		22	/* ACCEPT, REFUSE, DISCONNECT */
+#define OFF_TOKEN	24	/* ACCEPT, DISCONNECT */
+#define OFF_REQ_DRIVER	22
+#define OFF_REQ_ADDR	(OFF_REQ_DRIVER + PMR_TRANSPORT_NAME_MAX)
+#define OFF_ACC_ADDR	28
+
+static inline void
+put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+static inline void
+put32(uint8_t *p, uint32_t v)
+{
+	put16(p, (uint16_t)v);
+	put16(p + 2, (uint16_t)(v >> 16));
+}
+
+static inline void
+put64(uint8_t *p, uint64_t v)
+{
+	put32(p, (uint32_t)v);
+	put32(p + 4, (uint32_t)(v >> 32));
+}
+
+static inline uint16_t
+get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | (p[1] << 8));
+}
+
+static inline uint32_t
+get32(const uint8_t *p)
+{
+	return get16(p) | ((uint32_t)get16(p + 2) << 16);
+}
+
+static inline uint64_t
+get64(const uint8_t *p)
+{
+	return get32(p) | ((uint64_t)get32(p + 4) << 32);
+}
+
+bool
+nexus_wire_refuse_status_valid(uint16_t status)
+{
+	return status == PMR_SM_E_NO_WORKER ||
+		status == PMR_SM_E_NO_RESOURCES ||
+		status == PMR_SM_E_BAD_REQUEST;
+}
+
+/* A name field is valid if it has a NUL and only zeros after it. */
+static bool
+name_valid(const uint8_t *p)
+{
+	const uint8_t *nul = memchr(p, '\0', PMR_TRANSPORT_NAME_MAX);
+	const uint8_t *end = p + PMR_TRANSPORT_NAME_MAX;
+
+	if (nul == NULL)
+		return false;
+	for (; nul < end; nul++)
+		if (*nul != 0)
+			return false;
+	return true;
+}
+
+/* Put an address as its length byte and its bytes; return bytes written. */
+static size_t
+put_addr(uint8_t *p, const struct pmr_transport_addr *addr)
+{
+	p[0] = addr->len;
+	memcpy(p + 1, addr->bytes, addr->len);
+	return 1 + (size_t)addr->len;
+}
+
+/*
+ * Read an address at off, which must end the message exactly.
+ * Return 0 or a negated enum nexus_wire_error.
+ */
+static int
+get_addr(const uint8_t *buf, size_t len, size_t off,
+		struct pmr_transport_addr *addr)
+{
+	uint8_t alen;
+
+	if (len <= off)
+		return -NEXUS_WIRE_E_LENGTH;
+	alen = buf[off];
+	if (alen > PMR_TRANSPORT_ADDR_MAX)
+		return -NEXUS_WIRE_E_ADDR_LEN;
+	if (len != off + 1 + alen)
+		return -NEXUS_WIRE_E_LENGTH;
+	memset(addr, 0, sizeof(*addr));
+	addr->len = alen;
+	memcpy(addr->bytes, buf + off + 1, alen);
+	return 0;
+}
+
+static size_t
+encoded_len(const struct nexus_wire_msg *m)
+{
+	switch (m->type) {
+	case NEXUS_WIRE_CONNECT_REQ:
+		return NEXUS_WIRE_CONNECT_REQ_LEN + m->req.addr.len;
+	case NEXUS_WIRE_ACCEPT:
+		return NEXUS_WIRE_ACCEPT_LEN + m->accept.addr.len;
+	case NEXUS_WIRE_REFUSE:
+		return NEXUS_WIRE_REFUSE_LEN;
+	case NEXUS_WIRE_DISCONNECT:
+		return NEXUS_WIRE_DISCONNECT_LEN;
+	default:
+		return 0;
+	}
+}
+
+int
+nexus_wire_encode(const struct nexus_wire_msg *m, uint8_t *buf, size_t size)
+{
+	size_t len;
+
+	if (m == NULL || buf == NULL)
+		return -EINVAL;
+	len = encoded_len(m);
+	if (len == 0)
+		return -EINVAL;
+	switch (m->type) {
+	case NEXUS_WIRE_CONNECT_REQ:
+		if (m->req.addr.len > PMR_TRANSPORT_ADDR_MAX ||
+		    memchr(m->req.driver, '\0', sizeof(m->req.driver)) == NULL)
+			return -EINVAL;
+		break;
+	case NEXUS_WIRE_ACCEPT:
+		if (m->accept.addr.len > PMR_TRANSPORT_ADDR_MAX)
+			return -EINVAL;
+		break;
+	case NEXUS_WIRE_REFUSE:
+		if (!nexus_wire_refuse_status_valid(m->refuse.status))
+			return -EINVAL;
+		break;
+	default:
+		break;
+	}
+	if (size < len)
+		return -ENOSPC;
+
+	memset(buf, 0, len);
+	put32(buf + OFF_MAGIC, NEXUS_WIRE_MAGIC);
+	put16(buf + OFF_VERSION, NEXUS_WIRE_VERSION);
+	put16(buf + OFF_TYPE, m->type);
+	put64(buf + OFF_HS_ID, m->hs_id);
+	switch (m->type) {
+	case NEXUS_WIRE_CONNECT_REQ:
+		put16(buf + OFF_W0, m->req.client_worker);
+		put16(buf + OFF_W1, m->req.client_session);
+		put16(buf + OFF_W2, m->req.server_worker);
+		/* Zero-padded after the NUL (buf was cleared). */
+		memcpy(buf + OFF_REQ_DRIVER, m->req.driver,
+				strlen(m->req.driver));
+		put_addr(buf + OFF_REQ_ADDR, &m->req.addr);
+		break;
+	case NEXUS_WIRE_ACCEPT:
+		put16(buf + OFF_W0, m->accept.client_worker);
+		put16(buf + OFF_W1, m->accept.client_session);
+		put16(buf + OFF_W2, m->accept.server_worker);
+		put16(buf + OFF_W3, m->accept.server_session);
+		put32(buf + OFF_TOKEN, m->accept.token);
+		put_addr(buf + OFF_ACC_ADDR, &m->accept.addr);
+		break;
+	case NEXUS_WIRE_REFUSE:
+		put16(buf + OFF_W0, m->refuse.client_worker);
+		put16(buf + OFF_W1, m->refuse.client_session);
+		put16(buf + OFF_W2, m->refuse.server_worker);
+		put16(buf + OFF_W3, m->refuse.status);
+		break;
+	case NEXUS_WIRE_DISCONNECT:
+		put16(buf + OFF_W0, m->disc.dst_worker);
+		put16(buf + OFF_W1, m->disc.dst_session);
+		put16(buf + OFF_W2, m->disc.src_worker);
+		put16(buf + OFF_W3, m->disc.src_session);
+		put32(buf + OFF_TOKEN, m->disc.token);
+		break;
+	}
+	return (int)len;
+}
+
+static int
+decode_connect_req(const uint8_t *buf, size_t len,
+		struct nexus_wire_connect_req *r)
+{
+	if (len < NEXUS_WIRE_CONNECT_REQ_LEN)
+		return -NEXUS_WIRE_E_LENGTH;
+	r->client_worker = get16(buf + OFF_W0);
+	r->client_session = get16(buf + OFF_W1);
+	r->server_worker = get16(buf + OFF_W2);
+	if (!name_valid(buf + OFF_REQ_DRIVER))
+		return -NEXUS_WIRE_E_NAME;
+	memcpy(r->driver, buf + OFF_REQ_DRIVER, PMR_TRANSPORT_NAME_MAX);
+	return get_addr(buf, len, OFF_REQ_ADDR, &r->addr);
+}
+
+static int
+decode_accept(const uint8_t *buf, size_t len, struct nexus_wire_accept *a)
+{
+	if (len < NEXUS_WIRE_ACCEPT_LEN)
+		return -NEXUS_WIRE_E_LENGTH;
+	a->client_worker = get16(buf + OFF_W0);
+	a->client_session = get16(buf + OFF_W1);
+	a->server_worker = get16(buf + OFF_W2);
+	a->server_session = get16(buf + OFF_W3);
+	a->token = get32(buf + OFF_TOKEN);
+	return get_addr(buf, len, OFF_ACC_ADDR, &a->addr);
+}
+
+static int
+decode_refuse(const uint8_t *buf, size_t len, struct nexus_wire_refuse *r)
+{
+	if (len != NEXUS_WIRE_REFUSE_LEN)
+		return -NEXUS_WIRE_E_LENGTH;
+	r->client_worker = get16(buf + OFF_W0);
+	r->client_session = get16(buf + OFF_W1);
+	r->server_worker = get16(buf + OFF_W2);
+	r->status = get16(buf + OFF_W3);
+	if (!nexus_wire_refuse_status_valid(r->status))
+		return -NEXUS_WIRE_E_STATUS;
+	return 0;
+}
+
+static int
+decode_disconnect(const uint8_t *buf, size_t len,
+		struct nexus_wire_disconnect *d)
+{
+	if (len != NEXUS_WIRE_DISCONNECT_LEN)
+		return -NEXUS_WIRE_E_LENGTH;
+	d->dst_worker = get16(buf + OFF_W0);
+	d->dst_session = get16(buf + OFF_W1);
+	d->src_worker = get16(buf + OFF_W2);
+	d->src_session = get16(buf + OFF_W3);
+	d->token = get32(buf + OFF_TOKEN);
+	return 0;
+}
+
+int
+nexus_wire_decode(const uint8_t *buf, size_t len, struct nexus_wire_msg *m)
+{
+	if (buf == NULL || m == NULL || len < NEXUS_WIRE_HDR_LEN)
+		return -NEXUS_WIRE_E_SHORT;
+	if (get32(buf + OFF_MAGIC) != NEXUS_WIRE_MAGIC)
+		return -NEXUS_WIRE_E_MAGIC;
+	if (get16(buf + OFF_VERSION) != NEXUS_WIRE_VERSION)
+		return -NEXUS_WIRE_E_VERSION;
+	memset(m, 0, sizeof(*m));
+	m->type = get16(buf + OFF_TYPE);
+	m->hs_id = get64(buf + OFF_HS_ID);
+	switch (m->type) {
+	case NEXUS_WIRE_CONNECT_REQ:
+		return decode_connect_req(buf, len, &m->req);
+	case NEXUS_WIRE_ACCEPT:
+		return decode_accept(buf, len, &m->accept);
+	case NEXUS_WIRE_REFUSE:
+		return decode_refuse(buf, len, &m->refuse);
+	case NEXUS_WIRE_DISCONNECT:
+		return decode_disconnect(buf, len, &m->disc);
+	default:
+		return -NEXUS_WIRE_E_TYPE;
+	}
+}
+
+const char *
+nexus_wire_strerror(int err)
+{
+	static const char *const names[NEXUS_WIRE_E_MAX] = {
+		[NEXUS_WIRE_OK] = "ok",
+		[NEXUS_WIRE_E_SHORT] = "short",
+		[NEXUS_WIRE_E_MAGIC] = "magic",
+		[NEXUS_WIRE_E_VERSION] = "version",
+		[NEXUS_WIRE_E_TYPE] = "type",
+		[NEXUS_WIRE_E_LENGTH] = "length",
+		[NEXUS_WIRE_E_ADDR_LEN] = "addr_len",
+		[NEXUS_WIRE_E_NAME] = "name",
+		[NEXUS_WIRE_E_STATUS] = "status",
+	};
+
+	if (err < 0)
+		err = -err;
+	if (err >= NEXUS_WIRE_E_MAX)
+		return "unknown";
+	return names[err];
+}

@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The pmrpc authors
+ */
+
+#ifndef PMR_NEXUS_WIRE_H
+#define PMR_NEXUS_WIRE_H
+
+/**
+ * @file
+ * The UDP messages between nexuses (internal to libpmrpc).
+ *
+ * Pure functions of (buffer, length): no EAL, so unit tests and fuzz
+ * targets link nexus_wire.c directly. Input from the wire is hostile:
+ * nexus_wire_decode() checks every field and never reads past the length.
+ *
+ * Layout, all integers little-endian, no padding:
+ *
+ *   header (16 bytes, every type)
+ *     0  magic u32 (NEXUS_WIRE_MAGIC)   4  version u16   6  type u16
+ *     8  handshake id u64
+ *   CONNECT_REQ (39 + addr.len bytes)
+ *     16 client_worker u16  18 client_session u16  20 server_worker u16
+ *     22 driver name [PMR_TRANSPORT_NAME_MAX], NUL-terminated, zero-padded
+ *     38 addr.len u8  39 addr.bytes[addr.len]
+ *   ACCEPT (29 + addr.len bytes)
+ *     16 client_worker u16  18 client_session u16  20 server_worker u16
+ *     22 server_session u16  24 token u32
+ *     28 addr.len u8  29 addr.bytes[addr.len]
+ *   REFUSE (24 bytes)
+ *     16 client_worker u16  18 client_session u16  20 server_worker u16
+ *     22 status u16 (a refusal reason of enum pmr_sm_status)
+ *   DISCONNECT (28 bytes)
+ *     16 dst_worker u16  18 dst_session u16  20 src_worker u16
+ *     22 src_session u16  24 token u32
+ *
+ * The handshake id is the client's random id of the handshake; DISCONNECT
+ * carries the id of the handshake that opened the session.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pmr_transport.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** First four bytes of every message ("PMRN" as a little-endian u32). */
+#define NEXUS_WIRE_MAGIC UINT32_C(0x4e524d50)
+/** Version of this format. */
+#define NEXUS_WIRE_VERSION 1
+
+/** Bytes of the common header. */
+#define NEXUS_WIRE_HDR_LEN 16
+/** Bytes of each type without its address bytes. */
+#define NEXUS_WIRE_CONNECT_REQ_LEN (NEXUS_WIRE_HDR_LEN + 23)
+#define NEXUS_WIRE_ACCEPT_LEN (NEXUS_WIRE_HDR_LEN + 13)
+#define NEXUS_WIRE_REFUSE_LEN (NEXUS_WIRE_HDR_LEN + 8)
+#define NEXUS_WIRE_DISCONNECT_LEN (NEXUS_WIRE_HDR_LEN + 12)
+/** Longest message. */
+#define NEXUS_WIRE_MAX_LEN (NEXUS_WIRE_CONNECT_REQ_LEN + PMR_TRANSPORT_ADDR_MAX)
+
+/** Message types. */
+enum nexus_wire_type {
+	NEXUS_WIRE_CONNECT_REQ = 1,	/**< Client nexus asks for a session. */
+	NEXUS_WIRE_ACCEPT,		/**< Server nexus: session is up. */
+	NEXUS_WIRE_REFUSE,		/**< Server nexus: no session. */
+	NEXUS_WIRE_DISCONNECT,		/**< Either: the session is gone. */
+};
+
+/** Why nexus_wire_decode() rejected a message (returned negated). */
+enum nexus_wire_error {
+	NEXUS_WIRE_OK = 0,
+	NEXUS_WIRE_E_SHORT,	/**< Shorter than the header. */
+	NEXUS_WIRE_E_MAGIC,	/**< Not NEXUS_WIRE_MAGIC. */
+	NEXUS_WIRE_E_VERSION,	/**< Not NEXUS_WIRE_VERSION. */
+	NEXUS_WIRE_E_TYPE,	/**< Unknown type. */
+	NEXUS_WIRE_E_LENGTH,	/**< Length not exactly the type's. */
+	NEXUS_WIRE_E_ADDR_LEN,	/**< Address over PMR_TRANSPORT_ADDR_MAX. */
+	NEXUS_WIRE_E_NAME,	/**< Driver name not NUL-padded to its end. */
+	NEXUS_WIRE_E_STATUS,	/**< Status is not a refusal reason. */
+	NEXUS_WIRE_E_MAX
+};
+
+/** CONNECT_REQ: client nexus -> server nexus. */
+struct nexus_wire_connect_req {
+	uint16_t client_worker;
+	uint16_t client_session;
+	uint16_t server_worker;
+	char driver[PMR_TRANSPORT_NAME_MAX];	/**< Client queue's driver. */
+	struct pmr_transport_addr addr;		/**< Client queue's address. */
+};
+
+/** ACCEPT: server nexus -> client nexus. */
+struct nexus_wire_accept {
+	uint16_t client_worker;
+	uint16_t client_session;
+	uint16_t server_worker;
+	uint16_t server_session;
+	uint32_t token;
+	struct pmr_transport_addr addr;		/**< Server queue's address. */
+};
+
+/** REFUSE: server nexus -> client nexus. */
+struct nexus_wire_refuse {
+	uint16_t client_worker;
+	uint16_t client_session;
+	uint16_t server_worker;
+	uint16_t status;	/**< enum pmr_sm_status, a refusal reason. */
+};
+
+/** DISCONNECT: either nexus -> the other. */
+struct nexus_wire_disconnect {
+	uint16_t dst_worker;	/**< Receiver's worker. */
+	uint16_t dst_session;	/**< Receiver's session. */
+	uint16_t src_worker;	/**< Sender's worker. */
+	uint16_t src_session;	/**< Sender's session. */
+	uint32_t token;
+};
+
+/** A message, decoded. */
+struct nexus_wire_msg {
+	uint16_t type;		/**< enum nexus_wire_type */
+	uint64_t hs_id;		/**< Handshake id. */
+	union {
+		struct nexus_wire_connect_req req;
+		struct nexus_wire_accept accept;
+		struct nexus_wire_refuse refuse;
+		struct nexus_wire_disconnect disc;
+	};
+};
+
+/**
+ * Encode a message.
+ *
+ * @return the number of bytes written to buf, or -EINVAL for a message
+ *   that would not decode (unknown type, address too long, driver name
+ *   without NUL, status not a refusal reason), -ENOSPC if size is too small.
+ */
+int nexus_wire_encode(const struct nexus_wire_msg *m, uint8_t *buf,
+		size_t size);
+
+/**
+ * Decode and validate a message of len bytes.
+ *
+ * @return 0 with *m filled in, or a negated enum nexus_wire_error (*m is
+ *   then unspecified).
+ */
+int nexus_wire_decode(const uint8_t *buf, size_t len,
+		struct nexus_wire_msg *m);
+
+/**
+ * @return true if status may be carried by a REFUSE: PMR_SM_E_NO_WORKER,
+ *   PMR_SM_E_NO_RESOURCES or PMR_SM_E_BAD_REQUEST.
+ */
+bool nexus_wire_refuse_status_valid(uint16_t status);
+
+/** @return a short name of a decode error (for logs). */
+const char *nexus_wire_strerror(int err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PMR_NEXUS_WIRE_H */

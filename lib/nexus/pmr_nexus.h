@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The pmrpc authors
+ */
+
+#ifndef PMR_NEXUS_H
+#define PMR_NEXUS_H
+
+/**
+ * @file
+ * The nexus: one control thread per process.
+ *
+ * The nexus is bound to the process's URI ("host:udp_port") and does the
+ * slow work workers must never do: session handshakes with remote nexuses
+ * over kernel UDP (with retransmission and a timeout), creating and
+ * destroying transport peers, and telling workers about session events.
+ * It sleeps in poll() and talks to each worker only through two rte_rings
+ * (see pmr_nexus_worker.h), so workers never block.
+ *
+ * Request handlers are process-wide: register them on the nexus before
+ * creating workers.
+ */
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Longest URI, "host:port", with its NUL. */
+#define PMR_URI_MAX 64
+
+struct pmr_nexus;
+struct pmr_req;
+
+/**
+ * A request handler. It runs on the worker's lcore with the request
+ * (valid until the handler responds, see pmr_rpc.h) and the arg it was
+ * registered with.
+ */
+typedef void (*pmr_req_handler_t)(struct pmr_req *req, void *arg);
+
+/** Nexus settings; zero fields take the defaults. */
+struct pmr_nexus_conf {
+	/** Give up a session handshake after this long (default 1000 ms). */
+	uint32_t connect_timeout_ms;
+	/** Resend an unanswered handshake this often (default 100 ms). */
+	uint32_t connect_retry_ms;
+	/** Longest sleep in poll() between ring checks (default 5 ms). */
+	uint32_t poll_interval_ms;
+};
+
+/** Counters of a nexus, for tests and telemetry. */
+struct pmr_nexus_stats {
+	uint64_t rx_msgs;		/**< Valid UDP messages received. */
+	uint64_t rx_bad;		/**< Malformed or unexpected ones. */
+	uint64_t tx_msgs;		/**< UDP messages sent. */
+	uint64_t connect_retries;	/**< Handshake retransmissions. */
+	uint64_t sessions_accepted;	/**< As server. */
+	uint64_t sessions_refused;	/**< As server. */
+	uint64_t sessions_connected;	/**< As client. */
+	uint64_t sessions_failed;	/**< As client: refused or timed out. */
+};
+
+/**
+ * Create the nexus and start its control thread.
+ *
+ * @param uri
+ *   "host:port" to bind the UDP socket to: an IPv4 address or a host
+ *   name, and a port (0 picks a free one; pmr_nexus_uri() tells which).
+ * @param conf
+ *   Settings, or NULL for the defaults.
+ * @return
+ *   The nexus, or NULL with rte_errno set: EINVAL for a bad URI or
+ *   setting, EADDRINUSE, ENOMEM, or the socket's errno.
+ */
+struct pmr_nexus *pmr_nexus_create(const char *uri,
+		const struct pmr_nexus_conf *conf);
+
+/**
+ * Stop the control thread and free the nexus.
+ *
+ * @return 0, or -EBUSY if workers are still attached (nothing is done).
+ */
+int pmr_nexus_destroy(struct pmr_nexus *nx);
+
+/** @return the URI the nexus is bound to, with the actual port. */
+const char *pmr_nexus_uri(const struct pmr_nexus *nx);
+
+/**
+ * Register the handler of a request type, before any worker is created.
+ *
+ * @return 0, -EINVAL (NULL handler), -EEXIST (type taken), or -EBUSY
+ *   (workers exist already).
+ */
+int pmr_nexus_register_handler(struct pmr_nexus *nx, uint8_t req_type,
+		pmr_req_handler_t handler, void *arg);
+
+/** Read the nexus's counters. @return 0 or -EINVAL. */
+int pmr_nexus_stats_get(struct pmr_nexus *nx, struct pmr_nexus_stats *st);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PMR_NEXUS_H */

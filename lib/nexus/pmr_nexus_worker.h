@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The pmrpc authors
+ */
+
+#ifndef PMR_NEXUS_WORKER_H
+#define PMR_NEXUS_WORKER_H
+
+/**
+ * @file
+ * The contract between the nexus and the workers (internal to libpmrpc).
+ *
+ * Each attached worker has two single-producer/single-consumer rte_rings of
+ * struct pmr_sm_msg elements: to_worker (nexus produces) and from_worker
+ * (worker produces). Workers only ever use non-blocking enqueue/dequeue;
+ * nothing else crosses between the nexus thread and a worker.
+ *
+ * Session handshake, client side (worker W1 of nexus N1 opens a session to
+ * worker W2 of nexus N2):
+ *   W1 -> N1  PMR_SM_CONNECT {local_session, remote_worker, uri}
+ *   N1 -> N2  UDP connect request (resent every connect_retry_ms)
+ *   N2        no worker W2: UDP refuse (PMR_SM_E_NO_WORKER); else creates
+ *             a peer on W2's queue for W1's address and a random token:
+ *   N2 -> W2  PMR_SM_CONNECT_IN {cookie, peer, remote_session, token,
+ *             remote_worker}
+ *   W2 -> N2  PMR_SM_ACCEPT {cookie, local_session} or
+ *             PMR_SM_REFUSE {cookie, status}
+ *   N2 -> N1  UDP accept {server session, W2's address, token} or refuse
+ *   N1 -> W1  PMR_SM_CONNECTED {local_session, remote_session, token,
+ *             peer (created on W1's queue)} or PMR_SM_CONNECT_FAILED
+ *             {local_session, status}; status PMR_SM_E_TIMEOUT when
+ *             connect_timeout_ms passed without an answer.
+ *
+ * Teardown: a worker that frees a session (its own decision, or after
+ * PMR_SM_DISCONNECTED) sends PMR_SM_DISCONNECT {local_session, peer,
+ * status}; the nexus destroys the peer and, unless the remote side started
+ * the teardown (status PMR_SM_E_REMOTE), tells the remote nexus, which sends
+ * its worker PMR_SM_DISCONNECTED {local_session}.
+ */
+
+#include <stdint.h>
+
+#include <rte_ring.h>
+
+#include "pmr_nexus.h"
+#include "pmr_transport.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Ring message types. */
+enum pmr_sm_type {
+	/* worker -> nexus */
+	PMR_SM_CONNECT = 1,	/**< Client: open local_session. */
+	PMR_SM_ACCEPT,		/**< Server: took CONNECT_IN as local_session. */
+	PMR_SM_REFUSE,		/**< Server: refused CONNECT_IN (status). */
+	PMR_SM_DISCONNECT,	/**< Either: local_session is gone. */
+	/* nexus -> worker */
+	PMR_SM_CONNECT_IN,	/**< Server: a client asks for a session. */
+	PMR_SM_CONNECTED,	/**< Client: local_session is up. */
+	PMR_SM_CONNECT_FAILED,	/**< Client: refused or timed out (status). */
+	PMR_SM_DISCONNECTED,	/**< The remote side closed local_session. */
+};
+
+/** Handshake results and reasons (pmr_sm_msg.status). */
+enum pmr_sm_status {
+	PMR_SM_OK = 0,
+	PMR_SM_E_NO_WORKER,	/**< No such remote worker. */
+	PMR_SM_E_NO_RESOURCES,	/**< Remote worker out of sessions/memory. */
+	PMR_SM_E_TIMEOUT,	/**< Nobody answered in time. */
+	PMR_SM_E_BAD_REQUEST,	/**< Incompatible driver or bad address. */
+	PMR_SM_E_UNREACHABLE,	/**< URI did not resolve, or send failed. */
+	PMR_SM_E_REMOTE,	/**< DISCONNECT: the remote side closed. */
+};
+
+/** One message on a worker ring. */
+struct pmr_sm_msg {
+	uint16_t type;		/**< enum pmr_sm_type */
+	uint16_t status;	/**< enum pmr_sm_status */
+	uint16_t local_session;	/**< Session number at the receiver/sender. */
+	uint16_t remote_session; /**< Session number at the other end. */
+	uint16_t remote_worker;	/**< Worker id at the other end. */
+	uint16_t rsvd;
+	uint32_t token;		/**< The session's random token. */
+	uint64_t cookie;	/**< Nexus's handshake id, echoed back. */
+	struct pmr_transport_peer *peer;	/**< Created by the nexus. */
+	char uri[PMR_URI_MAX];	/**< CONNECT: remote nexus "host:port". */
+};
+
+/** Elements of each worker ring. */
+#define PMR_NEXUS_RING_SIZE 1024
+
+/** A registered handler, as workers copy them. */
+struct pmr_nexus_handler {
+	pmr_req_handler_t fn;
+	void *arg;
+};
+
+/**
+ * Attach a worker: the nexus creates its two rings and learns its queue
+ * (for peers and for the address it gives to remote nexuses).
+ *
+ * @return 0, -EEXIST (worker_id taken), -EINVAL, -ENOMEM.
+ */
+int pmr_nexus_worker_attach(struct pmr_nexus *nx, uint16_t worker_id,
+		struct pmr_transport_queue *q, struct rte_ring **to_worker,
+		struct rte_ring **from_worker);
+
+/**
+ * Detach a worker. The worker must have sent PMR_SM_DISCONNECT for each
+ * of its sessions; the nexus processes what is left on its from_worker
+ * ring (destroying those peers), forgets its handshakes, frees both rings.
+ */
+void pmr_nexus_worker_detach(struct pmr_nexus *nx, uint16_t worker_id);
+
+/**
+ * Copy the handler table (256 entries; unregistered types have fn NULL)
+ * and mark handler registration closed.
+ */
+void pmr_nexus_handlers_get(struct pmr_nexus *nx,
+		struct pmr_nexus_handler *table);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PMR_NEXUS_WORKER_H */

@@ -1,0 +1,1196 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The pmrpc authors
+ */
+
+/*
+ * The nexus end to end: two nexuses in this process on 127.0.0.1, their
+ * workers' queues real eth queues on a ring pair. The test plays both
+ * workers through their rings. The queues use "eth_cnt", the eth driver
+ * with counted peers, so that every case can check that each peer the
+ * nexuses made was destroyed again.
+ */
+
+#include "pmr_test.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_errno.h>
+#include <rte_ring_elem.h>
+
+#include "nexus_wire.h"
+#include "pmr_msgbuf.h"
+#include "pmr_nexus.h"
+#include "pmr_nexus_worker.h"
+#include "pmr_transport.h"
+#include "pmr_transport_driver.h"
+
+/* Longest wait for anything that should happen (sanitizer builds). */
+#define WAIT_MS 5000
+/* How long "nothing more arrives" is watched. */
+#define QUIET_MS 150
+
+#define CLIENT_ID 1
+#define SERVER_ID 2
+
+static uint64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Wait up to WAIT_MS for cond, polling every millisecond. */
+#define WAIT_FOR(cond) do { \
+	uint64_t wait_end_ = now_ms() + WAIT_MS; \
+	while (!(cond)) { \
+		if (now_ms() > wait_end_) \
+			fail_msg("timed out waiting for %s", #cond); \
+		usleep(1000); \
+	} \
+} while (0)
+
+/* The eth driver, counting live peers. */
+
+static int64_t peers_live;
+static struct pmr_transport_driver cnt_driver;
+
+static struct pmr_transport_peer *
+cnt_peer_create(struct pmr_transport_queue *q,
+		const struct pmr_transport_addr *addr)
+{
+	struct pmr_transport_peer *p = pmr_eth_driver.peer_create(q, addr);
+
+	if (p != NULL)
+		__atomic_add_fetch(&peers_live, 1, __ATOMIC_RELAXED);
+	return p;
+}
+
+static void
+cnt_peer_destroy(struct pmr_transport_queue *q, struct pmr_transport_peer *p)
+{
+	__atomic_sub_fetch(&peers_live, 1, __ATOMIC_RELAXED);
+	pmr_eth_driver.peer_destroy(q, p);
+}
+
+static int64_t
+live_peers(void)
+{
+	return __atomic_load_n(&peers_live, __ATOMIC_RELAXED);
+}
+
+static int
+group_setup(void **state)
+{
+	if (pmr_test_eal_setup(state) != 0)
+		return -1;
+	cnt_driver = pmr_eth_driver;
+	cnt_driver.name = "eth_cnt";
+	cnt_driver.peer_create = cnt_peer_create;
+	cnt_driver.peer_destroy = cnt_peer_destroy;
+	return pmr_transport_register(&cnt_driver) == 0 ? 0 : -1;
+}
+
+/* Ring helpers: the test is both workers. */
+
+static void
+ring_put(struct rte_ring *r, const struct pmr_sm_msg *m)
+{
+	assert_int_equal(rte_ring_enqueue_elem(r, (void *)(uintptr_t)m,
+			sizeof(*m)), 0);
+}
+
+/* Dequeue one message within ms; 0 or -1. */
+static int
+ring_wait(struct rte_ring *r, struct pmr_sm_msg *m, unsigned int ms)
+{
+	uint64_t end = now_ms() + ms;
+
+	for (;;) {
+		if (rte_ring_dequeue_elem(r, m, sizeof(*m)) == 0)
+			return 0;
+		if (now_ms() > end)
+			return -1;
+		usleep(1000);
+	}
+}
+
+static void
+expect_msg(struct rte_ring *r, uint16_t type, struct pmr_sm_msg *m)
+{
+	if (ring_wait(r, m, WAIT_MS) != 0)
+		fail_msg("no message of type %u", type);
+	assert_int_equal(m->type, type);
+}
+
+static void
+expect_quiet(struct rte_ring *r, unsigned int ms)
+{
+	struct pmr_sm_msg m;
+
+	if (ring_wait(r, &m, ms) == 0)
+		fail_msg("unexpected message type %u status %u", m.type,
+			m.status);
+}
+
+static struct pmr_nexus_stats
+stats(struct pmr_nexus *nx)
+{
+	struct pmr_nexus_stats st;
+
+	assert_int_equal(pmr_nexus_stats_get(nx, &st), 0);
+	return st;
+}
+
+/* A test worker: a queue, attached to a nexus. */
+struct tworker {
+	uint16_t id;
+	struct pmr_nexus *nx;
+	struct pmr_transport_queue *q;
+	struct rte_ring *to, *from;
+	bool attached;
+};
+
+/* Two nexuses, a client worker on one and a server worker on the other. */
+struct env {
+	char name[16];
+	uint16_t port_a, port_b;
+	struct pmr_nexus *cn, *sn;
+	struct tworker cw, sw;
+	int64_t peers_base;
+};
+
+static unsigned int env_seq;
+
+static void
+tworker_up(struct tworker *w, struct pmr_nexus *nx, uint16_t id,
+		const char *drv, uint16_t port, const char *ip)
+{
+	char args[64];
+
+	w->id = id;
+	w->nx = nx;
+	snprintf(args, sizeof(args), "port=%u,ip=%s", port, ip);
+	w->q = pmr_transport_queue_create(pmr_transport_find(drv), args,
+			SOCKET_ID_ANY);
+	assert_non_null(w->q);
+	assert_int_equal(pmr_nexus_worker_attach(nx, id, w->q, &w->to,
+			&w->from), 0);
+	assert_non_null(w->to);
+	assert_non_null(w->from);
+	w->attached = true;
+}
+
+static void
+tworker_detach(struct tworker *w)
+{
+	if (w->attached)
+		pmr_nexus_worker_detach(w->nx, w->id);
+	w->attached = false;
+}
+
+static void
+env_up_drivers(struct env *e, const struct pmr_nexus_conf *conf,
+		const char *cdrv, const char *sdrv)
+{
+	memset(e, 0, sizeof(*e));
+	e->peers_base = live_peers();
+	snprintf(e->name, sizeof(e->name), "nx%u", env_seq++);
+	assert_int_equal(pmr_test_ring_pair(e->name, &e->port_a, &e->port_b),
+			0);
+	e->cn = pmr_nexus_create("127.0.0.1:0", conf);
+	assert_non_null(e->cn);
+	e->sn = pmr_nexus_create("127.0.0.1:0", conf);
+	assert_non_null(e->sn);
+	tworker_up(&e->cw, e->cn, CLIENT_ID, cdrv, e->port_a, "10.0.0.1");
+	tworker_up(&e->sw, e->sn, SERVER_ID, sdrv, e->port_b, "10.0.0.2");
+}
+
+static void
+env_up(struct env *e, const struct pmr_nexus_conf *conf)
+{
+	env_up_drivers(e, conf, "eth_cnt", "eth_cnt");
+}
+
+static void
+env_down(struct env *e)
+{
+	tworker_detach(&e->cw);
+	tworker_detach(&e->sw);
+	assert_int_equal(pmr_nexus_destroy(e->cn), 0);
+	assert_int_equal(pmr_nexus_destroy(e->sn), 0);
+	/* Every peer the nexuses (or the test) made is gone. */
+	assert_int_equal(live_peers(), e->peers_base);
+	pmr_transport_queue_destroy(e->cw.q);
+	pmr_transport_queue_destroy(e->sw.q);
+	pmr_test_ring_pair_free(e->name, e->port_a, e->port_b);
+}
+
+static void
+worker_connect(struct tworker *w, uint16_t local_session,
+		uint16_t remote_worker, const char *uri)
+{
+	struct pmr_sm_msg m = {
+		.type = PMR_SM_CONNECT,
+		.local_session = local_session,
+		.remote_worker = remote_worker,
+	};
+
+	snprintf(m.uri, sizeof(m.uri), "%s", uri);
+	ring_put(w->from, &m);
+}
+
+static void
+worker_answer(struct tworker *w, uint16_t type, uint64_t cookie,
+		uint16_t local_session, uint16_t status)
+{
+	struct pmr_sm_msg m = {
+		.type = type,
+		.status = status,
+		.local_session = local_session,
+		.cookie = cookie,
+	};
+
+	ring_put(w->from, &m);
+}
+
+static void
+worker_disconnect(struct tworker *w, uint16_t local_session,
+		struct pmr_transport_peer *peer, uint16_t status)
+{
+	struct pmr_sm_msg m = {
+		.type = PMR_SM_DISCONNECT,
+		.status = status,
+		.local_session = local_session,
+		.peer = peer,
+	};
+
+	ring_put(w->from, &m);
+}
+
+/* Open client session cs to server session ss; return both ends' news. */
+static void
+open_session(struct env *e, uint16_t cs, uint16_t ss,
+		struct pmr_sm_msg *connected, struct pmr_sm_msg *in)
+{
+	worker_connect(&e->cw, cs, e->sw.id, pmr_nexus_uri(e->sn));
+	expect_msg(e->sw.to, PMR_SM_CONNECT_IN, in);
+	assert_non_null(in->peer);
+	assert_int_equal(in->remote_session, cs);
+	assert_int_equal(in->remote_worker, e->cw.id);
+	worker_answer(&e->sw, PMR_SM_ACCEPT, in->cookie, ss, PMR_SM_OK);
+	expect_msg(e->cw.to, PMR_SM_CONNECTED, connected);
+	assert_int_equal(connected->local_session, cs);
+	assert_int_equal(connected->remote_session, ss);
+	assert_int_equal(connected->remote_worker, e->sw.id);
+	assert_int_equal(connected->status, PMR_SM_OK);
+	assert_true(connected->token == in->token);
+	assert_non_null(connected->peer);
+}
+
+/* Close from one side: the other is told, answers, both peers go. */
+static void
+close_session(struct env *e, bool from_client,
+		const struct pmr_sm_msg *connected, const struct pmr_sm_msg *in)
+{
+	struct tworker *closer = from_client ? &e->cw : &e->sw;
+	struct tworker *other = from_client ? &e->sw : &e->cw;
+	const struct pmr_sm_msg *mine = from_client ? connected : in;
+	const struct pmr_sm_msg *theirs = from_client ? in : connected;
+	uint16_t my_session = from_client ? connected->local_session :
+		connected->remote_session;
+	uint16_t their_session = from_client ? connected->remote_session :
+		connected->local_session;
+	struct pmr_sm_msg m;
+
+	worker_disconnect(closer, my_session, mine->peer, PMR_SM_OK);
+	expect_msg(other->to, PMR_SM_DISCONNECTED, &m);
+	assert_int_equal(m.local_session, their_session);
+	assert_int_equal(m.status, PMR_SM_E_REMOTE);
+	worker_disconnect(other, their_session, theirs->peer,
+			PMR_SM_E_REMOTE);
+	WAIT_FOR(live_peers() == e->peers_base);
+	/* The DISCONNECT copies are duplicates: one DISCONNECTED only. */
+	expect_quiet(other->to, QUIET_MS);
+	expect_quiet(closer->to, 0);
+}
+
+/* A port of 127.0.0.1 with nobody listening (it was free a moment ago). */
+static uint16_t
+free_udp_port(void)
+{
+	struct sockaddr_in sa = {
+		.sin_family = AF_INET,
+		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+	};
+	socklen_t len = sizeof(sa);
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
+	close(fd);
+	return ntohs(sa.sin_port);
+}
+
+/* A plain UDP socket on 127.0.0.1 to talk to a nexus by hand. */
+static int
+raw_socket(void)
+{
+	struct sockaddr_in sa = {
+		.sin_family = AF_INET,
+		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+	};
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	return fd;
+}
+
+static struct sockaddr_in
+nexus_addr(struct pmr_nexus *nx)
+{
+	const char *uri = pmr_nexus_uri(nx);
+	const char *colon = strrchr(uri, ':');
+	struct sockaddr_in sa = {
+		.sin_family = AF_INET,
+		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+	};
+
+	assert_non_null(colon);
+	sa.sin_port = htons((uint16_t)atoi(colon + 1));
+	return sa;
+}
+
+static void
+raw_send(int fd, struct pmr_nexus *nx, const void *buf, size_t len)
+{
+	struct sockaddr_in to = nexus_addr(nx);
+
+	assert_int_equal(sendto(fd, buf, len, 0, (struct sockaddr *)&to,
+			sizeof(to)), (ssize_t)len);
+}
+
+static void
+raw_send_msg(int fd, struct pmr_nexus *nx, const struct nexus_wire_msg *m)
+{
+	uint8_t buf[NEXUS_WIRE_MAX_LEN];
+	int len = nexus_wire_encode(m, buf, sizeof(buf));
+
+	assert_true(len > 0);
+	raw_send(fd, nx, buf, (size_t)len);
+}
+
+/* Receive one datagram within ms; its length, or -1. */
+static ssize_t
+raw_recv(int fd, uint8_t *buf, size_t size, unsigned int ms)
+{
+	uint64_t end = now_ms() + ms;
+	ssize_t n;
+
+	for (;;) {
+		n = recv(fd, buf, size, MSG_DONTWAIT);
+		if (n >= 0)
+			return n;
+		if (now_ms() > end)
+			return -1;
+		usleep(1000);
+	}
+}
+
+static void
+raw_expect(int fd, uint16_t type, struct nexus_wire_msg *m, uint8_t *raw,
+		ssize_t *raw_len)
+{
+	uint8_t buf[NEXUS_WIRE_MAX_LEN + 1];
+	ssize_t n = raw_recv(fd, buf, sizeof(buf), WAIT_MS);
+
+	assert_true(n > 0);
+	assert_int_equal(nexus_wire_decode(buf, (size_t)n, m), 0);
+	assert_int_equal(m->type, type);
+	if (raw != NULL) {
+		memcpy(raw, buf, (size_t)n);
+		*raw_len = n;
+	}
+}
+
+/* The cases. */
+
+static void
+test_handshake_accepted(void **state)
+{
+	struct pmr_transport_addr addr;
+	struct pmr_transport_peer *c2s, *s2c;
+	struct pmr_transport_caps caps;
+	struct pmr_sm_msg conn, in;
+	struct pmr_nexus_stats cst, sst;
+	struct rte_mempool *pool;
+	struct pmr_msgbuf *mb;
+	struct pmr_rx_pkt rx;
+	struct pmr_tx_pkt tx;
+	struct env e;
+	uint64_t end;
+
+	(void)state;
+	env_up(&e, NULL);
+	open_session(&e, 7, 3, &conn, &in);
+
+	/* Each peer is the other queue, as its rx bursts report it. */
+	assert_int_equal(pmr_transport_queue_addr(e.sw.q, &addr), 0);
+	c2s = pmr_transport_peer_create(e.cw.q, &addr);
+	assert_non_null(c2s);
+	assert_true(conn.peer->src == c2s->src);
+	assert_int_equal(pmr_transport_queue_addr(e.cw.q, &addr), 0);
+	s2c = pmr_transport_peer_create(e.sw.q, &addr);
+	assert_non_null(s2c);
+	assert_true(in.peer->src == s2c->src);
+	pmr_transport_peer_destroy(e.cw.q, c2s);
+	pmr_transport_peer_destroy(e.sw.q, s2c);
+
+	/* And a packet sent with the client's peer reaches the server. */
+	pmr_transport_queue_caps(e.cw.q, &caps);
+	pool = pmr_msgbuf_pool_create("nx_acc", 8, 0, 64, caps.headroom,
+			SOCKET_ID_ANY);
+	assert_non_null(pool);
+	mb = pmr_msgbuf_alloc(pool, 5);
+	assert_non_null(mb);
+	memcpy(mb->data, "hello", 5);
+	tx = (struct pmr_tx_pkt){ .peer = conn.peer, .mb = mb,
+		.data = mb->data, .len = 5 };
+	assert_int_equal(pmr_transport_tx_burst(e.cw.q, &tx, 1), 1);
+	end = now_ms() + WAIT_MS;
+	while (pmr_transport_rx_burst(e.sw.q, &rx, 1) == 0)
+		assert_true(now_ms() < end);
+	assert_int_equal(rx.len, 5);
+	assert_memory_equal(rx.data, "hello", 5);
+	assert_true(rx.src == in.peer->src);
+	pmr_transport_rx_release(e.sw.q, &rx, 1);
+	assert_int_equal(pmr_msgbuf_tx_pending(mb), 0);
+	pmr_msgbuf_free(mb);
+	assert_int_equal(pmr_msgbuf_pool_free(pool), 0);
+
+	cst = stats(e.cn);
+	sst = stats(e.sn);
+	assert_int_equal(cst.sessions_connected, 1);
+	assert_int_equal(cst.sessions_failed, 0);
+	assert_true(cst.tx_msgs >= 1);
+	assert_true(cst.rx_msgs >= 1);
+	assert_int_equal(cst.rx_bad, 0);
+	assert_int_equal(sst.sessions_accepted, 1);
+	assert_int_equal(sst.sessions_refused, 0);
+	assert_true(sst.rx_msgs >= 1);
+	assert_true(sst.tx_msgs >= 1);
+	assert_int_equal(sst.rx_bad, 0);
+
+	close_session(&e, true, &conn, &in);
+	env_down(&e);
+}
+
+static void
+test_refused_no_worker(void **state)
+{
+	struct pmr_nexus_conf conf = { .connect_timeout_ms = 10000 };
+	struct pmr_sm_msg m;
+	struct env e;
+	uint64_t start;
+
+	(void)state;
+	env_up(&e, &conf);
+	start = now_ms();
+	worker_connect(&e.cw, 1, 99, pmr_nexus_uri(e.sn));
+	expect_msg(e.cw.to, PMR_SM_CONNECT_FAILED, &m);
+	assert_int_equal(m.local_session, 1);
+	assert_int_equal(m.status, PMR_SM_E_NO_WORKER);
+	/* Answered, not timed out. */
+	assert_true(now_ms() - start < conf.connect_timeout_ms / 2);
+	assert_int_equal(stats(e.sn).sessions_refused, 1);
+	assert_int_equal(stats(e.cn).sessions_failed, 1);
+	expect_quiet(e.sw.to, 0);
+	env_down(&e);
+}
+
+static void
+test_refused_by_worker(void **state)
+{
+	struct pmr_sm_msg m, in;
+	struct env e;
+
+	(void)state;
+	env_up(&e, NULL);
+	worker_connect(&e.cw, 4, e.sw.id, pmr_nexus_uri(e.sn));
+	expect_msg(e.sw.to, PMR_SM_CONNECT_IN, &in);
+	assert_non_null(in.peer);
+	worker_answer(&e.sw, PMR_SM_REFUSE, in.cookie, 0,
+			PMR_SM_E_NO_RESOURCES);
+	expect_msg(e.cw.to, PMR_SM_CONNECT_FAILED, &m);
+	assert_int_equal(m.local_session, 4);
+	assert_int_equal(m.status, PMR_SM_E_NO_RESOURCES);
+	/* The nexus destroyed the peer it had made for the worker. */
+	WAIT_FOR(live_peers() == e.peers_base);
+
+	/* A status that is no refusal reason goes out as NO_RESOURCES. */
+	worker_connect(&e.cw, 5, e.sw.id, pmr_nexus_uri(e.sn));
+	expect_msg(e.sw.to, PMR_SM_CONNECT_IN, &in);
+	worker_answer(&e.sw, PMR_SM_REFUSE, in.cookie, 0, PMR_SM_OK);
+	expect_msg(e.cw.to, PMR_SM_CONNECT_FAILED, &m);
+	assert_int_equal(m.local_session, 5);
+	assert_int_equal(m.status, PMR_SM_E_NO_RESOURCES);
+	assert_int_equal(stats(e.sn).sessions_refused, 2);
+	assert_int_equal(stats(e.cn).sessions_failed, 2);
+	env_down(&e);
+}
+
+static void
+test_refused_driver_mismatch(void **state)
+{
+	struct pmr_sm_msg m;
+	struct env e;
+
+	(void)state;
+	env_up_drivers(&e, NULL, "eth", "eth_cnt");
+	worker_connect(&e.cw, 1, e.sw.id, pmr_nexus_uri(e.sn));
+	expect_msg(e.cw.to, PMR_SM_CONNECT_FAILED, &m);
+	assert_int_equal(m.status, PMR_SM_E_BAD_REQUEST);
+	expect_quiet(e.sw.to, 0);
+	env_down(&e);
+}
+
+static void
+test_refused_ring_full(void **state)
+{
+	struct pmr_sm_msg m = { .type = 0 };
+	struct env e;
+	unsigned int i, n = 0;
+
+	(void)state;
+	env_up(&e, NULL);
+	/* Fill the server worker's ring as if it had stopped reading. */
+	while (rte_ring_enqueue_elem(e.sw.to, &m, sizeof(m)) == 0)
+		n++;
+	assert_int_equal(n, PMR_NEXUS_RING_SIZE);
+	worker_connect(&e.cw, 2, e.sw.id, pmr_nexus_uri(e.sn));
+	expect_msg(e.cw.to, PMR_SM_CONNECT_FAILED, &m);
+	assert_int_equal(m.status, PMR_SM_E_NO_RESOURCES);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(rte_ring_dequeue_elem(e.sw.to, &m,
+				sizeof(m)), 0);
+		assert_int_equal(m.type, 0);
+	}
+	expect_quiet(e.sw.to, 0);
+	WAIT_FOR(live_peers() == e.peers_base);
+	env_down(&e);
+}
+
+static void
+test_timeout(void **state)
+{
+	struct pmr_nexus_conf conf = {
+		.connect_timeout_ms = 300,
+		.connect_retry_ms = 100,
+	};
+	struct pmr_nexus_stats st;
+	struct pmr_sm_msg m;
+	char uri[PMR_URI_MAX];
+	uint64_t start, took;
+	struct env e;
+
+	(void)state;
+	env_up(&e, &conf);
+	snprintf(uri, sizeof(uri), "127.0.0.1:%u", free_udp_port());
+	start = now_ms();
+	worker_connect(&e.cw, 9, 1, uri);
+	expect_msg(e.cw.to, PMR_SM_CONNECT_FAILED, &m);
+	took = now_ms() - start;
+	assert_int_equal(m.local_session, 9);
+	assert_int_equal(m.status, PMR_SM_E_TIMEOUT);
+	assert_true(took >= 300);
+	assert_true(took < 3000);
+	st = stats(e.cn);
+	assert_true(st.connect_retries >= 1);
+	assert_true(st.tx_msgs >= 2);
+	assert_int_equal(st.sessions_failed, 1);
+	env_down(&e);
+}
+
+static void
+test_unresolvable_uri(void **state)
+{
+	static const char *const uris[] = {
+		"nocolon", "127.0.0.1:", ":4000", "127.0.0.1:0",
+		"127.0.0.1:65536", "127.0.0.1:40x0",
+		/* May ask a DNS server: hence the long wait below. */
+		"no-such-host.invalid:4000",
+	};
+	struct pmr_sm_msg m;
+	struct env e;
+	unsigned int i;
+	uint64_t end;
+
+	(void)state;
+	env_up(&e, NULL);
+	for (i = 0; i < RTE_DIM(uris); i++) {
+		worker_connect(&e.cw, (uint16_t)i, e.sw.id, uris[i]);
+		if (ring_wait(e.cw.to, &m, 30000) != 0)
+			fail_msg("no answer for %s", uris[i]);
+		assert_int_equal(m.type, PMR_SM_CONNECT_FAILED);
+		assert_int_equal(m.local_session, i);
+		assert_int_equal(m.status, PMR_SM_E_UNREACHABLE);
+	}
+	/* A URI without its NUL. */
+	m = (struct pmr_sm_msg){ .type = PMR_SM_CONNECT, .local_session = 77,
+		.remote_worker = e.sw.id };
+	memset(m.uri, '1', sizeof(m.uri));
+	ring_put(e.cw.from, &m);
+	expect_msg(e.cw.to, PMR_SM_CONNECT_FAILED, &m);
+	assert_int_equal(m.local_session, 77);
+	assert_int_equal(m.status, PMR_SM_E_UNREACHABLE);
+	end = RTE_DIM(uris) + 1;
+	assert_int_equal(stats(e.cn).sessions_failed, end);
+	assert_int_equal(stats(e.cn).tx_msgs, 0);
+	env_down(&e);
+}
+
+static void
+test_disconnect_from_client(void **state)
+{
+	/* No retransmission may blur the message counts below. */
+	struct pmr_nexus_conf conf = {
+		.connect_timeout_ms = 5000,
+		.connect_retry_ms = 5000,
+	};
+	struct pmr_nexus_stats before, after;
+	struct pmr_sm_msg conn, in;
+	struct env e;
+
+	(void)state;
+	env_up(&e, &conf);
+	open_session(&e, 11, 21, &conn, &in);
+	before = stats(e.sn);
+	close_session(&e, true, &conn, &in);
+	/* The server's DISCONNECT (status REMOTE) sends nothing. */
+	after = stats(e.sn);
+	assert_int_equal(after.tx_msgs, before.tx_msgs);
+	/* Three copies arrive; two are harmless duplicates. */
+	WAIT_FOR(stats(e.sn).rx_msgs == before.rx_msgs + 3);
+	assert_int_equal(stats(e.sn).rx_bad, 0);
+	assert_int_equal(stats(e.cn).rx_bad, 0);
+
+	/* The session numbers can be used again. */
+	open_session(&e, 11, 21, &conn, &in);
+	close_session(&e, false, &conn, &in);
+	env_down(&e);
+}
+
+static void
+test_disconnect_from_server(void **state)
+{
+	struct pmr_sm_msg conn, in;
+	struct env e;
+
+	(void)state;
+	env_up(&e, NULL);
+	open_session(&e, 5, 6, &conn, &in);
+	close_session(&e, false, &conn, &in);
+	assert_int_equal(stats(e.cn).rx_bad, 0);
+	env_down(&e);
+}
+
+static void
+test_retransmit_dedup(void **state)
+{
+	struct pmr_nexus_conf conf = {
+		.connect_timeout_ms = 5000,
+		.connect_retry_ms = 40,
+	};
+	struct pmr_sm_msg conn, in;
+	struct env e;
+
+	(void)state;
+	env_up(&e, &conf);
+	worker_connect(&e.cw, 3, e.sw.id, pmr_nexus_uri(e.sn));
+	expect_msg(e.sw.to, PMR_SM_CONNECT_IN, &in);
+	/* The worker is slow: the client resends meanwhile. */
+	expect_quiet(e.sw.to, 400);
+	assert_true(stats(e.cn).connect_retries >= 3);
+	worker_answer(&e.sw, PMR_SM_ACCEPT, in.cookie, 8, PMR_SM_OK);
+	expect_msg(e.cw.to, PMR_SM_CONNECTED, &conn);
+	assert_true(conn.token == in.token);
+	expect_quiet(e.cw.to, QUIET_MS);
+	expect_quiet(e.sw.to, 0);
+	assert_int_equal(stats(e.sn).sessions_accepted, 1);
+	assert_true(stats(e.sn).rx_msgs >= 4);
+	assert_int_equal(stats(e.cn).sessions_connected, 1);
+	close_session(&e, true, &conn, &in);
+	env_down(&e);
+}
+
+/* A hand-made client: pending requests wait, answered ones get the same. */
+static void
+test_server_dedup_resend(void **state)
+{
+	uint8_t first[NEXUS_WIRE_MAX_LEN + 1], again[NEXUS_WIRE_MAX_LEN + 1];
+	struct nexus_wire_msg req = {
+		.type = NEXUS_WIRE_CONNECT_REQ,
+		.hs_id = UINT64_C(0x1111222233334444),
+		.req = {
+			.client_worker = 1,
+			.client_session = 5,
+			.server_worker = SERVER_ID,
+			.driver = "eth_cnt",
+		},
+	};
+	struct nexus_wire_msg m, disc;
+	struct pmr_sm_msg in, dm;
+	ssize_t first_len, again_len;
+	struct env e;
+	int fd;
+
+	(void)state;
+	env_up(&e, NULL);
+	fd = raw_socket();
+	assert_int_equal(pmr_transport_queue_addr(e.cw.q, &req.req.addr), 0);
+	raw_send_msg(fd, e.sn, &req);
+	expect_msg(e.sw.to, PMR_SM_CONNECT_IN, &in);
+	/* Retransmissions while the worker thinks: nothing happens. */
+	raw_send_msg(fd, e.sn, &req);
+	raw_send_msg(fd, e.sn, &req);
+	expect_quiet(e.sw.to, QUIET_MS);
+	assert_int_equal(raw_recv(fd, first, sizeof(first), 0), -1);
+
+	worker_answer(&e.sw, PMR_SM_ACCEPT, in.cookie, 4, PMR_SM_OK);
+	raw_expect(fd, NEXUS_WIRE_ACCEPT, &m, first, &first_len);
+	assert_true(m.hs_id == req.hs_id);
+	assert_int_equal(m.accept.client_worker, 1);
+	assert_int_equal(m.accept.client_session, 5);
+	assert_int_equal(m.accept.server_worker, SERVER_ID);
+	assert_int_equal(m.accept.server_session, 4);
+	assert_true(m.accept.token == in.token);
+	/* After the answer, a retransmission gets the very same bytes. */
+	raw_send_msg(fd, e.sn, &req);
+	raw_expect(fd, NEXUS_WIRE_ACCEPT, &m, again, &again_len);
+	assert_int_equal(again_len, first_len);
+	assert_memory_equal(again, first, (size_t)first_len);
+	expect_quiet(e.sw.to, QUIET_MS);
+	assert_int_equal(stats(e.sn).sessions_accepted, 1);
+
+	/* Another handshake id from the same client is another request. */
+	req.hs_id++;
+	raw_send_msg(fd, e.sn, &req);
+	expect_msg(e.sw.to, PMR_SM_CONNECT_IN, &dm);
+	assert_true(dm.cookie != in.cookie);
+	worker_answer(&e.sw, PMR_SM_REFUSE, dm.cookie, 0,
+			PMR_SM_E_BAD_REQUEST);
+	raw_expect(fd, NEXUS_WIRE_REFUSE, &m, NULL, NULL);
+	assert_int_equal(m.refuse.status, PMR_SM_E_BAD_REQUEST);
+	req.hs_id--;
+
+	/* A DISCONNECT with the wrong token is dropped and counted. */
+	disc = (struct nexus_wire_msg){
+		.type = NEXUS_WIRE_DISCONNECT,
+		.hs_id = req.hs_id,
+		.disc = {
+			.dst_worker = SERVER_ID, .dst_session = 4,
+			.src_worker = 1, .src_session = 5,
+			.token = in.token + 1,
+		},
+	};
+	raw_send_msg(fd, e.sn, &disc);
+	WAIT_FOR(stats(e.sn).rx_bad == 1);
+	expect_quiet(e.sw.to, QUIET_MS);
+	/* With the right one the worker hears of it. */
+	disc.disc.token = in.token;
+	raw_send_msg(fd, e.sn, &disc);
+	expect_msg(e.sw.to, PMR_SM_DISCONNECTED, &dm);
+	assert_int_equal(dm.local_session, 4);
+	worker_disconnect(&e.sw, 4, in.peer, PMR_SM_E_REMOTE);
+	WAIT_FOR(live_peers() == e.peers_base);
+	close(fd);
+	env_down(&e);
+}
+
+static void
+test_malformed_datagrams(void **state)
+{
+	uint8_t buf[2000], good[NEXUS_WIRE_MAX_LEN];
+	struct nexus_wire_msg refuse = {
+		.type = NEXUS_WIRE_REFUSE,
+		.hs_id = 5,
+		.refuse = { .status = PMR_SM_E_NO_WORKER },
+	};
+	struct pmr_sm_msg conn, in;
+	struct env e;
+	int fd, len;
+	uint64_t bad = 0;
+
+	(void)state;
+	env_up(&e, NULL);
+	fd = raw_socket();
+	memset(buf, 0, sizeof(buf));
+	raw_send(fd, e.sn, buf, 0);		/* empty */
+	bad++;
+	raw_send(fd, e.sn, buf, 3);		/* short */
+	bad++;
+	raw_send(fd, e.sn, buf, 16);		/* no magic */
+	bad++;
+	len = nexus_wire_encode(&refuse, good, sizeof(good));
+	assert_int_equal(len, NEXUS_WIRE_REFUSE_LEN);
+	memcpy(buf, good, (size_t)len);
+	buf[6] = 9;				/* unknown type */
+	raw_send(fd, e.sn, buf, (size_t)len);
+	bad++;
+	buf[6] = NEXUS_WIRE_REFUSE;
+	buf[22] = 0;				/* status OK */
+	raw_send(fd, e.sn, buf, (size_t)len);
+	bad++;
+	buf[22] = PMR_SM_E_NO_WORKER;
+	raw_send(fd, e.sn, buf, (size_t)len + 1);	/* too long */
+	bad++;
+	raw_send(fd, e.sn, buf, sizeof(buf));	/* far too long */
+	bad++;
+	buf[4] = 2;				/* version 2 */
+	raw_send(fd, e.sn, buf, (size_t)len);
+	bad++;
+	WAIT_FOR(stats(e.sn).rx_bad == bad);
+	assert_int_equal(stats(e.sn).rx_msgs, 0);
+
+	/* A well-formed REFUSE nobody asked for is normal: ignored. */
+	raw_send(fd, e.cn, good, (size_t)len);
+	WAIT_FOR(stats(e.cn).rx_msgs == 1);
+	assert_int_equal(stats(e.cn).rx_bad, 0);
+	expect_quiet(e.cw.to, 0);
+
+	/* None of it disturbs a real handshake. */
+	open_session(&e, 1, 2, &conn, &in);
+	close_session(&e, true, &conn, &in);
+	assert_int_equal(stats(e.sn).rx_bad, bad);
+	assert_int_equal(stats(e.cn).rx_bad, 0);
+	close(fd);
+	env_down(&e);
+}
+
+/* An ACCEPT the client does not know: the server session must go. */
+static void
+test_unknown_accept_disconnected(void **state)
+{
+	struct nexus_wire_msg acc = {
+		.type = NEXUS_WIRE_ACCEPT,
+		.hs_id = 77,
+		.accept = {
+			.client_worker = CLIENT_ID, .client_session = 3,
+			.server_worker = 12, .server_session = 13,
+			.token = 0xabcdef,
+		},
+	};
+	struct nexus_wire_msg m;
+	struct env e;
+	int fd;
+
+	(void)state;
+	env_up(&e, NULL);
+	fd = raw_socket();
+	assert_int_equal(pmr_transport_queue_addr(e.sw.q, &acc.accept.addr),
+			0);
+	raw_send_msg(fd, e.cn, &acc);
+	raw_expect(fd, NEXUS_WIRE_DISCONNECT, &m, NULL, NULL);
+	assert_true(m.hs_id == 77);
+	assert_int_equal(m.disc.dst_worker, 12);
+	assert_int_equal(m.disc.dst_session, 13);
+	assert_int_equal(m.disc.src_worker, CLIENT_ID);
+	assert_int_equal(m.disc.src_session, 3);
+	assert_true(m.disc.token == 0xabcdef);
+	/* One copy only: no amplification of forged ACCEPTs. */
+	assert_int_equal(raw_recv(fd, (uint8_t *)&m, sizeof(m), QUIET_MS),
+			-1);
+	expect_quiet(e.cw.to, 0);
+	assert_int_equal(stats(e.cn).rx_msgs, 1);
+	assert_int_equal(stats(e.cn).rx_bad, 0);
+	close(fd);
+	env_down(&e);
+}
+
+/* The server worker answers after the client gave up. */
+static void
+test_late_accept_after_timeout(void **state)
+{
+	struct pmr_nexus_conf conf = {
+		.connect_timeout_ms = 300,
+		.connect_retry_ms = 100,
+	};
+	struct pmr_sm_msg m, in;
+	struct env e;
+
+	(void)state;
+	env_up(&e, &conf);
+	worker_connect(&e.cw, 6, e.sw.id, pmr_nexus_uri(e.sn));
+	expect_msg(e.sw.to, PMR_SM_CONNECT_IN, &in);
+	expect_msg(e.cw.to, PMR_SM_CONNECT_FAILED, &m);
+	assert_int_equal(m.status, PMR_SM_E_TIMEOUT);
+	worker_answer(&e.sw, PMR_SM_ACCEPT, in.cookie, 60, PMR_SM_OK);
+	/* The client nexus tells the server its session is not wanted. */
+	expect_msg(e.sw.to, PMR_SM_DISCONNECTED, &m);
+	assert_int_equal(m.local_session, 60);
+	worker_disconnect(&e.sw, 60, in.peer, PMR_SM_E_REMOTE);
+	WAIT_FOR(live_peers() == e.peers_base);
+	expect_quiet(e.cw.to, QUIET_MS);
+	env_down(&e);
+}
+
+/* The worker frees a session while its handshake is under way. */
+static void
+test_connect_abandoned(void **state)
+{
+	struct pmr_nexus_conf conf = {
+		.connect_timeout_ms = 300,
+		.connect_retry_ms = 50,
+	};
+	struct pmr_sm_msg m;
+	struct env e;
+	char uri[PMR_URI_MAX];
+
+	(void)state;
+	env_up(&e, &conf);
+	snprintf(uri, sizeof(uri), "127.0.0.1:%u", free_udp_port());
+	worker_connect(&e.cw, 4, 1, uri);
+	worker_disconnect(&e.cw, 4, NULL, PMR_SM_OK);
+	/* No CONNECT_FAILED for a session the worker has forgotten. */
+	expect_quiet(e.cw.to, 500);
+	assert_int_equal(stats(e.cn).sessions_failed, 0);
+	/* The session number is free again. */
+	worker_connect(&e.cw, 4, e.sw.id, "nocolon");
+	expect_msg(e.cw.to, PMR_SM_CONNECT_FAILED, &m);
+	assert_int_equal(m.status, PMR_SM_E_UNREACHABLE);
+	env_down(&e);
+}
+
+/* Detaching workers with sessions and handshakes left over. */
+static void
+test_detach_cleans_up(void **state)
+{
+	struct pmr_sm_msg conn, in, m;
+	struct env e;
+
+	(void)state;
+	env_up(&e, NULL);
+	open_session(&e, 1, 2, &conn, &in);
+	/* The client worker goes without closing: the server is told. */
+	tworker_detach(&e.cw);
+	expect_msg(e.sw.to, PMR_SM_DISCONNECTED, &m);
+	assert_int_equal(m.local_session, 2);
+	worker_disconnect(&e.sw, 2, in.peer, PMR_SM_E_REMOTE);
+	WAIT_FOR(live_peers() == e.peers_base);
+
+	/* A server worker that goes with a request unanswered refuses it. */
+	assert_int_equal(pmr_nexus_worker_attach(e.cn, CLIENT_ID, e.cw.q,
+			&e.cw.to, &e.cw.from), 0);
+	e.cw.attached = true;
+	worker_connect(&e.cw, 3, e.sw.id, pmr_nexus_uri(e.sn));
+	expect_msg(e.sw.to, PMR_SM_CONNECT_IN, &in);
+	tworker_detach(&e.sw);
+	expect_msg(e.cw.to, PMR_SM_CONNECT_FAILED, &m);
+	assert_int_equal(m.status, PMR_SM_E_NO_WORKER);
+	env_down(&e);
+}
+
+static void
+dummy_handler(struct pmr_req *req, void *arg)
+{
+	(void)req;
+	(void)arg;
+}
+
+static void
+test_register_handler(void **state)
+{
+	struct pmr_nexus_handler table[256];
+	struct pmr_nexus *nx;
+	struct tworker w;
+	uint16_t a, b;
+	int arg;
+
+	(void)state;
+	nx = pmr_nexus_create("127.0.0.1:0", NULL);
+	assert_non_null(nx);
+	assert_int_equal(pmr_nexus_register_handler(nx, 5, dummy_handler,
+			&arg), 0);
+	assert_int_equal(pmr_nexus_register_handler(nx, 5, dummy_handler,
+			NULL), -EEXIST);
+	assert_int_equal(pmr_nexus_register_handler(nx, 6, NULL, NULL),
+			-EINVAL);
+	assert_int_equal(pmr_nexus_register_handler(NULL, 6, dummy_handler,
+			NULL), -EINVAL);
+	assert_int_equal(pmr_nexus_register_handler(nx, 255, dummy_handler,
+			NULL), 0);
+
+	assert_int_equal(pmr_test_ring_pair("nxh", &a, &b), 0);
+	memset(&w, 0, sizeof(w));
+	tworker_up(&w, nx, 1, "eth_cnt", a, "10.0.0.1");
+	assert_int_equal(pmr_nexus_register_handler(nx, 6, dummy_handler,
+			NULL), -EBUSY);
+	pmr_nexus_handlers_get(nx, table);
+	assert_ptr_equal(table[5].fn, dummy_handler);
+	assert_ptr_equal(table[5].arg, &arg);
+	assert_ptr_equal(table[255].fn, dummy_handler);
+	assert_null(table[6].fn);
+	assert_null(table[0].fn);
+	tworker_detach(&w);
+	/* Still closed once the worker is gone. */
+	assert_int_equal(pmr_nexus_register_handler(nx, 6, dummy_handler,
+			NULL), -EBUSY);
+	assert_int_equal(pmr_nexus_destroy(nx), 0);
+
+	/* Reading the table closes registration too. */
+	nx = pmr_nexus_create("127.0.0.1:0", NULL);
+	assert_non_null(nx);
+	pmr_nexus_handlers_get(nx, table);
+	assert_int_equal(pmr_nexus_register_handler(nx, 1, dummy_handler,
+			NULL), -EBUSY);
+	assert_int_equal(pmr_nexus_destroy(nx), 0);
+	pmr_transport_queue_destroy(w.q);
+	pmr_test_ring_pair_free("nxh", a, b);
+}
+
+static void
+test_destroy_busy(void **state)
+{
+	struct pmr_nexus *nx;
+	struct tworker w;
+	uint16_t a, b;
+
+	(void)state;
+	nx = pmr_nexus_create("127.0.0.1:0", NULL);
+	assert_non_null(nx);
+	assert_int_equal(pmr_test_ring_pair("nxd", &a, &b), 0);
+	memset(&w, 0, sizeof(w));
+	tworker_up(&w, nx, 3, "eth_cnt", a, "10.0.0.1");
+	assert_int_equal(pmr_nexus_destroy(nx), -EBUSY);
+	/* Nothing was done: the nexus still answers. */
+	assert_int_equal(stats(nx).rx_msgs, 0);
+	tworker_detach(&w);
+	assert_int_equal(pmr_nexus_destroy(nx), 0);
+	assert_int_equal(pmr_nexus_destroy(NULL), -EINVAL);
+	pmr_transport_queue_destroy(w.q);
+	pmr_test_ring_pair_free("nxd", a, b);
+}
+
+static void
+test_attach_duplicate(void **state)
+{
+	struct rte_ring *to, *from;
+	struct pmr_nexus *nx;
+	struct tworker w;
+	uint16_t a, b;
+
+	(void)state;
+	nx = pmr_nexus_create("127.0.0.1:0", NULL);
+	assert_non_null(nx);
+	assert_int_equal(pmr_test_ring_pair("nxa", &a, &b), 0);
+	memset(&w, 0, sizeof(w));
+	tworker_up(&w, nx, 1, "eth_cnt", a, "10.0.0.1");
+	assert_int_equal(pmr_nexus_worker_attach(nx, 1, w.q, &to, &from),
+			-EEXIST);
+	assert_int_equal(pmr_nexus_worker_attach(nx, 2, NULL, &to, &from),
+			-EINVAL);
+	assert_int_equal(pmr_nexus_worker_attach(NULL, 2, w.q, &to, &from),
+			-EINVAL);
+	/* The same id can come back after a detach. */
+	tworker_detach(&w);
+	assert_int_equal(pmr_nexus_worker_attach(nx, 1, w.q, &to, &from), 0);
+	pmr_nexus_worker_detach(nx, 1);
+	pmr_nexus_worker_detach(nx, 1);		/* unknown: ignored */
+	assert_int_equal(pmr_nexus_destroy(nx), 0);
+	pmr_transport_queue_destroy(w.q);
+	pmr_test_ring_pair_free("nxa", a, b);
+}
+
+static void
+test_create_errors(void **state)
+{
+	static const char *const bad[] = {
+		"nocolon", ":4000", "127.0.0.1:", "127.0.0.1:65536",
+		"127.0.0.1:-1", "127.0.0.1:4o00",
+		/* Longer than PMR_URI_MAX. */
+		"127.0.0.1:000000000000000000000000000000000000000000000000000"
+		"00000000001",
+	};
+	struct pmr_nexus_conf conf;
+	struct pmr_nexus *nx;
+	char uri[PMR_URI_MAX];
+	unsigned int i;
+
+	(void)state;
+	assert_null(pmr_nexus_create(NULL, NULL));
+	assert_int_equal(rte_errno, EINVAL);
+	for (i = 0; i < RTE_DIM(bad); i++) {
+		nx = pmr_nexus_create(bad[i], NULL);
+		if (nx != NULL)
+			fail_msg("created on \"%s\"", bad[i]);
+		assert_int_equal(rte_errno, EINVAL);
+	}
+	/* Resending less often than the timeout makes no sense... */
+	conf = (struct pmr_nexus_conf){ .connect_timeout_ms = 50,
+		.connect_retry_ms = 100 };
+	assert_null(pmr_nexus_create("127.0.0.1:0", &conf));
+	assert_int_equal(rte_errno, EINVAL);
+	/* ...but the default retry interval shrinks to a short timeout. */
+	conf = (struct pmr_nexus_conf){ .connect_timeout_ms = 50 };
+	nx = pmr_nexus_create("127.0.0.1:0", &conf);
+	assert_non_null(nx);
+	assert_int_equal(pmr_nexus_destroy(nx), 0);
+
+	/* Port 0 is replaced by the real one, and it is taken. */
+	nx = pmr_nexus_create("127.0.0.1:0", NULL);
+	assert_non_null(nx);
+	assert_int_equal(strncmp(pmr_nexus_uri(nx), "127.0.0.1:", 10), 0);
+	assert_true(atoi(pmr_nexus_uri(nx) + 10) > 0);
+	snprintf(uri, sizeof(uri), "%s", pmr_nexus_uri(nx));
+	assert_null(pmr_nexus_create(uri, NULL));
+	assert_int_equal(rte_errno, EADDRINUSE);
+	assert_int_equal(pmr_nexus_destroy(nx), 0);
+
+	/* A host name works and is kept as given. */
+	nx = pmr_nexus_create("localhost:0", NULL);
+	assert_non_null(nx);
+	assert_int_equal(strncmp(pmr_nexus_uri(nx), "localhost:", 10), 0);
+	assert_int_equal(pmr_nexus_destroy(nx), 0);
+	assert_null(pmr_nexus_uri(NULL));
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_handshake_accepted),
+		cmocka_unit_test(test_refused_no_worker),
+		cmocka_unit_test(test_refused_by_worker),
+		cmocka_unit_test(test_refused_driver_mismatch),
+		cmocka_unit_test(test_refused_ring_full),
+		cmocka_unit_test(test_timeout),
+		cmocka_unit_test(test_unresolvable_uri),
+		cmocka_unit_test(test_disconnect_from_client),
+		cmocka_unit_test(test_disconnect_from_server),
+		cmocka_unit_test(test_retransmit_dedup),
+		cmocka_unit_test(test_server_dedup_resend),
+		cmocka_unit_test(test_malformed_datagrams),
+		cmocka_unit_test(test_unknown_accept_disconnected),
+		cmocka_unit_test(test_late_accept_after_timeout),
+		cmocka_unit_test(test_connect_abandoned),
+		cmocka_unit_test(test_detach_cleans_up),
+		cmocka_unit_test(test_register_handler),
+		cmocka_unit_test(test_destroy_busy),
+		cmocka_unit_test(test_attach_duplicate),
+		cmocka_unit_test(test_create_errors),
+	};
+
+	return cmocka_run_group_tests_name("nexus", tests, group_setup,
+			pmr_test_eal_teardown);
+}

@@ -1,0 +1,542 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The pmrpc authors
+ */
+
+/*
+ * Unit tests of the nexus UDP message format. Linked directly with
+ * nexus_wire.c, no EAL. Offsets and golden bytes are written by hand from
+ * the layout in nexus_wire.h. Decoding always works on a heap copy of
+ * exactly the given length, so that a sanitizer build catches any read
+ * past it.
+ */
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "nexus_wire.h"
+#include "pmr_nexus_worker.h"
+
+/* Hand-written offsets (see nexus_wire.h). */
+#define OFF_MAGIC	0
+#define OFF_VERSION	4
+#define OFF_TYPE	6
+#define OFF_REQ_DRIVER	22
+#define OFF_REQ_ALEN	38
+#define OFF_ACC_ALEN	28
+#define OFF_REF_STATUS	22
+
+/* Decode len bytes of buf from an exactly sized heap copy. */
+static int
+decode_exact(const uint8_t *buf, size_t len, struct nexus_wire_msg *m)
+{
+	uint8_t *copy = malloc(len > 0 ? len : 1);
+	int ret;
+
+	assert_non_null(copy);
+	memcpy(copy, buf, len);
+	ret = nexus_wire_decode(copy, len, m);
+	free(copy);
+	return ret;
+}
+
+static void
+sample_addr(struct pmr_transport_addr *a, uint8_t len, uint8_t seed)
+{
+	uint8_t i;
+
+	memset(a, 0, sizeof(*a));
+	a->len = len;
+	for (i = 0; i < len; i++)
+		a->bytes[i] = (uint8_t)(seed + i * 13);
+}
+
+static struct nexus_wire_msg
+sample_req(void)
+{
+	struct nexus_wire_msg m = {
+		.type = NEXUS_WIRE_CONNECT_REQ,
+		.hs_id = UINT64_C(0x0123456789abcdef),
+		.req = {
+			.client_worker = 0x1234,
+			.client_session = 0xfffe,
+			.server_worker = 7,
+		},
+	};
+
+	strcpy(m.req.driver, "eth");
+	sample_addr(&m.req.addr, 12, 0x40);
+	return m;
+}
+
+static struct nexus_wire_msg
+sample_accept(void)
+{
+	struct nexus_wire_msg m = {
+		.type = NEXUS_WIRE_ACCEPT,
+		.hs_id = UINT64_C(0xfedcba9876543210),
+		.accept = {
+			.client_worker = 1,
+			.client_session = 2,
+			.server_worker = 3,
+			.server_session = 0x8001,
+			.token = 0xdeadbeef,
+		},
+	};
+
+	sample_addr(&m.accept.addr, PMR_TRANSPORT_ADDR_MAX, 0x80);
+	return m;
+}
+
+static struct nexus_wire_msg
+sample_refuse(void)
+{
+	return (struct nexus_wire_msg){
+		.type = NEXUS_WIRE_REFUSE,
+		.hs_id = 42,
+		.refuse = {
+			.client_worker = 10,
+			.client_session = 11,
+			.server_worker = 12,
+			.status = PMR_SM_E_NO_RESOURCES,
+		},
+	};
+}
+
+static struct nexus_wire_msg
+sample_disconnect(void)
+{
+	return (struct nexus_wire_msg){
+		.type = NEXUS_WIRE_DISCONNECT,
+		.hs_id = UINT64_MAX,
+		.disc = {
+			.dst_worker = 0xffff,
+			.dst_session = 0,
+			.src_worker = 0x00ff,
+			.src_session = 0xff00,
+			.token = 1,
+		},
+	};
+}
+
+static int
+encode(const struct nexus_wire_msg *m, uint8_t *buf)
+{
+	int len = nexus_wire_encode(m, buf, NEXUS_WIRE_MAX_LEN);
+
+	assert_true(len >= NEXUS_WIRE_HDR_LEN);
+	return len;
+}
+
+static void
+assert_addr_equal(const struct pmr_transport_addr *a,
+		const struct pmr_transport_addr *b)
+{
+	assert_int_equal(a->len, b->len);
+	assert_memory_equal(a->bytes, b->bytes, a->len);
+}
+
+static void
+test_roundtrip_connect_req(void **state)
+{
+	struct nexus_wire_msg m = sample_req(), d;
+	uint8_t buf[NEXUS_WIRE_MAX_LEN];
+	int len;
+
+	(void)state;
+	len = encode(&m, buf);
+	assert_int_equal(len, 39 + 12);
+	assert_int_equal(decode_exact(buf, (size_t)len, &d), 0);
+	assert_int_equal(d.type, NEXUS_WIRE_CONNECT_REQ);
+	assert_true(d.hs_id == m.hs_id);
+	assert_int_equal(d.req.client_worker, 0x1234);
+	assert_int_equal(d.req.client_session, 0xfffe);
+	assert_int_equal(d.req.server_worker, 7);
+	assert_string_equal(d.req.driver, "eth");
+	assert_addr_equal(&d.req.addr, &m.req.addr);
+
+	/* Empty address and a name of the longest length. */
+	m.req.addr.len = 0;
+	memset(m.req.driver, 'x', PMR_TRANSPORT_NAME_MAX - 1);
+	m.req.driver[PMR_TRANSPORT_NAME_MAX - 1] = '\0';
+	len = encode(&m, buf);
+	assert_int_equal(len, NEXUS_WIRE_CONNECT_REQ_LEN);
+	assert_int_equal(decode_exact(buf, (size_t)len, &d), 0);
+	assert_string_equal(d.req.driver, m.req.driver);
+	assert_int_equal(d.req.addr.len, 0);
+}
+
+static void
+test_roundtrip_accept(void **state)
+{
+	struct nexus_wire_msg m = sample_accept(), d;
+	uint8_t buf[NEXUS_WIRE_MAX_LEN];
+	int len;
+
+	(void)state;
+	len = encode(&m, buf);
+	assert_int_equal(len, 29 + PMR_TRANSPORT_ADDR_MAX);
+	assert_int_equal(decode_exact(buf, (size_t)len, &d), 0);
+	assert_int_equal(d.type, NEXUS_WIRE_ACCEPT);
+	assert_true(d.hs_id == m.hs_id);
+	assert_int_equal(d.accept.client_worker, 1);
+	assert_int_equal(d.accept.client_session, 2);
+	assert_int_equal(d.accept.server_worker, 3);
+	assert_int_equal(d.accept.server_session, 0x8001);
+	assert_int_equal(d.accept.token, 0xdeadbeef);
+	assert_addr_equal(&d.accept.addr, &m.accept.addr);
+}
+
+static void
+test_roundtrip_refuse(void **state)
+{
+	static const uint16_t ok[] = {
+		PMR_SM_E_NO_WORKER, PMR_SM_E_NO_RESOURCES,
+		PMR_SM_E_BAD_REQUEST,
+	};
+	struct nexus_wire_msg m = sample_refuse(), d;
+	uint8_t buf[NEXUS_WIRE_MAX_LEN];
+	unsigned int i;
+	int len;
+
+	(void)state;
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		m.refuse.status = ok[i];
+		len = encode(&m, buf);
+		assert_int_equal(len, 24);
+		assert_int_equal(decode_exact(buf, (size_t)len, &d), 0);
+		assert_int_equal(d.type, NEXUS_WIRE_REFUSE);
+		assert_true(d.hs_id == 42);
+		assert_int_equal(d.refuse.client_worker, 10);
+		assert_int_equal(d.refuse.client_session, 11);
+		assert_int_equal(d.refuse.server_worker, 12);
+		assert_int_equal(d.refuse.status, ok[i]);
+	}
+}
+
+static void
+test_roundtrip_disconnect(void **state)
+{
+	struct nexus_wire_msg m = sample_disconnect(), d;
+	uint8_t buf[NEXUS_WIRE_MAX_LEN];
+	int len;
+
+	(void)state;
+	len = encode(&m, buf);
+	assert_int_equal(len, 28);
+	assert_int_equal(decode_exact(buf, (size_t)len, &d), 0);
+	assert_int_equal(d.type, NEXUS_WIRE_DISCONNECT);
+	assert_true(d.hs_id == UINT64_MAX);
+	assert_int_equal(d.disc.dst_worker, 0xffff);
+	assert_int_equal(d.disc.dst_session, 0);
+	assert_int_equal(d.disc.src_worker, 0x00ff);
+	assert_int_equal(d.disc.src_session, 0xff00);
+	assert_int_equal(d.disc.token, 1);
+}
+
+/* Little-endian layout, byte for byte, worked out by hand. */
+static void
+test_golden_bytes(void **state)
+{
+	static const uint8_t refuse[] = {
+		0x50, 0x4d, 0x52, 0x4e,		/* "PMRN" */
+		0x01, 0x00,			/* version 1 */
+		0x03, 0x00,			/* REFUSE */
+		0x2a, 0, 0, 0, 0, 0, 0, 0,	/* hs_id 42 */
+		0x0a, 0x00, 0x0b, 0x00, 0x0c, 0x00,	/* 10, 11, 12 */
+		0x02, 0x00,			/* NO_RESOURCES */
+	};
+	static const uint8_t accept_head[] = {
+		0x50, 0x4d, 0x52, 0x4e, 0x01, 0x00, 0x02, 0x00,
+		0x10, 0x32, 0x54, 0x76, 0x98, 0xba, 0xdc, 0xfe,
+		0x01, 0x00, 0x02, 0x00, 0x03, 0x00, 0x01, 0x80,
+		0xef, 0xbe, 0xad, 0xde,		/* token */
+		PMR_TRANSPORT_ADDR_MAX,		/* addr.len */
+		0x80, 0x8d,			/* first addr bytes */
+	};
+	struct nexus_wire_msg m;
+	uint8_t buf[NEXUS_WIRE_MAX_LEN];
+	int len;
+
+	(void)state;
+	m = sample_refuse();
+	len = encode(&m, buf);
+	assert_int_equal(len, sizeof(refuse));
+	assert_memory_equal(buf, refuse, sizeof(refuse));
+
+	m = sample_accept();
+	encode(&m, buf);
+	assert_memory_equal(buf, accept_head, sizeof(accept_head));
+
+	/* The driver name is NUL-padded to its full field. */
+	m = sample_req();
+	encode(&m, buf);
+	assert_memory_equal(buf + OFF_REQ_DRIVER,
+		"eth\0\0\0\0\0\0\0\0\0\0\0\0\0", PMR_TRANSPORT_NAME_MAX);
+	assert_int_equal(buf[OFF_REQ_ALEN], 12);
+}
+
+/* Every prefix shorter than the message is rejected, and so is one more. */
+static void
+check_truncations(const struct nexus_wire_msg *m)
+{
+	uint8_t buf[NEXUS_WIRE_MAX_LEN + 1];
+	struct nexus_wire_msg d;
+	size_t len, full;
+	int ret;
+
+	full = (size_t)encode(m, buf);
+	for (len = 0; len < full; len++) {
+		ret = decode_exact(buf, len, &d);
+		if (len < NEXUS_WIRE_HDR_LEN)
+			assert_int_equal(ret, -NEXUS_WIRE_E_SHORT);
+		else
+			assert_int_equal(ret, -NEXUS_WIRE_E_LENGTH);
+	}
+	buf[full] = 0;
+	assert_int_equal(decode_exact(buf, full + 1, &d),
+			-NEXUS_WIRE_E_LENGTH);
+	assert_int_equal(nexus_wire_decode(NULL, full, &d),
+			-NEXUS_WIRE_E_SHORT);
+}
+
+static void
+test_short_and_long_rejected(void **state)
+{
+	struct nexus_wire_msg m;
+
+	(void)state;
+	m = sample_req();
+	check_truncations(&m);
+	m = sample_accept();
+	check_truncations(&m);
+	m = sample_refuse();
+	check_truncations(&m);
+	m = sample_disconnect();
+	check_truncations(&m);
+}
+
+static void
+test_bad_magic(void **state)
+{
+	struct nexus_wire_msg m = sample_disconnect(), d;
+	uint8_t buf[NEXUS_WIRE_MAX_LEN];
+	int len, i;
+
+	(void)state;
+	len = encode(&m, buf);
+	for (i = 0; i < 4; i++) {
+		buf[OFF_MAGIC + i] ^= 0x01;
+		assert_int_equal(decode_exact(buf, (size_t)len, &d),
+				-NEXUS_WIRE_E_MAGIC);
+		buf[OFF_MAGIC + i] ^= 0x01;
+	}
+	assert_int_equal(decode_exact(buf, (size_t)len, &d), 0);
+}
+
+static void
+test_bad_version(void **state)
+{
+	struct nexus_wire_msg m = sample_refuse(), d;
+	uint8_t buf[NEXUS_WIRE_MAX_LEN];
+	int len;
+
+	(void)state;
+	len = encode(&m, buf);
+	buf[OFF_VERSION] = 2;
+	assert_int_equal(decode_exact(buf, (size_t)len, &d),
+			-NEXUS_WIRE_E_VERSION);
+	buf[OFF_VERSION] = 0;
+	assert_int_equal(decode_exact(buf, (size_t)len, &d),
+			-NEXUS_WIRE_E_VERSION);
+	buf[OFF_VERSION] = 1;
+	buf[OFF_VERSION + 1] = 1;	/* 257 */
+	assert_int_equal(decode_exact(buf, (size_t)len, &d),
+			-NEXUS_WIRE_E_VERSION);
+}
+
+static void
+test_unknown_type(void **state)
+{
+	static const uint16_t bad[] = { 0, 5, 0x0100, 0xffff };
+	struct nexus_wire_msg m = sample_refuse(), d;
+	uint8_t buf[NEXUS_WIRE_MAX_LEN];
+	unsigned int i;
+	int len;
+
+	(void)state;
+	len = encode(&m, buf);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		buf[OFF_TYPE] = (uint8_t)bad[i];
+		buf[OFF_TYPE + 1] = (uint8_t)(bad[i] >> 8);
+		assert_int_equal(decode_exact(buf, (size_t)len, &d),
+				-NEXUS_WIRE_E_TYPE);
+	}
+}
+
+/* A REFUSE-sized DISCONNECT and the like: lengths are per type. */
+static void
+test_wrong_length_for_type(void **state)
+{
+	struct nexus_wire_msg m, d;
+	uint8_t buf[NEXUS_WIRE_MAX_LEN];
+	int len;
+
+	(void)state;
+	m = sample_disconnect();
+	len = encode(&m, buf);
+	buf[OFF_TYPE] = NEXUS_WIRE_REFUSE;	/* 28 bytes, REFUSE is 24 */
+	assert_int_equal(decode_exact(buf, (size_t)len, &d),
+			-NEXUS_WIRE_E_LENGTH);
+	m = sample_refuse();
+	len = encode(&m, buf);
+	buf[OFF_TYPE] = NEXUS_WIRE_DISCONNECT;	/* 24 bytes, needs 28 */
+	assert_int_equal(decode_exact(buf, (size_t)len, &d),
+			-NEXUS_WIRE_E_LENGTH);
+	/* An address length that disagrees with the datagram's length. */
+	m = sample_req();
+	len = encode(&m, buf);
+	buf[OFF_REQ_ALEN] = 11;
+	assert_int_equal(decode_exact(buf, (size_t)len, &d),
+			-NEXUS_WIRE_E_LENGTH);
+	buf[OFF_REQ_ALEN] = 13;
+	assert_int_equal(decode_exact(buf, (size_t)len, &d),
+			-NEXUS_WIRE_E_LENGTH);
+}
+
+static void
+test_addr_len_over_max(void **state)
+{
+	uint8_t buf[NEXUS_WIRE_MAX_LEN + 256];
+	struct nexus_wire_msg m, d;
+	size_t len;
+
+	(void)state;
+	memset(buf, 0x5a, sizeof(buf));
+	m = sample_req();
+	encode(&m, buf);
+	buf[OFF_REQ_ALEN] = PMR_TRANSPORT_ADDR_MAX + 1;
+	/* Even with the bytes present, the length is refused as such. */
+	len = NEXUS_WIRE_CONNECT_REQ_LEN + PMR_TRANSPORT_ADDR_MAX + 1;
+	assert_int_equal(decode_exact(buf, len, &d), -NEXUS_WIRE_E_ADDR_LEN);
+	buf[OFF_REQ_ALEN] = 255;
+	assert_int_equal(decode_exact(buf, NEXUS_WIRE_CONNECT_REQ_LEN + 255,
+			&d), -NEXUS_WIRE_E_ADDR_LEN);
+
+	m = sample_accept();
+	encode(&m, buf);
+	buf[OFF_ACC_ALEN] = PMR_TRANSPORT_ADDR_MAX + 1;
+	len = NEXUS_WIRE_ACCEPT_LEN + PMR_TRANSPORT_ADDR_MAX + 1;
+	assert_int_equal(decode_exact(buf, len, &d), -NEXUS_WIRE_E_ADDR_LEN);
+}
+
+static void
+test_driver_name_unterminated(void **state)
+{
+	struct nexus_wire_msg m = sample_req(), d;
+	uint8_t buf[NEXUS_WIRE_MAX_LEN];
+	int len;
+
+	(void)state;
+	len = encode(&m, buf);
+	memset(buf + OFF_REQ_DRIVER, 'A', PMR_TRANSPORT_NAME_MAX);
+	assert_int_equal(decode_exact(buf, (size_t)len, &d),
+			-NEXUS_WIRE_E_NAME);
+	/* Junk after the NUL is refused too: one canonical encoding. */
+	len = encode(&m, buf);
+	buf[OFF_REQ_DRIVER + PMR_TRANSPORT_NAME_MAX - 1] = 'z';
+	assert_int_equal(decode_exact(buf, (size_t)len, &d),
+			-NEXUS_WIRE_E_NAME);
+}
+
+static void
+test_status_out_of_range(void **state)
+{
+	static const uint16_t bad[] = {
+		PMR_SM_OK, PMR_SM_E_TIMEOUT, PMR_SM_E_UNREACHABLE,
+		PMR_SM_E_REMOTE, PMR_SM_E_REMOTE + 1, 0x0100, 0xffff,
+	};
+	struct nexus_wire_msg m = sample_refuse(), d;
+	uint8_t buf[NEXUS_WIRE_MAX_LEN];
+	unsigned int i;
+	int len;
+
+	(void)state;
+	len = encode(&m, buf);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		buf[OFF_REF_STATUS] = (uint8_t)bad[i];
+		buf[OFF_REF_STATUS + 1] = (uint8_t)(bad[i] >> 8);
+		assert_int_equal(decode_exact(buf, (size_t)len, &d),
+				-NEXUS_WIRE_E_STATUS);
+	}
+}
+
+static void
+test_encode_refuses_invalid(void **state)
+{
+	uint8_t buf[NEXUS_WIRE_MAX_LEN];
+	struct nexus_wire_msg m;
+
+	(void)state;
+	m = sample_req();
+	m.type = 9;
+	assert_int_equal(nexus_wire_encode(&m, buf, sizeof(buf)), -EINVAL);
+	m = sample_req();
+	m.req.addr.len = PMR_TRANSPORT_ADDR_MAX + 1;
+	assert_int_equal(nexus_wire_encode(&m, buf, sizeof(buf)), -EINVAL);
+	m = sample_req();
+	memset(m.req.driver, 'a', sizeof(m.req.driver));
+	assert_int_equal(nexus_wire_encode(&m, buf, sizeof(buf)), -EINVAL);
+	m = sample_accept();
+	m.accept.addr.len = PMR_TRANSPORT_ADDR_MAX + 1;
+	assert_int_equal(nexus_wire_encode(&m, buf, sizeof(buf)), -EINVAL);
+	m = sample_refuse();
+	m.refuse.status = PMR_SM_OK;
+	assert_int_equal(nexus_wire_encode(&m, buf, sizeof(buf)), -EINVAL);
+	m = sample_disconnect();
+	assert_int_equal(nexus_wire_encode(&m, buf, 27), -ENOSPC);
+	assert_int_equal(nexus_wire_encode(&m, buf, 28), 28);
+	assert_int_equal(nexus_wire_encode(NULL, buf, 28), -EINVAL);
+}
+
+static void
+test_strerror(void **state)
+{
+	(void)state;
+	assert_string_equal(nexus_wire_strerror(0), "ok");
+	assert_string_equal(nexus_wire_strerror(-NEXUS_WIRE_E_MAGIC),
+			"magic");
+	assert_string_equal(nexus_wire_strerror(-NEXUS_WIRE_E_STATUS),
+			"status");
+	assert_string_equal(nexus_wire_strerror(-1000), "unknown");
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_roundtrip_connect_req),
+		cmocka_unit_test(test_roundtrip_accept),
+		cmocka_unit_test(test_roundtrip_refuse),
+		cmocka_unit_test(test_roundtrip_disconnect),
+		cmocka_unit_test(test_golden_bytes),
+		cmocka_unit_test(test_short_and_long_rejected),
+		cmocka_unit_test(test_bad_magic),
+		cmocka_unit_test(test_bad_version),
+		cmocka_unit_test(test_unknown_type),
+		cmocka_unit_test(test_wrong_length_for_type),
+		cmocka_unit_test(test_addr_len_over_max),
+		cmocka_unit_test(test_driver_name_unterminated),
+		cmocka_unit_test(test_status_out_of_range),
+		cmocka_unit_test(test_encode_refuses_invalid),
+		cmocka_unit_test(test_strerror),
+	};
+
+	return cmocka_run_group_tests_name("nexus_wire", tests, NULL, NULL);
+}
