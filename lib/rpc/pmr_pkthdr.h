@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The pmrpc authors
+ */
+
+#ifndef PMR_PKTHDR_H
+#define PMR_PKTHDR_H
+
+/**
+ * @file
+ * The RPC packet header: 24 bytes in front of every payload, right after
+ * the driver's own header. One packed struct, little-endian on the wire,
+ * with encode and decode as pure functions (no EAL): unit tests and fuzz
+ * targets link them directly. Decode validates every field.
+ */
+
+#include <stdint.h>
+#include <string.h>
+
+#include <rte_branch_prediction.h>
+#include <rte_byteorder.h>
+#include <rte_common.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PMR_PKTHDR_MAGIC 0xa7	/**< First byte of every packet. */
+#define PMR_PKTHDR_VERSION 1	/**< Wire version this build speaks. */
+#define PMR_REQ_NUM_BITS 56	/**< Request numbers wrap past 2^56. */
+#define PMR_REQ_NUM_MASK ((UINT64_C(1) << PMR_REQ_NUM_BITS) - 1)
+
+/** Packet types. */
+enum pmr_pkt_type {
+	PMR_PKT_REQ = 1,	/**< A request (or one packet of it). */
+	PMR_PKT_RESP = 2,	/**< A response; status says if it failed. */
+	PMR_PKT_TYPE_MAX
+};
+
+/** The header on the wire. */
+struct pmr_pkthdr_wire {
+	uint8_t magic;
+	uint8_t version;
+	uint8_t pkt_type;	/**< enum pmr_pkt_type */
+	uint8_t req_type;	/**< The application's request type. */
+	rte_le16_t dest_session; /**< Session number at the receiver. */
+	rte_le16_t pkt_num;	/**< Packet index in the message (0). */
+	rte_le32_t msg_size;	/**< Bytes of the whole message. */
+	rte_le32_t token;	/**< The session's random token. */
+	/** Low 56 bits: request number; high 8 bits: status (responses). */
+	rte_le64_t req_num_status;
+} __rte_packed;
+
+/** Bytes of the header on the wire. */
+#define PMR_PKTHDR_LEN ((uint32_t)sizeof(struct pmr_pkthdr_wire))
+
+/** The header's fields, decoded. */
+struct pmr_pkthdr {
+	uint8_t pkt_type;
+	uint8_t req_type;
+	uint16_t dest_session;
+	uint16_t pkt_num;
+	uint8_t status;		/**< enum pmr_status of a response, else 0. */
+	uint32_t msg_size;
+	uint32_t token;
+	uint64_t req_num;	/**< PMR_REQ_NUM_BITS bits. */
+};
+
+/** Why decoding failed; 0 means the header is valid. */
+enum pmr_pkthdr_err {
+	PMR_PKTHDR_OK = 0,
+	PMR_PKTHDR_E_SHORT,	/**< Shorter than the header. */
+	PMR_PKTHDR_E_MAGIC,	/**< Not a pmrpc packet. */
+	PMR_PKTHDR_E_VERSION,	/**< Another wire version. */
+	PMR_PKTHDR_E_TYPE,	/**< Unknown packet type. */
+	PMR_PKTHDR_E_PKT_NUM,	/**< Multi-packet: not supported yet. */
+	PMR_PKTHDR_E_SIZE,	/**< msg_size does not match the payload. */
+	PMR_PKTHDR_E_STATUS,	/**< Status on a request, or out of range. */
+	PMR_PKTHDR_E_MAX
+};
+
+/** @return a short name for a decode error ("magic"). */
+const char *pmr_pkthdr_err_name(unsigned int err);
+
+/** Write h into buf (PMR_PKTHDR_LEN bytes). */
+static inline void
+pmr_pkthdr_encode(void *buf, const struct pmr_pkthdr *h)
+{
+	struct pmr_pkthdr_wire w;
+
+	w.magic = PMR_PKTHDR_MAGIC;
+	w.version = PMR_PKTHDR_VERSION;
+	w.pkt_type = h->pkt_type;
+	w.req_type = h->req_type;
+	w.dest_session = rte_cpu_to_le_16(h->dest_session);
+	w.pkt_num = rte_cpu_to_le_16(h->pkt_num);
+	w.msg_size = rte_cpu_to_le_32(h->msg_size);
+	w.token = rte_cpu_to_le_32(h->token);
+	w.req_num_status = rte_cpu_to_le_64((h->req_num & PMR_REQ_NUM_MASK) |
+			((uint64_t)h->status << PMR_REQ_NUM_BITS));
+	memcpy(buf, &w, sizeof(w));
+}
+
+/** Number of response statuses a header may carry (enum pmr_status). */
+#define PMR_PKTHDR_STATUS_MAX 16
+
+/**
+ * Decode and validate the header of a packet of len bytes (header and
+ * payload). A single-packet message's msg_size must equal the payload.
+ *
+ * @return PMR_PKTHDR_OK with h filled, or an enum pmr_pkthdr_err.
+ */
+static inline enum pmr_pkthdr_err
+pmr_pkthdr_decode(const void *buf, uint32_t len, struct pmr_pkthdr *h)
+{
+	struct pmr_pkthdr_wire w;
+	uint64_t rs;
+
+	if (unlikely(len < PMR_PKTHDR_LEN))
+		return PMR_PKTHDR_E_SHORT;
+	memcpy(&w, buf, sizeof(w));
+	if (unlikely(w.magic != PMR_PKTHDR_MAGIC))
+		return PMR_PKTHDR_E_MAGIC;
+	if (unlikely(w.version != PMR_PKTHDR_VERSION))
+		return PMR_PKTHDR_E_VERSION;
+	if (unlikely(w.pkt_type == 0 || w.pkt_type >= PMR_PKT_TYPE_MAX))
+		return PMR_PKTHDR_E_TYPE;
+	h->pkt_type = w.pkt_type;
+	h->req_type = w.req_type;
+	h->dest_session = rte_le_to_cpu_16(w.dest_session);
+	h->pkt_num = rte_le_to_cpu_16(w.pkt_num);
+	h->msg_size = rte_le_to_cpu_32(w.msg_size);
+	h->token = rte_le_to_cpu_32(w.token);
+	rs = rte_le_to_cpu_64(w.req_num_status);
+	h->req_num = rs & PMR_REQ_NUM_MASK;
+	h->status = (uint8_t)(rs >> PMR_REQ_NUM_BITS);
+	if (unlikely(h->pkt_num != 0))
+		return PMR_PKTHDR_E_PKT_NUM;
+	if (unlikely(h->msg_size != len - PMR_PKTHDR_LEN))
+		return PMR_PKTHDR_E_SIZE;
+	if (unlikely(h->status >= PMR_PKTHDR_STATUS_MAX ||
+		     (h->pkt_type == PMR_PKT_REQ && h->status != 0)))
+		return PMR_PKTHDR_E_STATUS;
+	return PMR_PKTHDR_OK;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PMR_PKTHDR_H */

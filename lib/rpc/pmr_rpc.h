@@ -1,0 +1,306 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The pmrpc authors
+ */
+
+#ifndef PMR_RPC_H
+#define PMR_RPC_H
+
+/**
+ * @file
+ * Workers, sessions, requests and responses.
+ *
+ * A worker is a thread-local RPC endpoint on one lcore with one transport
+ * queue. pmr_worker_poll() does all of its work: it receives packets, runs
+ * request handlers and continuations, sends what they produced, and takes
+ * session events from the nexus. Everything else in this file, except
+ * pmr_worker_create() / pmr_worker_stop(), must be called on the lcore that
+ * polls the worker (handlers and continuations run there).
+ *
+ * Client side:
+ * @code
+ *	int s = pmr_session_create(w, "10.0.0.2:31850", 0, on_session, NULL);
+ *	struct pmr_msgbuf *req = pmr_worker_msgbuf_alloc(w, 32);
+ *	pmr_request(w, s, MY_TYPE, req, on_response, tag);
+ *	for (;;)
+ *		pmr_worker_poll(w);	// on_response(w, resp, tag) runs here
+ * @endcode
+ *
+ * Server side: register handlers on the nexus before creating workers;
+ * a handler answers with pmr_respond(), now or later.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pmr_msgbuf.h"
+#include "pmr_nexus.h"
+#include "pmr_transport.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct pmr_worker;
+
+/** Status of a request, as its continuation sees it. */
+enum pmr_status {
+	PMR_OK = 0,		/**< The response is there. */
+	PMR_E_TIMEOUT,		/**< No response in time. */
+	PMR_E_SESSION_RESET,	/**< The session went away first. */
+	PMR_E_REMOTE_ERROR,	/**< The server failed it (no handler...). */
+	PMR_E_NOMEM,		/**< Out of buffers, locally or remotely. */
+	PMR_E_MSGSIZE,		/**< The response did not fit the buffer. */
+	PMR_STATUS_MAX
+};
+
+/** @return a short name of a status ("SESSION_RESET"). */
+const char *pmr_status_str(enum pmr_status status);
+
+/** Worker settings; zero fields take the defaults. */
+struct pmr_worker_conf {
+	uint16_t worker_id;	/**< Unique within the process (nexus). */
+	const char *driver;	/**< Transport driver, default "eth". */
+	const char *devargs;	/**< Its devargs (doc/drivers.md). */
+	int socket_id;		/**< Memory socket; SOCKET_ID_ANY default. */
+	uint32_t max_sessions;	/**< Sessions, both roles (default 256). */
+	uint16_t session_window; /**< Requests in flight per session (8). */
+	uint32_t max_requests;	/**< In flight + queued, all sessions (4096). */
+	uint32_t nb_msgbufs;	/**< Msgbufs in the worker's pool (4096). */
+	/** In pmr_worker_loop(), sched_yield() after an idle poll. */
+	bool idle_yield;
+};
+
+/** Per-worker counters. */
+struct pmr_worker_stats {
+	uint64_t tx_pkts;	/**< Packets sent. */
+	uint64_t tx_bytes;	/**< Message bytes sent. */
+	uint64_t rx_pkts;	/**< Packets accepted. */
+	uint64_t rx_bytes;	/**< Message bytes accepted. */
+	uint64_t reqs_sent;	/**< Requests sent (client). */
+	uint64_t reqs_completed; /**< Continuations run (client). */
+	uint64_t reqs_handled;	/**< Requests given to handlers (server). */
+	uint64_t resps_sent;	/**< Responses sent (server). */
+	uint64_t tx_stalls;	/**< Bursts the queue did not take whole. */
+	uint64_t rx_drops;	/**< Sum of drops[]. */
+	/** Drops by reason: see pmr_worker_drop_name(). */
+	uint64_t drops[16];
+};
+
+/** @return the name of drop reason idx of pmr_worker_stats.drops, or NULL. */
+const char *pmr_worker_drop_name(unsigned int idx);
+
+/**
+ * Create a worker: its transport queue, msgbuf pool and session table, and
+ * attach it to the nexus. Call from the main or a control thread.
+ *
+ * @return the worker, or NULL with rte_errno set: EINVAL (bad conf),
+ *   ENOENT (no such driver), EEXIST (worker_id taken), ENOMEM, or the
+ *   driver's error for the queue.
+ */
+struct pmr_worker *pmr_worker_create(struct pmr_nexus *nx,
+		const struct pmr_worker_conf *conf);
+
+/**
+ * Destroy a worker that no lcore polls any more. Every pending request's
+ * continuation runs (PMR_E_SESSION_RESET), requests still with handlers are
+ * dropped, the remote ends are told, and every buffer goes back to its pool.
+ *
+ * @return 0, or -EBUSY if msgbufs of the worker's pool are still out (the
+ *   application's): the pool is then left allocated.
+ */
+int pmr_worker_destroy(struct pmr_worker *w);
+
+/**
+ * Do one round of the worker's work.
+ *
+ * @return number of packets and events processed (0: idle).
+ */
+int pmr_worker_poll(struct pmr_worker *w);
+
+/**
+ * lcore_function_t: poll the worker until pmr_worker_stop().
+ * Use with rte_eal_remote_launch(pmr_worker_loop, w, lcore).
+ */
+int pmr_worker_loop(void *w);
+
+/** Make pmr_worker_loop() return (any thread). */
+void pmr_worker_stop(struct pmr_worker *w);
+
+/**
+ * Register the worker as an rte_service component (runstate on), to be
+ * run by a service core.
+ *
+ * @return 0 with *service_id set, or -errno.
+ */
+int pmr_worker_service_register(struct pmr_worker *w, uint32_t *service_id);
+
+/** Read the worker's counters (any thread; may be slightly stale). */
+void pmr_worker_stats_get(const struct pmr_worker *w,
+		struct pmr_worker_stats *stats);
+
+/** @return the worker's id. */
+uint16_t pmr_worker_id(const struct pmr_worker *w);
+
+/** @return the largest request or response, in bytes. */
+uint32_t pmr_worker_max_msg_size(const struct pmr_worker *w);
+
+/** @return headroom a msgbuf needs to be sent by this worker. */
+uint16_t pmr_worker_headroom(const struct pmr_worker *w);
+
+/** @return the worker's msgbuf pool (capacity pmr_worker_max_msg_size()). */
+struct rte_mempool *pmr_worker_pool(const struct pmr_worker *w);
+
+/**
+ * Allocate a msgbuf of len bytes from the worker's pool.
+ *
+ * @return the msgbuf, or NULL with rte_errno ENOBUFS or EMSGSIZE.
+ */
+struct pmr_msgbuf *pmr_worker_msgbuf_alloc(struct pmr_worker *w,
+		uint32_t len);
+
+/** Session states (pmr_session_state()). */
+enum pmr_session_state {
+	PMR_SESSION_FREE = 0,	/**< No such session. */
+	PMR_SESSION_CONNECTING,	/**< Handshake under way. */
+	PMR_SESSION_CONNECTED,	/**< Ready. */
+	PMR_SESSION_FAILED,	/**< Handshake failed; destroy it. */
+	PMR_SESSION_RESET,	/**< The remote side went away; destroy it. */
+};
+
+/** Session events (pmr_session_cb_t). */
+enum pmr_session_event {
+	PMR_SESSION_EV_CONNECTED,	/**< err is 0. */
+	PMR_SESSION_EV_CONNECT_FAILED,	/**< err says why. */
+	PMR_SESSION_EV_RESET,		/**< The remote side closed it. */
+};
+
+/**
+ * Session event callback; runs on the worker's lcore. err is 0 or a
+ * negative errno: -ENOENT (no such remote worker), -ENOSPC (remote out of
+ * sessions), -ETIMEDOUT (nobody answered), -EHOSTUNREACH (URI did not
+ * resolve), -EPROTO (incompatible peer), -ECONNRESET (remote closed).
+ */
+typedef void (*pmr_session_cb_t)(struct pmr_worker *w, int session,
+		enum pmr_session_event ev, int err, void *arg);
+
+/**
+ * Open a session to worker remote_worker of the nexus at uri.
+ * Returns at once; cb (may be NULL) tells the outcome. Requests may be
+ * issued at once: they wait until the session is up.
+ *
+ * @return the session number (>= 0), or -EINVAL, -ENOSPC (no free
+ *   session), -EAGAIN (nexus ring full; try again).
+ */
+int pmr_session_create(struct pmr_worker *w, const char *uri,
+		uint16_t remote_worker, pmr_session_cb_t cb, void *arg);
+
+/**
+ * Close a client session: pending requests complete with
+ * PMR_E_SESSION_RESET, the server is told.
+ *
+ * @return 0 or -EINVAL.
+ */
+int pmr_session_destroy(struct pmr_worker *w, int session);
+
+/** @return the state of a session. */
+enum pmr_session_state pmr_session_state(const struct pmr_worker *w,
+		int session);
+
+/** What a continuation gets. Valid only while it runs. */
+struct pmr_resp {
+	enum pmr_status status;
+	const void *data;	/**< Response bytes (zero-copy), if PMR_OK. */
+	uint32_t len;		/**< Their length. */
+	struct pmr_msgbuf *req;	/**< The request's msgbuf: the caller's again. */
+};
+
+/** Continuation: runs exactly once per request, on the worker's lcore. */
+typedef void (*pmr_cont_t)(struct pmr_worker *w, const struct pmr_resp *resp,
+		void *tag);
+
+/**
+ * Send a request. The msgbuf (from pmr_worker_msgbuf_alloc(), or any pool
+ * with pmr_worker_headroom() headroom) belongs to the worker until the
+ * continuation runs. Beyond the session window, requests wait in order.
+ *
+ * @return 0, or -EINVAL (bad session or msgbuf), -EMSGSIZE (over
+ *   pmr_worker_max_msg_size(): multi-packet messages are not supported
+ *   yet), -ENOBUFS (max_requests pending already); then cont never runs.
+ */
+int pmr_request(struct pmr_worker *w, int session, uint8_t req_type,
+		struct pmr_msgbuf *req, pmr_cont_t cont, void *tag);
+
+/**
+ * A request to test or wait for, instead of a continuation. Owned by the
+ * caller, who must keep it alive until it is done.
+ */
+struct pmr_req_handle {
+	bool done;		/**< Set when the request completed. */
+	enum pmr_status status;	/**< Its status, once done. */
+	struct pmr_msgbuf *resp; /**< The response is copied here. */
+	uint32_t resp_len;	/**< Bytes copied (also resp->len). */
+};
+
+/**
+ * Send a request whose response is copied into resp; test h->done (or
+ * pmr_request_done()) while polling, or pmr_request_wait().
+ *
+ * @return as pmr_request().
+ */
+int pmr_request_start(struct pmr_worker *w, int session, uint8_t req_type,
+		struct pmr_msgbuf *req, struct pmr_msgbuf *resp,
+		struct pmr_req_handle *h);
+
+/** @return true once the request of h has completed. */
+static inline bool
+pmr_request_done(const struct pmr_req_handle *h)
+{
+	return __atomic_load_n(&h->done, __ATOMIC_ACQUIRE);
+}
+
+/**
+ * Poll the worker until the request of h completes.
+ *
+ * @return its status.
+ */
+enum pmr_status pmr_request_wait(struct pmr_worker *w,
+		struct pmr_req_handle *h);
+
+/* Server side. */
+
+/** A request given to a handler; valid until pmr_respond(). */
+struct pmr_req;
+
+/** @return the request's bytes (zero-copy). */
+const void *pmr_req_data(const struct pmr_req *req);
+
+/** @return the request's length. */
+uint32_t pmr_req_len(const struct pmr_req *req);
+
+/** @return the request's type. */
+uint8_t pmr_req_type(const struct pmr_req *req);
+
+/** @return the worker handling it. */
+struct pmr_worker *pmr_req_worker(const struct pmr_req *req);
+
+/**
+ * A response buffer allocated for this request (capacity
+ * pmr_worker_max_msg_size(), len 0), or NULL if the pool was empty. Pass
+ * it (or another msgbuf) to pmr_respond(): it is freed if unused.
+ */
+struct pmr_msgbuf *pmr_req_resp_buf(struct pmr_req *req);
+
+/**
+ * Answer a request. The response msgbuf belongs to the worker from now
+ * on; req is invalid after the call.
+ *
+ * @return 0, or -EMSGSIZE (response too large: the client gets
+ *   PMR_E_REMOTE_ERROR, resp is freed), -EINVAL.
+ */
+int pmr_respond(struct pmr_req *req, struct pmr_msgbuf *resp);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PMR_RPC_H */

@@ -1,0 +1,338 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The pmrpc authors
+ */
+
+/*
+ * Sessions: opening and closing them through the nexus, and the session
+ * events the nexus sends (pmr_nexus_worker.h has the protocol).
+ */
+
+#include <string.h>
+
+#include "rpc_private.h"
+
+static int
+sm_status_errno(uint16_t status)
+{
+	switch (status) {
+	case PMR_SM_E_NO_WORKER:
+		return -ENOENT;
+	case PMR_SM_E_NO_RESOURCES:
+		return -ENOSPC;
+	case PMR_SM_E_TIMEOUT:
+		return -ETIMEDOUT;
+	case PMR_SM_E_UNREACHABLE:
+		return -EHOSTUNREACH;
+	case PMR_SM_E_REMOTE:
+		return -ECONNRESET;
+	default:
+		return -EPROTO;
+	}
+}
+
+/* Queue a message to the nexus; keep it in the outbox if the ring is full. */
+void
+rpc_sm_send(struct pmr_worker *w, const struct pmr_sm_msg *m)
+{
+	if (w->nb_outbox == 0 &&
+	    rte_ring_enqueue_elem(w->from_worker, (void *)(uintptr_t)m,
+			sizeof(*m)) == 0)
+		return;
+	if (w->nb_outbox == RTE_DIM(w->outbox)) {
+		/* Nothing sane is left: the nexus is not draining. */
+		RPC_LOG(ERR, "worker %u: nexus ring and outbox full, "
+			"session message %u lost", w->worker_id, m->type);
+		return;
+	}
+	w->outbox[w->nb_outbox++] = *m;
+}
+
+static void
+sm_outbox_flush(struct pmr_worker *w)
+{
+	uint32_t i;
+
+	for (i = 0; i < w->nb_outbox; i++)
+		if (rte_ring_enqueue_elem(w->from_worker, &w->outbox[i],
+				sizeof(w->outbox[i])) != 0)
+			break;
+	memmove(w->outbox, &w->outbox[i],
+		(w->nb_outbox - i) * sizeof(w->outbox[0]));
+	w->nb_outbox -= i;
+}
+
+static int
+session_alloc(struct pmr_worker *w, bool client)
+{
+	struct rpc_session *s;
+	uint16_t sn;
+
+	if (w->nb_sess_free == 0)
+		return -ENOSPC;
+	sn = w->sess_free[--w->nb_sess_free];
+	s = &w->sessions[sn];
+	s->client = client;
+	s->closing = false;
+	s->in_flight = 0;
+	s->srv_active = 0;
+	s->next_req_num = 0;
+	s->peer = NULL;
+	s->cb = NULL;
+	s->cb_arg = NULL;
+	TAILQ_INIT(&s->backlog);
+	return sn;
+}
+
+static void
+session_free(struct pmr_worker *w, uint16_t sn)
+{
+	w->sessions[sn].state = PMR_SESSION_FREE;
+	w->sessions[sn].peer = NULL;
+	w->sess_free[w->nb_sess_free++] = sn;
+}
+
+/*
+ * Give the session's peer back to the nexus, which destroys it and, if
+ * notify, tells the remote side.
+ */
+static void
+session_return_peer(struct pmr_worker *w, uint16_t sn, bool notify)
+{
+	struct rpc_session *s = &w->sessions[sn];
+	struct pmr_sm_msg m = {
+		.type = PMR_SM_DISCONNECT,
+		.status = notify ? PMR_SM_OK : PMR_SM_E_REMOTE,
+		.local_session = sn,
+		.remote_session = s->remote_session,
+		.remote_worker = s->remote_worker,
+		.token = s->token,
+	};
+
+	if (s->peer != NULL) {
+		/* Packets queued for this peer leave before it goes. */
+		if (w->nb_tx != 0)
+			rpc_tx_flush(w);
+		m.peer = s->peer;
+		s->peer = NULL;
+		rpc_sm_send(w, &m);
+	}
+}
+
+/*
+ * Release a session's peer; a client session then stays in its state for
+ * the application to destroy, a server (or destroyed) one is freed.
+ */
+void
+rpc_session_release(struct pmr_worker *w, uint16_t sn, bool notify)
+{
+	struct rpc_session *s = &w->sessions[sn];
+
+	session_return_peer(w, sn, notify);
+	if (!s->client || s->closing)
+		session_free(w, sn);
+}
+
+int
+pmr_session_create(struct pmr_worker *w, const char *uri,
+		uint16_t remote_worker, pmr_session_cb_t cb, void *arg)
+{
+	struct pmr_sm_msg m = { .type = PMR_SM_CONNECT };
+	struct rpc_session *s;
+	int sn;
+
+	if (w == NULL || uri == NULL || strlen(uri) >= sizeof(m.uri))
+		return -EINVAL;
+	if (w->nb_outbox == RTE_DIM(w->outbox))
+		return -EAGAIN;
+	sn = session_alloc(w, true);
+	if (sn < 0)
+		return sn;
+	s = &w->sessions[sn];
+	s->state = PMR_SESSION_CONNECTING;
+	s->remote_worker = remote_worker;
+	s->cb = cb;
+	s->cb_arg = arg;
+	m.local_session = (uint16_t)sn;
+	m.remote_worker = remote_worker;
+	strcpy(m.uri, uri);
+	rpc_sm_send(w, &m);
+	return sn;
+}
+
+int
+pmr_session_destroy(struct pmr_worker *w, int session)
+{
+	struct rpc_session *s;
+
+	if (w == NULL || session < 0 || (uint32_t)session >= w->max_sessions)
+		return -EINVAL;
+	s = &w->sessions[session];
+	if (!s->client || s->closing || s->state == PMR_SESSION_FREE)
+		return -EINVAL;
+	switch (s->state) {
+	case PMR_SESSION_CONNECTING:
+		/* Freed when the nexus answers the handshake. */
+		s->closing = true;
+		rpc_creq_fail_all(w, s, PMR_E_SESSION_RESET);
+		break;
+	case PMR_SESSION_CONNECTED:
+		rpc_creq_fail_all(w, s, PMR_E_SESSION_RESET);
+		s->closing = true;
+		rpc_session_release(w, (uint16_t)session, true);
+		break;
+	default:	/* FAILED, RESET: the peer is gone already */
+		session_free(w, (uint16_t)session);
+		break;
+	}
+	return 0;
+}
+
+enum pmr_session_state
+pmr_session_state(const struct pmr_worker *w, int session)
+{
+	if (w == NULL || session < 0 || (uint32_t)session >= w->max_sessions)
+		return PMR_SESSION_FREE;
+	if (w->sessions[session].closing)
+		return PMR_SESSION_FREE;
+	return w->sessions[session].state;
+}
+
+/* The remote side is gone: fail what is pending, release the peer. */
+void
+rpc_session_reset(struct pmr_worker *w, uint16_t sn,
+		enum pmr_session_state state)
+{
+	struct rpc_session *s = &w->sessions[sn];
+
+	if (s->client) {
+		s->state = state;
+		rpc_creq_fail_all(w, s, PMR_E_SESSION_RESET);
+		rpc_session_release(w, sn, false);
+		if (s->cb != NULL && !s->closing)
+			s->cb(w, sn, PMR_SESSION_EV_RESET, -ECONNRESET,
+				s->cb_arg);
+		return;
+	}
+	rpc_srv_drop_all(w, s);
+	if (s->srv_active == 0) {
+		rpc_session_release(w, sn, false);
+	} else {
+		/* Freed by the last pmr_respond(); its peer goes now. */
+		s->closing = true;
+		s->state = state;
+		session_return_peer(w, sn, false);
+	}
+}
+
+static void
+sm_connect_in(struct pmr_worker *w, const struct pmr_sm_msg *m)
+{
+	struct pmr_sm_msg r = { .cookie = m->cookie };
+	struct rpc_session *s;
+	int sn = session_alloc(w, false);
+
+	if (sn < 0) {
+		r.type = PMR_SM_REFUSE;
+		r.status = PMR_SM_E_NO_RESOURCES;
+		r.peer = m->peer;
+		rpc_sm_send(w, &r);
+		return;
+	}
+	s = &w->sessions[sn];
+	s->peer = m->peer;
+	s->remote_session = m->remote_session;
+	s->remote_worker = m->remote_worker;
+	s->token = m->token;
+	s->state = PMR_SESSION_CONNECTED;
+	r.type = PMR_SM_ACCEPT;
+	r.local_session = (uint16_t)sn;
+	rpc_sm_send(w, &r);
+}
+
+static void
+sm_connected(struct pmr_worker *w, const struct pmr_sm_msg *m)
+{
+	struct rpc_session *s = &w->sessions[m->local_session];
+
+	if (s->state != PMR_SESSION_CONNECTING) {
+		/* The nexus answers each CONNECT once: a bug if seen. */
+		RPC_LOG(ERR, "worker %u: CONNECTED for session %u in state %d",
+			w->worker_id, m->local_session, s->state);
+		return;
+	}
+	s->peer = m->peer;
+	s->remote_session = m->remote_session;
+	s->token = m->token;
+	if (s->closing) {
+		/* Destroyed while connecting: close it at once. */
+		rpc_session_release(w, m->local_session, true);
+		return;
+	}
+	s->state = PMR_SESSION_CONNECTED;
+	if (s->cb != NULL)
+		s->cb(w, m->local_session, PMR_SESSION_EV_CONNECTED, 0,
+			s->cb_arg);
+	if (s->state == PMR_SESSION_CONNECTED)
+		rpc_window_fill(w, m->local_session);
+}
+
+static void
+sm_connect_failed(struct pmr_worker *w, const struct pmr_sm_msg *m)
+{
+	struct rpc_session *s = &w->sessions[m->local_session];
+
+	if (s->state != PMR_SESSION_CONNECTING)
+		return;
+	if (s->closing) {
+		session_free(w, m->local_session);
+		return;
+	}
+	s->state = PMR_SESSION_FAILED;
+	rpc_creq_fail_all(w, s, PMR_E_SESSION_RESET);
+	if (s->cb != NULL)
+		s->cb(w, m->local_session, PMR_SESSION_EV_CONNECT_FAILED,
+			sm_status_errno(m->status), s->cb_arg);
+}
+
+/* Take session events from the nexus. */
+int
+rpc_sm_poll(struct pmr_worker *w)
+{
+	struct pmr_sm_msg m;
+	int n = 0;
+
+	if (unlikely(w->nb_outbox != 0))
+		sm_outbox_flush(w);
+	while (rte_ring_dequeue_elem(w->to_worker, &m, sizeof(m)) == 0) {
+		n++;
+		if (m.type != PMR_SM_CONNECT_IN &&
+		    m.local_session >= w->max_sessions) {
+			RPC_LOG(ERR, "worker %u: bad session %u from nexus",
+				w->worker_id, m.local_session);
+			continue;
+		}
+		switch (m.type) {
+		case PMR_SM_CONNECT_IN:
+			sm_connect_in(w, &m);
+			break;
+		case PMR_SM_CONNECTED:
+			sm_connected(w, &m);
+			break;
+		case PMR_SM_CONNECT_FAILED:
+			sm_connect_failed(w, &m);
+			break;
+		case PMR_SM_DISCONNECTED:
+			if (w->sessions[m.local_session].state ==
+			    PMR_SESSION_CONNECTED &&
+			    !w->sessions[m.local_session].closing)
+				rpc_session_reset(w, m.local_session,
+						PMR_SESSION_RESET);
+			break;
+		default:
+			RPC_LOG(ERR, "worker %u: unexpected nexus message %u",
+				w->worker_id, m.type);
+			break;
+		}
+	}
+	return n;
+}

@@ -1,0 +1,368 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The pmrpc authors
+ */
+
+/* Worker life cycle: create, destroy, stop, service, counters. */
+
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_malloc.h>
+#include <rte_service_component.h>
+
+#include "rpc_private.h"
+
+RTE_LOG_REGISTER(pmr_rpc_logtype, pmr.rpc, NOTICE);
+
+#define DEFAULT_MAX_SESSIONS 256
+#define DEFAULT_WINDOW 8
+#define DEFAULT_MAX_REQUESTS 4096
+#define DEFAULT_NB_MSGBUFS 4096
+#define SHUTDOWN_WAIT_MS 2000
+
+static const char *const status_names[PMR_STATUS_MAX] = {
+	[PMR_OK] = "OK",
+	[PMR_E_TIMEOUT] = "TIMEOUT",
+	[PMR_E_SESSION_RESET] = "SESSION_RESET",
+	[PMR_E_REMOTE_ERROR] = "REMOTE_ERROR",
+	[PMR_E_NOMEM] = "NOMEM",
+	[PMR_E_MSGSIZE] = "MSGSIZE",
+};
+
+const char *
+pmr_status_str(enum pmr_status status)
+{
+	return (unsigned int)status < PMR_STATUS_MAX ?
+		status_names[status] : "UNKNOWN";
+}
+
+static const char *const drop_names[RPC_DROP_MAX] = {
+	[PMR_PKTHDR_E_SHORT] = "hdr_short",
+	[PMR_PKTHDR_E_MAGIC] = "hdr_magic",
+	[PMR_PKTHDR_E_VERSION] = "hdr_version",
+	[PMR_PKTHDR_E_TYPE] = "hdr_pkt_type",
+	[PMR_PKTHDR_E_PKT_NUM] = "hdr_pkt_num",
+	[PMR_PKTHDR_E_SIZE] = "hdr_msg_size",
+	[PMR_PKTHDR_E_STATUS] = "hdr_status",
+	[RPC_DROP_NO_SESSION] = "no_session",
+	[RPC_DROP_TOKEN] = "bad_token",
+	[RPC_DROP_SOURCE] = "bad_source",
+	[RPC_DROP_ROLE] = "wrong_role",
+	[RPC_DROP_STALE] = "stale_response",
+	[RPC_DROP_WINDOW] = "over_window",
+	[RPC_DROP_NOMEM] = "no_buffer",
+};
+
+const char *
+pmr_worker_drop_name(unsigned int idx)
+{
+	return idx < RPC_DROP_MAX ? drop_names[idx] : NULL;
+}
+
+static void
+worker_free(struct pmr_worker *w)
+{
+	rte_free(w->txfree.mbs);
+	rte_free(w->creq_free);
+	rte_free(w->creqs);
+	if (w->sessions != NULL) {
+		rte_free(w->sessions[0].window);
+		rte_free(w->sessions[0].srv);
+	}
+	rte_free(w->sess_free);
+	rte_free(w->sessions);
+	rte_free(w);
+}
+
+static int
+worker_alloc_tables(struct pmr_worker *w, int socket)
+{
+	struct rpc_creq **windows;
+	struct pmr_req *srv;
+	uint32_t i;
+
+	w->sessions = rte_zmalloc_socket("pmr_sessions",
+			w->max_sessions * sizeof(*w->sessions), 0, socket);
+	w->sess_free = rte_malloc_socket("pmr_sess_free",
+			w->max_sessions * sizeof(*w->sess_free), 0, socket);
+	windows = rte_zmalloc_socket("pmr_windows", (size_t)w->max_sessions *
+			w->window * sizeof(*windows), 0, socket);
+	srv = rte_zmalloc_socket("pmr_srv", (size_t)w->max_sessions *
+			w->window * sizeof(*srv), 0, socket);
+	w->creqs = rte_zmalloc_socket("pmr_creqs",
+			w->max_requests * sizeof(*w->creqs), 0, socket);
+	w->creq_free = rte_malloc_socket("pmr_creq_free",
+			w->max_requests * sizeof(*w->creq_free), 0, socket);
+	w->txfree.size = rte_align32pow2(w->max_sessions * w->window +
+			PMR_BURST_MAX * 2);
+	w->txfree.mbs = rte_malloc_socket("pmr_txfree",
+			w->txfree.size * sizeof(*w->txfree.mbs), 0, socket);
+	if (w->sessions == NULL || w->sess_free == NULL || windows == NULL ||
+	    srv == NULL || w->creqs == NULL || w->creq_free == NULL ||
+	    w->txfree.mbs == NULL) {
+		if (w->sessions == NULL) {
+			rte_free(windows);
+			rte_free(srv);
+		} else {
+			w->sessions[0].window = windows;
+			w->sessions[0].srv = srv;
+		}
+		return -ENOMEM;
+	}
+	for (i = 0; i < w->max_sessions; i++) {
+		w->sessions[i].window = &windows[(size_t)i * w->window];
+		w->sessions[i].srv = &srv[(size_t)i * w->window];
+		TAILQ_INIT(&w->sessions[i].backlog);
+		/* Lowest numbers first. */
+		w->sess_free[i] = (uint16_t)(w->max_sessions - 1 - i);
+	}
+	w->nb_sess_free = w->max_sessions;
+	for (i = 0; i < w->max_requests; i++)
+		w->creq_free[i] = &w->creqs[i];
+	w->nb_creq_free = w->max_requests;
+	TAILQ_INIT(&w->completing);
+	return 0;
+}
+
+struct pmr_worker *
+pmr_worker_create(struct pmr_nexus *nx, const struct pmr_worker_conf *conf)
+{
+	const struct pmr_transport_driver *drv;
+	struct pmr_transport_caps caps;
+	char name[RTE_MEMPOOL_NAMESIZE];
+	struct pmr_worker *w;
+	int socket, ret;
+
+	if (nx == NULL || conf == NULL ||
+	    conf->max_sessions > UINT16_MAX + 1u ||
+	    conf->session_window > 1024) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	drv = pmr_transport_find(conf->driver != NULL ? conf->driver : "eth");
+	if (drv == NULL) {
+		rte_errno = ENOENT;
+		return NULL;
+	}
+	socket = conf->socket_id;
+	w = rte_zmalloc_socket("pmr_worker", sizeof(*w), RTE_CACHE_LINE_SIZE,
+			socket);
+	if (w == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	w->nx = nx;
+	w->worker_id = conf->worker_id;
+	w->idle_yield = conf->idle_yield;
+	w->max_sessions = conf->max_sessions != 0 ? conf->max_sessions :
+		DEFAULT_MAX_SESSIONS;
+	w->window = conf->session_window != 0 ? conf->session_window :
+		DEFAULT_WINDOW;
+	w->max_requests = conf->max_requests != 0 ? conf->max_requests :
+		DEFAULT_MAX_REQUESTS;
+	ret = worker_alloc_tables(w, socket);
+	if (ret != 0)
+		goto fail;
+
+	w->q = pmr_transport_queue_create(drv, conf->devargs, socket);
+	if (w->q == NULL) {
+		ret = -rte_errno;
+		goto fail;
+	}
+	pmr_transport_queue_caps(w->q, &caps);
+	if (caps.mtu <= PMR_PKTHDR_LEN) {
+		ret = -EINVAL;
+		goto fail;
+	}
+	w->max_msg = caps.mtu - PMR_PKTHDR_LEN;
+	snprintf(name, sizeof(name), "pmr_worker_%u", w->worker_id);
+	w->pool = pmr_msgbuf_pool_create(name, conf->nb_msgbufs != 0 ?
+			conf->nb_msgbufs : DEFAULT_NB_MSGBUFS, 64, w->max_msg,
+			caps.headroom + PMR_PKTHDR_LEN, socket);
+	if (w->pool == NULL) {
+		ret = -rte_errno;
+		goto fail;
+	}
+	w->headroom = caps.headroom + PMR_PKTHDR_LEN;
+	ret = pmr_transport_mem_register(w->q, w->pool);
+	if (ret != 0)
+		goto fail;
+
+	ret = pmr_nexus_worker_attach(nx, w->worker_id, w->q, &w->to_worker,
+			&w->from_worker);
+	if (ret != 0)
+		goto fail;
+	pmr_nexus_handlers_get(nx, w->handlers);
+	return w;
+fail:
+	if (w->pool != NULL)
+		pmr_msgbuf_pool_free(w->pool);
+	pmr_transport_queue_destroy(w->q);
+	worker_free(w);
+	rte_errno = -ret;
+	return NULL;
+}
+
+/* Wait, within reason, for the driver to let go of sent msgbufs. */
+static void
+worker_drain(struct pmr_worker *w)
+{
+	uint64_t deadline = rte_get_timer_cycles() +
+		rte_get_timer_hz() * SHUTDOWN_WAIT_MS / 1000;
+	struct pmr_rx_pkt rx[PMR_BURST_MAX];
+	uint16_t nb;
+
+	if (w->nb_tx != 0)
+		rpc_tx_flush(w);
+	for (;;) {
+		/* Packets still arriving are dropped, freeing peers' buffers. */
+		while ((nb = pmr_transport_rx_burst(w->q, rx,
+				PMR_BURST_MAX)) > 0)
+			pmr_transport_rx_release(w->q, rx, nb);
+		pmr_transport_tx_flush(w->q);
+		rpc_completing_poll(w);
+		while (w->txfree.head != w->txfree.tail &&
+		       pmr_msgbuf_tx_pending(w->txfree.mbs[w->txfree.head &
+				(w->txfree.size - 1)]) == 0)
+			pmr_msgbuf_free(w->txfree.mbs[w->txfree.head++ &
+				(w->txfree.size - 1)]);
+		if ((TAILQ_EMPTY(&w->completing) &&
+		     w->txfree.head == w->txfree.tail) ||
+		    rte_get_timer_cycles() > deadline)
+			break;
+		rte_delay_us_sleep(100);
+	}
+}
+
+int
+pmr_worker_destroy(struct pmr_worker *w)
+{
+	uint32_t sn;
+	int ret = 0;
+
+	if (w == NULL)
+		return -EINVAL;
+	if (w->has_service) {
+		rte_service_component_runstate_set(w->service_id, 0);
+		rte_service_component_unregister(w->service_id);
+	}
+	for (sn = 0; sn < w->max_sessions; sn++) {
+		struct rpc_session *s = &w->sessions[sn];
+		uint16_t i;
+
+		if (s->state == PMR_SESSION_FREE)
+			continue;
+		if (s->client) {
+			rpc_creq_fail_all(w, s, PMR_E_SESSION_RESET);
+			s->closing = true;
+			rpc_session_release(w, (uint16_t)sn, true);
+			continue;
+		}
+		/* Requests handlers never answered: dropped. */
+		for (i = 0; i < w->window; i++) {
+			struct pmr_req *req = &s->srv[i];
+
+			if (!req->active)
+				continue;
+			pmr_transport_rx_release(w->q, &req->pkt, 1);
+			pmr_msgbuf_free(req->resp_buf);
+			req->active = false;
+		}
+		s->srv_active = 0;
+		rpc_session_release(w, (uint16_t)sn, true);
+	}
+	worker_drain(w);
+	if (!TAILQ_EMPTY(&w->completing) || w->txfree.head != w->txfree.tail)
+		RPC_LOG(ERR, "worker %u: the driver still holds sent buffers "
+			"after %u ms", w->worker_id, SHUTDOWN_WAIT_MS);
+	/* Flush what is left for the nexus, then detach. */
+	while (w->nb_outbox != 0 && rte_ring_free_count(w->from_worker) > 0)
+		rpc_sm_poll(w);
+	pmr_nexus_worker_detach(w->nx, w->worker_id);
+	pmr_transport_queue_destroy(w->q);
+	if (pmr_msgbuf_pool_free(w->pool) != 0) {
+		RPC_LOG(ERR, "worker %u: %u msgbufs still out, pool kept",
+			w->worker_id, pmr_msgbuf_pool_in_use(w->pool));
+		ret = -EBUSY;
+	}
+	worker_free(w);
+	return ret;
+}
+
+void
+pmr_worker_stop(struct pmr_worker *w)
+{
+	__atomic_store_n(&w->stop, true, __ATOMIC_RELAXED);
+}
+
+static int32_t
+worker_service(void *arg)
+{
+	pmr_worker_poll(arg);
+	return 0;
+}
+
+int
+pmr_worker_service_register(struct pmr_worker *w, uint32_t *service_id)
+{
+	struct rte_service_spec spec;
+	int ret;
+
+	if (w == NULL || service_id == NULL || w->has_service)
+		return -EINVAL;
+	memset(&spec, 0, sizeof(spec));
+	snprintf(spec.name, sizeof(spec.name), "pmr_worker_%u", w->worker_id);
+	spec.callback = worker_service;
+	spec.callback_userdata = w;
+	spec.socket_id = SOCKET_ID_ANY;
+	ret = rte_service_component_register(&spec, &w->service_id);
+	if (ret != 0)
+		return ret;
+	ret = rte_service_component_runstate_set(w->service_id, 1);
+	if (ret != 0) {
+		rte_service_component_unregister(w->service_id);
+		return ret;
+	}
+	w->has_service = true;
+	*service_id = w->service_id;
+	return 0;
+}
+
+void
+pmr_worker_stats_get(const struct pmr_worker *w,
+		struct pmr_worker_stats *stats)
+{
+	*stats = w->stats;
+}
+
+uint16_t
+pmr_worker_id(const struct pmr_worker *w)
+{
+	return w->worker_id;
+}
+
+uint32_t
+pmr_worker_max_msg_size(const struct pmr_worker *w)
+{
+	return w->max_msg;
+}
+
+uint16_t
+pmr_worker_headroom(const struct pmr_worker *w)
+{
+	return w->headroom;
+}
+
+struct rte_mempool *
+pmr_worker_pool(const struct pmr_worker *w)
+{
+	return w->pool;
+}
+
+struct pmr_msgbuf *
+pmr_worker_msgbuf_alloc(struct pmr_worker *w, uint32_t len)
+{
+	return pmr_msgbuf_alloc(w->pool, len);
+}

@@ -1,0 +1,645 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The pmrpc authors
+ */
+
+/*
+ * Unit tests of the RPC packet header: the inline encode/decode of
+ * pmr_pkthdr.h and the error names of rpc_pkthdr.c. Linked directly, no
+ * EAL. Expected bytes are written by hand or by the small little-endian
+ * writer below, never by the code under test.
+ */
+
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "pmr_pkthdr.h"
+
+/* Byte offsets in the header. */
+#define OFF_MAGIC	0
+#define OFF_VERSION	1
+#define OFF_PKT_TYPE	2
+#define OFF_REQ_TYPE	3
+#define OFF_DEST_SESSION 4
+#define OFF_PKT_NUM	6
+#define OFF_MSG_SIZE	8
+#define OFF_TOKEN	12
+#define OFF_REQ_NUM	16
+#define OFF_STATUS	23	/* Top byte of the little-endian 64 bits. */
+#define HDR_LEN		24
+
+#define PAYLOAD_MAX	1448
+#define PKT_MAX		(HDR_LEN + PAYLOAD_MAX + 64)
+#define REQ_NUM_MAX	((UINT64_C(1) << 56) - 1)
+
+static uint8_t pkt[PKT_MAX];
+
+/* Independent little-endian writers. */
+
+static void
+put_le(uint8_t *p, uint64_t v, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* The header h as it should look on the wire, written byte by byte. */
+static void
+ref_encode(uint8_t *p, const struct pmr_pkthdr *h)
+{
+	p[OFF_MAGIC] = 0xa7;
+	p[OFF_VERSION] = 1;
+	p[OFF_PKT_TYPE] = h->pkt_type;
+	p[OFF_REQ_TYPE] = h->req_type;
+	put_le(p + OFF_DEST_SESSION, h->dest_session, 2);
+	put_le(p + OFF_PKT_NUM, h->pkt_num, 2);
+	put_le(p + OFF_MSG_SIZE, h->msg_size, 4);
+	put_le(p + OFF_TOKEN, h->token, 4);
+	put_le(p + OFF_REQ_NUM, h->req_num & REQ_NUM_MAX, 7);
+	p[OFF_STATUS] = h->status;
+}
+
+/*
+ * Write a valid header of type pkt_type for a payload of n bytes into pkt,
+ * without the library, and fill the payload; returns the packet length.
+ */
+static uint32_t
+build_pkt(uint8_t pkt_type, uint32_t n)
+{
+	struct pmr_pkthdr h = {
+		.pkt_type = pkt_type,
+		.req_type = 7,
+		.dest_session = 0x0102,
+		.pkt_num = 0,
+		.status = 0,
+		.msg_size = n,
+		.token = 0x11223344,
+		.req_num = 42,
+	};
+	uint32_t i;
+
+	memset(pkt, 0, sizeof(pkt));
+	ref_encode(pkt, &h);
+	for (i = 0; i < n; i++)
+		pkt[HDR_LEN + i] = (uint8_t)(i * 7 + 3);
+	return HDR_LEN + n;
+}
+
+static enum pmr_pkthdr_err
+decode(uint32_t len)
+{
+	struct pmr_pkthdr h;
+
+	memset(&h, 0, sizeof(h));
+	return pmr_pkthdr_decode(pkt, len, &h);
+}
+
+static void
+assert_hdr_equal(const struct pmr_pkthdr *a, const struct pmr_pkthdr *b)
+{
+	assert_int_equal(a->pkt_type, b->pkt_type);
+	assert_int_equal(a->req_type, b->req_type);
+	assert_int_equal(a->dest_session, b->dest_session);
+	assert_int_equal(a->pkt_num, b->pkt_num);
+	assert_int_equal(a->status, b->status);
+	assert_int_equal(a->msg_size, b->msg_size);
+	assert_int_equal(a->token, b->token);
+	assert_int_equal(a->req_num, b->req_num);
+}
+
+/*
+ * Encode h with the library, check the bytes against ref_encode() and that
+ * nothing past the header was written, then decode it back.
+ */
+static void
+check_round_trip(const struct pmr_pkthdr *h)
+{
+	uint8_t ref[HDR_LEN];
+	struct pmr_pkthdr out;
+	uint32_t len = HDR_LEN + h->msg_size;
+
+	memset(pkt, 0xee, sizeof(pkt));
+	pmr_pkthdr_encode(pkt, h);
+	ref_encode(ref, h);
+	assert_memory_equal(pkt, ref, HDR_LEN);
+	assert_int_equal(pkt[HDR_LEN], 0xee);
+
+	memset(&out, 0xa5, sizeof(out));
+	assert_int_equal(pmr_pkthdr_decode(pkt, len, &out), PMR_PKTHDR_OK);
+	assert_hdr_equal(&out, h);
+}
+
+static const uint16_t edge_session[] = { 0, 65535 };
+static const uint8_t edge_req_type[] = { 0, 255 };
+static const uint32_t edge_msg_size[] = { 0, PAYLOAD_MAX };
+static const uint32_t edge_token[] = { 0, 0xffffffff };
+static const uint64_t edge_req_num[] = { 0, REQ_NUM_MAX };
+
+/* Every combination of the edge values, for each status in [smin, smax]. */
+static void
+round_trip_edges(uint8_t pkt_type, unsigned int smin, unsigned int smax)
+{
+	struct pmr_pkthdr h;
+	unsigned int i, s;
+
+	/* One bit of i per field: which of its two edge values. */
+	for (i = 0; i < 32; i++) {
+		for (s = smin; s <= smax; s++) {
+			memset(&h, 0, sizeof(h));
+			h.pkt_type = pkt_type;
+			h.dest_session = edge_session[i & 1];
+			h.req_type = edge_req_type[(i >> 1) & 1];
+			h.msg_size = edge_msg_size[(i >> 2) & 1];
+			h.token = edge_token[(i >> 3) & 1];
+			h.req_num = edge_req_num[(i >> 4) & 1];
+			h.pkt_num = 0;
+			h.status = (uint8_t)s;
+			check_round_trip(&h);
+		}
+	}
+}
+
+/* Round trips. */
+
+static void
+test_round_trip_req(void **state __rte_unused)
+{
+	round_trip_edges(PMR_PKT_REQ, 0, 0);
+}
+
+static void
+test_round_trip_resp(void **state __rte_unused)
+{
+	round_trip_edges(PMR_PKT_RESP, 0, 15);
+}
+
+static void
+test_round_trip_unaligned(void **state __rte_unused)
+{
+	struct pmr_pkthdr h = {
+		.pkt_type = PMR_PKT_RESP,
+		.req_type = 0x81,
+		.dest_session = 0xbeef,
+		.status = 9,
+		.msg_size = 5,
+		.token = 0xcafef00d,
+		.req_num = UINT64_C(0x00fedcba98765432),
+	};
+	struct pmr_pkthdr out;
+	uint8_t ref[HDR_LEN];
+	unsigned int off;
+
+	for (off = 1; off < 8; off++) {
+		memset(pkt, 0, sizeof(pkt));
+		pmr_pkthdr_encode(pkt + off, &h);
+		ref_encode(ref, &h);
+		assert_memory_equal(pkt + off, ref, HDR_LEN);
+		memset(&out, 0, sizeof(out));
+		assert_int_equal(pmr_pkthdr_decode(pkt + off, HDR_LEN + 5,
+				&out), PMR_PKTHDR_OK);
+		assert_hdr_equal(&out, &h);
+	}
+}
+
+static void
+test_req_num_masked_on_encode(void **state __rte_unused)
+{
+	static const uint64_t big[] = {
+		UINT64_C(1) << 56,
+		(UINT64_C(1) << 56) + 5,
+		UINT64_C(0xab00000000000001),
+		UINT64_MAX,
+	};
+	struct pmr_pkthdr h, out;
+	unsigned int i, t;
+
+	for (t = PMR_PKT_REQ; t <= PMR_PKT_RESP; t++) {
+		for (i = 0; i < RTE_DIM(big); i++) {
+			memset(&h, 0, sizeof(h));
+			h.pkt_type = (uint8_t)t;
+			h.status = t == PMR_PKT_RESP ? 3 : 0;
+			h.req_num = big[i];
+			memset(pkt, 0, sizeof(pkt));
+			pmr_pkthdr_encode(pkt, &h);
+			/* The high bits do not leak into the status byte. */
+			assert_int_equal(pkt[OFF_STATUS], h.status);
+
+			memset(&out, 0xa5, sizeof(out));
+			assert_int_equal(pmr_pkthdr_decode(pkt, HDR_LEN, &out),
+					PMR_PKTHDR_OK);
+			assert_int_equal(out.req_num, big[i] & REQ_NUM_MAX);
+			assert_int_equal(out.status, h.status);
+		}
+	}
+}
+
+/* Golden bytes and layout. */
+
+static void
+test_golden_bytes(void **state __rte_unused)
+{
+	/*
+	 * A response: req_type 0x5a, session 0x1234, 16 payload bytes,
+	 * token 0xdeadbeef, request number 0x123456789abcde, status 3.
+	 */
+	static const uint8_t golden[HDR_LEN] = {
+		0xa7,				/* magic */
+		0x01,				/* version */
+		0x02,				/* pkt_type: RESP */
+		0x5a,				/* req_type */
+		0x34, 0x12,			/* dest_session */
+		0x00, 0x00,			/* pkt_num */
+		0x10, 0x00, 0x00, 0x00,		/* msg_size */
+		0xef, 0xbe, 0xad, 0xde,		/* token */
+		0xde, 0xbc, 0x9a, 0x78, 0x56, 0x34, 0x12, /* req_num */
+		0x03,				/* status */
+	};
+	const struct pmr_pkthdr h = {
+		.pkt_type = PMR_PKT_RESP,
+		.req_type = 0x5a,
+		.dest_session = 0x1234,
+		.pkt_num = 0,
+		.status = 3,
+		.msg_size = 16,
+		.token = 0xdeadbeef,
+		.req_num = UINT64_C(0x123456789abcde),
+	};
+	struct pmr_pkthdr out;
+	uint8_t ref[HDR_LEN];
+
+	/* The test's own writer agrees with the hand-written bytes... */
+	ref_encode(ref, &h);
+	assert_memory_equal(ref, golden, HDR_LEN);
+
+	/* ...the library decodes them... */
+	memset(pkt, 0, sizeof(pkt));
+	memcpy(pkt, golden, HDR_LEN);
+	memset(&out, 0xa5, sizeof(out));
+	assert_int_equal(pmr_pkthdr_decode(pkt, HDR_LEN + 16, &out),
+			PMR_PKTHDR_OK);
+	assert_hdr_equal(&out, &h);
+
+	/* ...and writes them. */
+	memset(pkt, 0, sizeof(pkt));
+	pmr_pkthdr_encode(pkt, &h);
+	assert_memory_equal(pkt, golden, HDR_LEN);
+}
+
+static void
+test_golden_bytes_req(void **state __rte_unused)
+{
+	/* A request: req_type 1, session 7, empty, request number 1. */
+	static const uint8_t golden[HDR_LEN] = {
+		0xa7, 0x01, 0x01, 0x01,
+		0x07, 0x00,
+		0x00, 0x00,
+		0x00, 0x00, 0x00, 0x00,
+		0x78, 0x56, 0x34, 0x12,
+		0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+		0x00,
+	};
+	struct pmr_pkthdr out;
+
+	memset(&out, 0xa5, sizeof(out));
+	assert_int_equal(pmr_pkthdr_decode(golden, HDR_LEN, &out),
+			PMR_PKTHDR_OK);
+	assert_int_equal(out.pkt_type, PMR_PKT_REQ);
+	assert_int_equal(out.req_type, 1);
+	assert_int_equal(out.dest_session, 7);
+	assert_int_equal(out.pkt_num, 0);
+	assert_int_equal(out.status, 0);
+	assert_int_equal(out.msg_size, 0);
+	assert_int_equal(out.token, 0x12345678);
+	assert_int_equal(out.req_num, 1);
+
+	memset(pkt, 0, sizeof(pkt));
+	pmr_pkthdr_encode(pkt, &out);
+	assert_memory_equal(pkt, golden, HDR_LEN);
+}
+
+static void
+test_header_len(void **state __rte_unused)
+{
+	assert_int_equal(PMR_PKTHDR_LEN, 24);
+	assert_int_equal(sizeof(struct pmr_pkthdr_wire), 24);
+	assert_int_equal(PMR_PKTHDR_MAGIC, 0xa7);
+	assert_int_equal(PMR_PKTHDR_VERSION, 1);
+	assert_int_equal(offsetof(struct pmr_pkthdr_wire, magic), OFF_MAGIC);
+	assert_int_equal(offsetof(struct pmr_pkthdr_wire, version),
+			OFF_VERSION);
+	assert_int_equal(offsetof(struct pmr_pkthdr_wire, pkt_type),
+			OFF_PKT_TYPE);
+	assert_int_equal(offsetof(struct pmr_pkthdr_wire, req_type),
+			OFF_REQ_TYPE);
+	assert_int_equal(offsetof(struct pmr_pkthdr_wire, dest_session),
+			OFF_DEST_SESSION);
+	assert_int_equal(offsetof(struct pmr_pkthdr_wire, pkt_num),
+			OFF_PKT_NUM);
+	assert_int_equal(offsetof(struct pmr_pkthdr_wire, msg_size),
+			OFF_MSG_SIZE);
+	assert_int_equal(offsetof(struct pmr_pkthdr_wire, token), OFF_TOKEN);
+	assert_int_equal(offsetof(struct pmr_pkthdr_wire, req_num_status),
+			OFF_REQ_NUM);
+}
+
+/* Malformed headers, one reason each. */
+
+static void
+test_reject_short(void **state __rte_unused)
+{
+	uint32_t len;
+
+	/* A valid header and payload in the buffer; only len is short. */
+	build_pkt(PMR_PKT_REQ, 0);
+	for (len = 0; len < HDR_LEN; len++)
+		assert_int_equal(decode(len), PMR_PKTHDR_E_SHORT);
+	assert_int_equal(decode(HDR_LEN), PMR_PKTHDR_OK);
+}
+
+static void
+test_reject_magic(void **state __rte_unused)
+{
+	static const uint8_t magic[] = { 0x00, 0xa6, 0xa8, 0x27, 0x7a, 0xff };
+	uint32_t len;
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(magic); i++) {
+		len = build_pkt(PMR_PKT_REQ, 16);
+		pkt[OFF_MAGIC] = magic[i];
+		assert_int_equal(decode(len), PMR_PKTHDR_E_MAGIC);
+	}
+}
+
+static void
+test_reject_version(void **state __rte_unused)
+{
+	static const uint8_t version[] = { 0, 2, 255 };
+	uint32_t len;
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(version); i++) {
+		len = build_pkt(PMR_PKT_RESP, 16);
+		pkt[OFF_VERSION] = version[i];
+		assert_int_equal(decode(len), PMR_PKTHDR_E_VERSION);
+	}
+}
+
+static void
+test_reject_pkt_type(void **state __rte_unused)
+{
+	static const uint8_t type[] = { 0, 3, 255 };
+	uint32_t len;
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(type); i++) {
+		len = build_pkt(PMR_PKT_REQ, 16);
+		pkt[OFF_PKT_TYPE] = type[i];
+		assert_int_equal(decode(len), PMR_PKTHDR_E_TYPE);
+	}
+}
+
+static void
+test_reject_pkt_num(void **state __rte_unused)
+{
+	static const uint16_t num[] = { 1, 2, 0x100, 0xffff };
+	uint32_t len;
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(num); i++) {
+		len = build_pkt(PMR_PKT_REQ, 16);
+		put_le(pkt + OFF_PKT_NUM, num[i], 2);
+		assert_int_equal(decode(len), PMR_PKTHDR_E_PKT_NUM);
+
+		len = build_pkt(PMR_PKT_RESP, 0);
+		put_le(pkt + OFF_PKT_NUM, num[i], 2);
+		assert_int_equal(decode(len), PMR_PKTHDR_E_PKT_NUM);
+	}
+}
+
+static void
+test_reject_msg_size(void **state __rte_unused)
+{
+	uint32_t len;
+
+	/* One more than the payload. */
+	len = build_pkt(PMR_PKT_REQ, 16);
+	put_le(pkt + OFF_MSG_SIZE, 17, 4);
+	assert_int_equal(decode(len), PMR_PKTHDR_E_SIZE);
+
+	len = build_pkt(PMR_PKT_RESP, 0);
+	put_le(pkt + OFF_MSG_SIZE, 1, 4);
+	assert_int_equal(decode(len), PMR_PKTHDR_E_SIZE);
+
+	/* One less than the payload. */
+	len = build_pkt(PMR_PKT_REQ, 16);
+	put_le(pkt + OFF_MSG_SIZE, 15, 4);
+	assert_int_equal(decode(len), PMR_PKTHDR_E_SIZE);
+
+	len = build_pkt(PMR_PKT_RESP, PAYLOAD_MAX);
+	put_le(pkt + OFF_MSG_SIZE, PAYLOAD_MAX - 1, 4);
+	assert_int_equal(decode(len), PMR_PKTHDR_E_SIZE);
+
+	/* All ones. */
+	len = build_pkt(PMR_PKT_REQ, 16);
+	put_le(pkt + OFF_MSG_SIZE, 0xffffffff, 4);
+	assert_int_equal(decode(len), PMR_PKTHDR_E_SIZE);
+
+	len = build_pkt(PMR_PKT_REQ, 0);
+	put_le(pkt + OFF_MSG_SIZE, 0xffffffff, 4);
+	assert_int_equal(decode(len), PMR_PKTHDR_E_SIZE);
+
+	/* A packet truncated by one byte, or padded by one. */
+	len = build_pkt(PMR_PKT_RESP, 16);
+	assert_int_equal(decode(len - 1), PMR_PKTHDR_E_SIZE);
+	assert_int_equal(decode(len + 1), PMR_PKTHDR_E_SIZE);
+	assert_int_equal(decode(len), PMR_PKTHDR_OK);
+}
+
+static void
+test_reject_status_on_req(void **state __rte_unused)
+{
+	static const uint8_t status[] = { 1, 2, 15, 16, 255 };
+	uint32_t len;
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(status); i++) {
+		len = build_pkt(PMR_PKT_REQ, 16);
+		pkt[OFF_STATUS] = status[i];
+		assert_int_equal(decode(len), PMR_PKTHDR_E_STATUS);
+	}
+}
+
+static void
+test_reject_status_out_of_range_resp(void **state __rte_unused)
+{
+	static const uint8_t status[] = { 16, 17, 128, 255 };
+	uint32_t len;
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(status); i++) {
+		len = build_pkt(PMR_PKT_RESP, 16);
+		pkt[OFF_STATUS] = status[i];
+		assert_int_equal(decode(len), PMR_PKTHDR_E_STATUS);
+	}
+
+	/* The last valid status. */
+	len = build_pkt(PMR_PKT_RESP, 16);
+	pkt[OFF_STATUS] = PMR_PKTHDR_STATUS_MAX - 1;
+	assert_int_equal(decode(len), PMR_PKTHDR_OK);
+}
+
+/*
+ * With two fields wrong, the error is the first in the order decode checks
+ * them: length, magic, version, pkt_type, pkt_num, msg_size, status (the
+ * order of enum pmr_pkthdr_err).
+ */
+static void
+test_reject_first_failing_field(void **state __rte_unused)
+{
+	uint32_t len;
+
+	/* Short and bad magic. */
+	build_pkt(PMR_PKT_REQ, 0);
+	pkt[OFF_MAGIC] = 0;
+	assert_int_equal(decode(HDR_LEN - 1), PMR_PKTHDR_E_SHORT);
+
+	/* Bad magic and bad size. */
+	len = build_pkt(PMR_PKT_REQ, 16);
+	pkt[OFF_MAGIC] = 0xa8;
+	put_le(pkt + OFF_MSG_SIZE, 17, 4);
+	assert_int_equal(decode(len), PMR_PKTHDR_E_MAGIC);
+
+	/* Bad magic and bad version. */
+	len = build_pkt(PMR_PKT_REQ, 16);
+	pkt[OFF_MAGIC] = 0;
+	pkt[OFF_VERSION] = 0;
+	assert_int_equal(decode(len), PMR_PKTHDR_E_MAGIC);
+
+	/* Bad version and bad type. */
+	len = build_pkt(PMR_PKT_REQ, 16);
+	pkt[OFF_VERSION] = 2;
+	pkt[OFF_PKT_TYPE] = 0;
+	assert_int_equal(decode(len), PMR_PKTHDR_E_VERSION);
+
+	/* Bad type and pkt_num. */
+	len = build_pkt(PMR_PKT_REQ, 16);
+	pkt[OFF_PKT_TYPE] = 3;
+	put_le(pkt + OFF_PKT_NUM, 1, 2);
+	assert_int_equal(decode(len), PMR_PKTHDR_E_TYPE);
+
+	/* Bad type and status: a status byte does not make it a response. */
+	len = build_pkt(PMR_PKT_REQ, 16);
+	pkt[OFF_PKT_TYPE] = 255;
+	pkt[OFF_STATUS] = 255;
+	assert_int_equal(decode(len), PMR_PKTHDR_E_TYPE);
+
+	/* Bad pkt_num and size. */
+	len = build_pkt(PMR_PKT_RESP, 16);
+	put_le(pkt + OFF_PKT_NUM, 1, 2);
+	put_le(pkt + OFF_MSG_SIZE, 15, 4);
+	assert_int_equal(decode(len), PMR_PKTHDR_E_PKT_NUM);
+
+	/* Bad size and status. */
+	len = build_pkt(PMR_PKT_REQ, 16);
+	put_le(pkt + OFF_MSG_SIZE, 0xffffffff, 4);
+	pkt[OFF_STATUS] = 1;
+	assert_int_equal(decode(len), PMR_PKTHDR_E_SIZE);
+
+	/* Everything after the length wrong at once. */
+	len = build_pkt(PMR_PKT_RESP, 16);
+	memset(pkt, 0xff, HDR_LEN);
+	assert_int_equal(decode(len), PMR_PKTHDR_E_MAGIC);
+}
+
+/* Bounds. */
+
+static void
+test_decode_reads_within_len(void **state __rte_unused)
+{
+	struct pmr_pkthdr h;
+	uint8_t *buf;
+	uint32_t len, n;
+
+	for (len = 0; len <= 64; len++) {
+		/* A valid packet of len bytes, cut short if need be. */
+		n = len >= HDR_LEN ? len - HDR_LEN : 0;
+		build_pkt(PMR_PKT_RESP, n);
+		buf = malloc(len);	/* Exactly len: ASan sees overreads. */
+		if (len > 0) {
+			assert_non_null(buf);
+			memcpy(buf, pkt, len);
+		}
+
+		memset(&h, 0, sizeof(h));
+		assert_int_equal(pmr_pkthdr_decode(buf, len, &h),
+				len < HDR_LEN ? PMR_PKTHDR_E_SHORT :
+				PMR_PKTHDR_OK);
+		if (len >= HDR_LEN)
+			assert_int_equal(h.msg_size, n);
+
+		/* A header claiming more than there is. */
+		if (len >= HDR_LEN) {
+			put_le(buf + OFF_MSG_SIZE, n + 1, 4);
+			assert_int_equal(pmr_pkthdr_decode(buf, len, &h),
+					PMR_PKTHDR_E_SIZE);
+		}
+		free(buf);
+	}
+}
+
+/* Error names. */
+
+static void
+test_err_names(void **state __rte_unused)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < PMR_PKTHDR_E_MAX; i++) {
+		const char *name = pmr_pkthdr_err_name(i);
+
+		assert_non_null(name);
+		assert_true(strlen(name) > 0);
+		assert_string_not_equal(name, "unknown");
+		for (j = 0; j < i; j++)
+			assert_string_not_equal(name, pmr_pkthdr_err_name(j));
+	}
+	assert_string_equal(pmr_pkthdr_err_name(PMR_PKTHDR_E_MAX), "unknown");
+	assert_string_equal(pmr_pkthdr_err_name(PMR_PKTHDR_E_MAX + 1),
+			"unknown");
+	assert_string_equal(pmr_pkthdr_err_name(UINT_MAX), "unknown");
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_round_trip_req),
+		cmocka_unit_test(test_round_trip_resp),
+		cmocka_unit_test(test_round_trip_unaligned),
+		cmocka_unit_test(test_req_num_masked_on_encode),
+		cmocka_unit_test(test_golden_bytes),
+		cmocka_unit_test(test_golden_bytes_req),
+		cmocka_unit_test(test_header_len),
+		cmocka_unit_test(test_reject_short),
+		cmocka_unit_test(test_reject_magic),
+		cmocka_unit_test(test_reject_version),
+		cmocka_unit_test(test_reject_pkt_type),
+		cmocka_unit_test(test_reject_pkt_num),
+		cmocka_unit_test(test_reject_msg_size),
+		cmocka_unit_test(test_reject_status_on_req),
+		cmocka_unit_test(test_reject_status_out_of_range_resp),
+		cmocka_unit_test(test_reject_first_failing_field),
+		cmocka_unit_test(test_decode_reads_within_len),
+		cmocka_unit_test(test_err_names),
+	};
+
+	return cmocka_run_group_tests_name("pkthdr", tests, NULL, NULL);
+}

@@ -1,0 +1,806 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The pmrpc authors
+ */
+
+/*
+ * The RPC engine end to end over in-process ring pairs: a nexus bound to
+ * 127.0.0.1, server and client workers, sessions, requests, handlers.
+ */
+
+#include "pmr_test.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_lcore.h>
+#include <rte_service.h>
+
+#include "pmr_nexus.h"
+#include "pmr_rpc.h"
+
+#define T_ECHO 1	/* answers the request with its bytes inverted */
+#define T_DEFER 2	/* keeps the request; the test answers later */
+#define T_NONE 99	/* no handler */
+
+#define MAX_PAIRS 2
+#define DEFER_MAX 64
+#define WAIT_NS (20ull * 1000 * 1000 * 1000)	/* generous for ASan */
+
+struct env {
+	struct pmr_nexus *nx;
+	char pair[MAX_PAIRS][16];
+	uint16_t port_a[MAX_PAIRS], port_b[MAX_PAIRS];
+	struct pmr_worker *srv[MAX_PAIRS];	/* worker ids 0, 1 */
+	struct pmr_worker *cli[MAX_PAIRS];	/* worker ids 10, 11 */
+	unsigned int nb_pairs;
+};
+
+static struct env env;
+static unsigned int pair_seq;
+
+static struct pmr_req *deferred[DEFER_MAX];
+static unsigned int nb_deferred;
+
+static void
+echo_handler(struct pmr_req *req, void *arg)
+{
+	struct pmr_msgbuf *resp = pmr_req_resp_buf(req);
+	const uint8_t *in = pmr_req_data(req);
+	uint32_t i, len = pmr_req_len(req);
+
+	assert_ptr_equal(arg, &env);
+	assert_non_null(resp);
+	assert_int_equal(pmr_msgbuf_resize(resp, len), 0);
+	for (i = 0; i < len; i++)
+		resp->data[i] = (uint8_t)~in[i];
+	assert_int_equal(pmr_respond(req, resp), 0);
+}
+
+static void
+defer_handler(struct pmr_req *req, void *arg)
+{
+	(void)arg;
+	assert_true(nb_deferred < DEFER_MAX);
+	deferred[nb_deferred++] = req;
+}
+
+static uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void
+poll_all(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < env.nb_pairs; i++) {
+		if (env.srv[i] != NULL)
+			pmr_worker_poll(env.srv[i]);
+		if (env.cli[i] != NULL)
+			pmr_worker_poll(env.cli[i]);
+	}
+}
+
+#define POLL_UNTIL(cond) do { \
+	uint64_t deadline_ = now_ns() + WAIT_NS; \
+	while (!(cond)) { \
+		poll_all(); \
+		assert_true(now_ns() < deadline_); \
+	} \
+} while (0)
+
+static struct pmr_worker *
+worker_on(uint16_t id, uint16_t port, const char *ip)
+{
+	struct pmr_worker_conf conf = {
+		.worker_id = id,
+		.nb_msgbufs = 1024,
+	};
+	struct pmr_worker *w;
+	char args[96];
+
+	snprintf(args, sizeof(args), "port=%u,ip=%s", port, ip);
+	conf.devargs = args;
+	w = pmr_worker_create(env.nx, &conf);
+	assert_non_null(w);
+	return w;
+}
+
+static int
+env_up(unsigned int nb_pairs)
+{
+	struct pmr_nexus_conf conf = { .connect_timeout_ms = 500 };
+	unsigned int i;
+	char ip[32];
+
+	memset(&env, 0, sizeof(env));
+	nb_deferred = 0;
+	env.nx = pmr_nexus_create("127.0.0.1:0", &conf);
+	assert_non_null(env.nx);
+	assert_int_equal(pmr_nexus_register_handler(env.nx, T_ECHO,
+			echo_handler, &env), 0);
+	assert_int_equal(pmr_nexus_register_handler(env.nx, T_DEFER,
+			defer_handler, NULL), 0);
+	for (i = 0; i < nb_pairs; i++) {
+		snprintf(env.pair[i], sizeof(env.pair[i]), "rp%u",
+			pair_seq++);
+		assert_int_equal(pmr_test_ring_pair(env.pair[i],
+				&env.port_a[i], &env.port_b[i]), 0);
+		snprintf(ip, sizeof(ip), "10.2.%u.1", i);
+		env.srv[i] = worker_on((uint16_t)i, env.port_a[i], ip);
+		snprintf(ip, sizeof(ip), "10.2.%u.2", i);
+		env.cli[i] = worker_on((uint16_t)(10 + i), env.port_b[i], ip);
+		env.nb_pairs++;
+	}
+	return 0;
+}
+
+static void
+env_down(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < env.nb_pairs; i++) {
+		if (env.cli[i] != NULL)
+			assert_int_equal(pmr_worker_destroy(env.cli[i]), 0);
+		env.cli[i] = NULL;
+		if (env.srv[i] != NULL)
+			assert_int_equal(pmr_worker_destroy(env.srv[i]), 0);
+		env.srv[i] = NULL;
+		pmr_test_ring_pair_free(env.pair[i], env.port_a[i],
+				env.port_b[i]);
+	}
+	assert_int_equal(pmr_nexus_destroy(env.nx), 0);
+}
+
+static int
+setup1(void **state)
+{
+	(void)state;
+	return env_up(1);
+}
+
+static int
+setup2(void **state)
+{
+	(void)state;
+	return env_up(2);
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	env_down();
+	return 0;
+}
+
+/* Session callback: records the last event. */
+struct sess_ev {
+	int count;
+	int session;
+	enum pmr_session_event ev;
+	int err;
+};
+
+static void
+on_session(struct pmr_worker *w, int session, enum pmr_session_event ev,
+		int err, void *arg)
+{
+	struct sess_ev *e = arg;
+
+	(void)w;
+	e->count++;
+	e->session = session;
+	e->ev = ev;
+	e->err = err;
+}
+
+static int
+connect_to(struct pmr_worker *cli, uint16_t remote, struct sess_ev *e)
+{
+	int s;
+
+	memset(e, 0, sizeof(*e));
+	s = pmr_session_create(cli, pmr_nexus_uri(env.nx), remote,
+			on_session, e);
+	assert_true(s >= 0);
+	assert_int_equal(pmr_session_state(cli, s), PMR_SESSION_CONNECTING);
+	POLL_UNTIL(e->count > 0);
+	return s;
+}
+
+static void
+test_handshake_accepted(void **state)
+{
+	struct pmr_nexus_stats st;
+	struct sess_ev e;
+	int s;
+
+	(void)state;
+	s = connect_to(env.cli[0], 0, &e);
+	assert_int_equal(e.count, 1);
+	assert_int_equal(e.session, s);
+	assert_int_equal(e.ev, PMR_SESSION_EV_CONNECTED);
+	assert_int_equal(e.err, 0);
+	assert_int_equal(pmr_session_state(env.cli[0], s),
+			PMR_SESSION_CONNECTED);
+	assert_int_equal(pmr_nexus_stats_get(env.nx, &st), 0);
+	assert_int_equal(st.sessions_accepted, 1);
+	assert_int_equal(st.sessions_connected, 1);
+	assert_int_equal(pmr_session_destroy(env.cli[0], s), 0);
+	assert_int_equal(pmr_session_state(env.cli[0], s), PMR_SESSION_FREE);
+	assert_int_equal(pmr_session_destroy(env.cli[0], s), -EINVAL);
+}
+
+static void
+test_handshake_refused_no_worker(void **state)
+{
+	struct sess_ev e;
+	uint64_t t0 = now_ns();
+	int s;
+
+	(void)state;
+	s = connect_to(env.cli[0], 7, &e);
+	assert_int_equal(e.ev, PMR_SESSION_EV_CONNECT_FAILED);
+	assert_int_equal(e.err, -ENOENT);
+	/* A refusal is an answer: well before the 500 ms timeout. */
+	assert_true(now_ns() - t0 < 400ull * 1000 * 1000);
+	assert_int_equal(pmr_session_state(env.cli[0], s), PMR_SESSION_FAILED);
+	assert_int_equal(pmr_session_destroy(env.cli[0], s), 0);
+}
+
+static void
+test_handshake_timeout(void **state)
+{
+	struct sess_ev e;
+	int s;
+
+	(void)state;
+	memset(&e, 0, sizeof(e));
+	/* Port 9 (discard) on loopback: nobody listens in this sandbox. */
+	s = pmr_session_create(env.cli[0], "127.0.0.1:9", 0, on_session, &e);
+	assert_true(s >= 0);
+	POLL_UNTIL(e.count > 0);
+	assert_int_equal(e.ev, PMR_SESSION_EV_CONNECT_FAILED);
+	assert_int_equal(e.err, -ETIMEDOUT);
+	assert_int_equal(pmr_session_destroy(env.cli[0], s), 0);
+}
+
+/* Is b the echo handler's answer to a? */
+static bool
+inverted(uint8_t b, uint8_t a)
+{
+	return (uint8_t)(a + b) == 0xff && (a & b) == 0;
+}
+
+/* Continuation bookkeeping. */
+struct cont_rec {
+	int runs;
+	enum pmr_status status;
+	uint32_t len;
+	int bad;		/* payload mismatches */
+	struct pmr_msgbuf *req;
+};
+
+static void
+on_resp(struct pmr_worker *w, const struct pmr_resp *resp, void *tag)
+{
+	struct cont_rec *c = tag;
+	const uint8_t *d = resp->data;
+	uint32_t i;
+
+	(void)w;
+	c->runs++;
+	c->status = resp->status;
+	c->len = resp->len;
+	c->req = resp->req;
+	if (resp->status == PMR_OK) {
+		if (resp->len != resp->req->len)
+			c->bad++;
+		for (i = 0; i < resp->len; i++)
+			c->bad += !inverted(d[i], resp->req->data[i]);
+	}
+	pmr_msgbuf_free(resp->req);
+}
+
+static void
+test_rpc_sizes(void **state)
+{
+	struct pmr_worker *cli;
+	uint32_t max, sizes[6];
+	struct sess_ev e;
+	unsigned int i;
+	int s;
+
+	(void)state;
+	cli = env.cli[0];
+	max = pmr_worker_max_msg_size(cli);
+	assert_int_equal(max, 1500 - 28 - 24);
+	sizes[0] = 0, sizes[1] = 1, sizes[2] = 7, sizes[3] = 64;
+	sizes[4] = 1000, sizes[5] = max;
+	s = connect_to(cli, 0, &e);
+	for (i = 0; i < RTE_DIM(sizes); i++) {
+		struct cont_rec c = { 0 };
+		struct pmr_msgbuf *req = pmr_worker_msgbuf_alloc(cli, sizes[i]);
+		uint32_t k;
+
+		assert_non_null(req);
+		for (k = 0; k < sizes[i]; k++)
+			req->data[k] = (uint8_t)(k * 13 + i);
+		assert_int_equal(pmr_request(cli, s, T_ECHO, req, on_resp, &c),
+				0);
+		POLL_UNTIL(c.runs > 0);
+		assert_int_equal(c.runs, 1);
+		assert_int_equal(c.status, PMR_OK);
+		assert_int_equal(c.len, sizes[i]);
+		assert_int_equal(c.bad, 0);
+		assert_ptr_equal(c.req, req);
+	}
+	assert_int_equal(pmr_session_destroy(cli, s), 0);
+}
+
+static void
+test_request_too_large(void **state)
+{
+	struct pmr_worker *cli = env.cli[0];
+	struct rte_mempool *big;
+	struct pmr_msgbuf *req;
+	struct sess_ev e;
+	int s;
+
+	(void)state;
+	s = connect_to(cli, 0, &e);
+	big = pmr_msgbuf_pool_create("rpc_big", 2, 0, 4096,
+			pmr_worker_headroom(cli), SOCKET_ID_ANY);
+	assert_non_null(big);
+	req = pmr_msgbuf_alloc(big, pmr_worker_max_msg_size(cli) + 1);
+	assert_non_null(req);
+	assert_int_equal(pmr_request(cli, s, T_ECHO, req, on_resp, NULL),
+			-EMSGSIZE);
+	/* Not enough headroom for the headers: refused too. */
+	pmr_msgbuf_free(req);
+	assert_int_equal(pmr_msgbuf_pool_free(big), 0);
+	big = pmr_msgbuf_pool_create("rpc_small_hr", 2, 0, 64, 0,
+			SOCKET_ID_ANY);
+	req = pmr_msgbuf_alloc(big, 8);
+	assert_int_equal(pmr_request(cli, s, T_ECHO, req, on_resp, NULL),
+			-EINVAL);
+	pmr_msgbuf_free(req);
+	assert_int_equal(pmr_msgbuf_pool_free(big), 0);
+	assert_int_equal(pmr_request(cli, 12345, T_ECHO, NULL, on_resp, NULL),
+			-EINVAL);
+	assert_int_equal(pmr_session_destroy(cli, s), 0);
+}
+
+static void
+test_no_handler_remote_error(void **state)
+{
+	struct cont_rec c = { 0 };
+	struct pmr_msgbuf *req;
+	struct sess_ev e;
+	int s;
+
+	(void)state;
+	s = connect_to(env.cli[0], 0, &e);
+	req = pmr_worker_msgbuf_alloc(env.cli[0], 10);
+	assert_non_null(req);
+	assert_int_equal(pmr_request(env.cli[0], s, T_NONE, req, on_resp, &c),
+			0);
+	POLL_UNTIL(c.runs > 0);
+	assert_int_equal(c.status, PMR_E_REMOTE_ERROR);
+	assert_int_equal(pmr_session_destroy(env.cli[0], s), 0);
+}
+
+static void
+test_handle_poll_later(void **state)
+{
+	struct pmr_worker *cli = env.cli[0];
+	struct pmr_worker *srv = env.srv[0];
+	unsigned int lcore = pmr_test_worker_lcore();
+	struct pmr_req_handle h[3];
+	struct pmr_msgbuf *req[3], *resp[3];
+	struct sess_ev e;
+	unsigned int i;
+	int s;
+
+	(void)state;
+	s = connect_to(cli, 0, &e);
+	/* pmr_request_wait() polls only the client: serve from elsewhere. */
+	if (lcore >= RTE_MAX_LCORE)
+		skip();
+	assert_int_equal(rte_eal_remote_launch(pmr_worker_loop, srv, lcore),
+			0);
+	env.srv[0] = NULL;
+	for (i = 0; i < 3; i++) {
+		req[i] = pmr_worker_msgbuf_alloc(cli, 16 + i);
+		resp[i] = pmr_worker_msgbuf_alloc(cli, 0);
+		assert_non_null(req[i]);
+		assert_non_null(resp[i]);
+		memset(req[i]->data, (int)i, req[i]->len);
+		assert_int_equal(pmr_request_start(cli, s, T_ECHO, req[i],
+				resp[i], &h[i]), 0);
+		assert_false(pmr_request_done(&h[i]));
+	}
+	/* Wait for the last; the others complete on the way. */
+	assert_int_equal(pmr_request_wait(cli, &h[2]), PMR_OK);
+	POLL_UNTIL(pmr_request_done(&h[0]) && pmr_request_done(&h[1]));
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(h[i].status, PMR_OK);
+		assert_int_equal(h[i].resp_len, 16 + i);
+		assert_int_equal(resp[i]->len, 16 + i);
+		assert_int_equal(resp[i]->data[0], (uint8_t)~i);
+		pmr_msgbuf_free(req[i]);
+		pmr_msgbuf_free(resp[i]);
+	}
+	/* A response larger than the handle's buffer: MSGSIZE. */
+	{
+		struct rte_mempool *tiny = pmr_msgbuf_pool_create("rpc_tiny",
+				1, 0, 4, 0, SOCKET_ID_ANY);
+		struct pmr_msgbuf *r = pmr_worker_msgbuf_alloc(cli, 100);
+		struct pmr_msgbuf *small = pmr_msgbuf_alloc(tiny, 0);
+
+		assert_int_equal(pmr_request_start(cli, s, T_ECHO, r, small,
+				&h[0]), 0);
+		assert_int_equal(pmr_request_wait(cli, &h[0]),
+				PMR_E_MSGSIZE);
+		pmr_msgbuf_free(r);
+		pmr_msgbuf_free(small);
+		assert_int_equal(pmr_msgbuf_pool_free(tiny), 0);
+	}
+	assert_int_equal(pmr_session_destroy(cli, s), 0);
+	pmr_worker_stop(srv);
+	assert_int_equal(rte_eal_wait_lcore(lcore), 0);
+	env.srv[0] = srv;
+}
+
+/* Many RPCs: two client workers, each with its own port to the server. */
+#define MANY_TOTAL 100000
+#define MANY_SESSIONS 4		/* per client worker */
+#define MANY_OUTSTANDING 48	/* per client worker: beyond the windows */
+
+struct many_tag {
+	uint32_t seq;
+	uint16_t pair;
+};
+
+struct many_state {
+	uint32_t sent[MAX_PAIRS];
+	uint32_t done[MAX_PAIRS];
+	uint32_t bad;
+	int sessions[MAX_PAIRS][MANY_SESSIONS];
+	struct many_tag tags[MAX_PAIRS][MANY_OUTSTANDING];
+};
+
+static struct many_state many;
+
+static void on_many(struct pmr_worker *w, const struct pmr_resp *resp,
+		void *tag);
+
+static void
+many_send(uint16_t pair, struct many_tag *t)
+{
+	struct pmr_worker *cli = env.cli[pair];
+	uint32_t seq = many.sent[pair]++;
+	uint32_t len = (seq * 7919) % (pmr_worker_max_msg_size(cli) + 1);
+	struct pmr_msgbuf *req = pmr_worker_msgbuf_alloc(cli, len);
+
+	assert_non_null(req);
+	memset(req->data, (int)(seq & 0xff), len);
+	if (len > 0)
+		req->data[len - 1] = (uint8_t)pair;
+	t->seq = seq;
+	t->pair = pair;
+	assert_int_equal(pmr_request(cli, many.sessions[pair]
+			[seq % MANY_SESSIONS], T_ECHO, req, on_many, t), 0);
+}
+
+static void
+on_many(struct pmr_worker *w, const struct pmr_resp *resp, void *tag)
+{
+	struct many_tag *t = tag;
+	const uint8_t *d = resp->data;
+	uint32_t i;
+
+	if (resp->status != PMR_OK || resp->len != resp->req->len ||
+	    w != env.cli[t->pair])
+		many.bad++;
+	for (i = 0; resp->status == PMR_OK && i < resp->len; i++)
+		many.bad += !inverted(d[i], resp->req->data[i]);
+	pmr_msgbuf_free(resp->req);
+	many.done[t->pair]++;
+	if (many.sent[t->pair] < MANY_TOTAL / MAX_PAIRS)
+		many_send(t->pair, t);
+}
+
+/* The server workers run on the other lcore, in the app's own loop. */
+static bool servers_stop;
+
+static int
+servers_loop(void *arg)
+{
+	struct pmr_worker **srv = arg;
+
+	while (!__atomic_load_n(&servers_stop, __ATOMIC_RELAXED)) {
+		pmr_worker_poll(srv[0]);
+		pmr_worker_poll(srv[1]);
+	}
+	return 0;
+}
+
+static void
+test_many_rpcs_two_clients(void **state)
+{
+	struct pmr_worker_stats s0, s1, c0, c1;
+	struct sess_ev e;
+	unsigned int lcore = pmr_test_worker_lcore();
+	uint16_t p;
+	unsigned int i;
+	struct pmr_worker *srv_saved[MAX_PAIRS] = { NULL, NULL };
+
+	(void)state;
+	memset(&many, 0, sizeof(many));
+	for (p = 0; p < MAX_PAIRS; p++)
+		for (i = 0; i < MANY_SESSIONS; i++)
+			many.sessions[p][i] = connect_to(env.cli[p], p, &e);
+
+	if (lcore < RTE_MAX_LCORE) {
+		servers_stop = false;
+		/* Only the clients are polled here from now on. */
+		srv_saved[0] = env.srv[0];
+		srv_saved[1] = env.srv[1];
+		env.srv[0] = env.srv[1] = NULL;
+		assert_int_equal(rte_eal_remote_launch(servers_loop, srv_saved,
+				lcore), 0);
+	}
+	for (p = 0; p < MAX_PAIRS; p++)
+		for (i = 0; i < MANY_OUTSTANDING; i++)
+			many_send(p, &many.tags[p][i]);
+	POLL_UNTIL(many.done[0] + many.done[1] == MANY_TOTAL);
+	if (lcore < RTE_MAX_LCORE) {
+		__atomic_store_n(&servers_stop, true, __ATOMIC_RELAXED);
+		assert_int_equal(rte_eal_wait_lcore(lcore), 0);
+		env.srv[0] = srv_saved[0];
+		env.srv[1] = srv_saved[1];
+	}
+	assert_int_equal(many.bad, 0);
+
+	pmr_worker_stats_get(env.srv[0], &s0);
+	pmr_worker_stats_get(env.srv[1], &s1);
+	pmr_worker_stats_get(env.cli[0], &c0);
+	pmr_worker_stats_get(env.cli[1], &c1);
+	assert_int_equal(s0.reqs_handled + s1.reqs_handled, MANY_TOTAL);
+	assert_int_equal(s0.resps_sent, s0.reqs_handled);
+	assert_int_equal(c0.reqs_completed + c1.reqs_completed, MANY_TOTAL);
+	assert_int_equal(c0.reqs_sent, MANY_TOTAL / 2);
+	assert_int_equal(c0.rx_drops + c1.rx_drops + s0.rx_drops +
+			s1.rx_drops, 0);
+	for (p = 0; p < MAX_PAIRS; p++)
+		for (i = 0; i < MANY_SESSIONS; i++)
+			assert_int_equal(pmr_session_destroy(env.cli[p],
+					many.sessions[p][i]), 0);
+}
+
+/* A worker run by an rte_service on a service core. */
+static void
+test_worker_as_service(void **state)
+{
+	unsigned int lcore = pmr_test_worker_lcore();
+	struct pmr_worker *srv = env.srv[0];
+	struct cont_rec c[100];
+	struct sess_ev e;
+	uint32_t sid;
+	unsigned int i;
+	int s;
+
+	(void)state;
+	if (lcore >= RTE_MAX_LCORE)
+		skip();
+	assert_int_equal(pmr_worker_service_register(srv, &sid), 0);
+	assert_int_equal(rte_service_lcore_add(lcore), 0);
+	assert_int_equal(rte_service_map_lcore_set(sid, lcore, 1), 0);
+	assert_int_equal(rte_service_runstate_set(sid, 1), 0);
+	assert_int_equal(rte_service_lcore_start(lcore), 0);
+	env.srv[0] = NULL;	/* the service core polls it now */
+
+	s = connect_to(env.cli[0], 0, &e);
+	assert_int_equal(e.ev, PMR_SESSION_EV_CONNECTED);
+	memset(c, 0, sizeof(c));
+	for (i = 0; i < RTE_DIM(c); i++) {
+		struct pmr_msgbuf *req = pmr_worker_msgbuf_alloc(env.cli[0],
+				i);
+
+		assert_non_null(req);
+		memset(req->data, 0x3c, i);
+		assert_int_equal(pmr_request(env.cli[0], s, T_ECHO, req,
+				on_resp, &c[i]), 0);
+	}
+	POLL_UNTIL(c[RTE_DIM(c) - 1].runs == 1);
+	for (i = 0; i < RTE_DIM(c); i++) {
+		assert_int_equal(c[i].runs, 1);
+		assert_int_equal(c[i].status, PMR_OK);
+		assert_int_equal(c[i].bad, 0);
+	}
+	assert_int_equal(pmr_session_destroy(env.cli[0], s), 0);
+
+	assert_int_equal(rte_service_runstate_set(sid, 0), 0);
+	assert_int_equal(rte_service_lcore_stop(lcore), 0);
+	assert_int_equal(rte_service_lcore_del(lcore), 0);
+	env.srv[0] = srv;
+}
+
+/* Shutdown with requests in flight and queued, and handlers holding some. */
+static void
+test_shutdown_in_flight(void **state)
+{
+	struct pmr_worker *cli = env.cli[0];
+	struct cont_rec c[20];
+	struct sess_ev e;
+	unsigned int i;
+	int s;
+
+	(void)state;
+	s = connect_to(cli, 0, &e);
+	memset(c, 0, sizeof(c));
+	for (i = 0; i < RTE_DIM(c); i++) {
+		struct pmr_msgbuf *req = pmr_worker_msgbuf_alloc(cli, 100);
+
+		assert_non_null(req);
+		assert_int_equal(pmr_request(cli, s, T_DEFER, req, on_resp,
+				&c[i]), 0);
+	}
+	/* The server holds a window's worth; the rest wait in the client. */
+	POLL_UNTIL(nb_deferred == 8);
+	for (i = 0; i < 50; i++)
+		poll_all();
+	assert_int_equal(nb_deferred, 8);
+	for (i = 0; i < RTE_DIM(c); i++)
+		assert_int_equal(c[i].runs, 0);
+
+	/* The client goes away: every continuation runs, once. */
+	assert_int_equal(pmr_worker_destroy(cli), 0);
+	env.cli[0] = NULL;
+	for (i = 0; i < RTE_DIM(c); i++) {
+		assert_int_equal(c[i].runs, 1);
+		assert_int_equal(c[i].status, PMR_E_SESSION_RESET);
+	}
+	/* The server learns of it; the deferred requests are orphans now,
+	 * and answering them only gives their buffers back. */
+	for (i = 0; i < 200; i++) {
+		poll_all();
+		rte_delay_us_sleep(1000);
+	}
+	for (i = 0; i < nb_deferred; i++) {
+		struct pmr_msgbuf *r = pmr_req_resp_buf(deferred[i]);
+
+		assert_non_null(r);
+		assert_int_equal(pmr_respond(deferred[i], r), 0);
+	}
+	/* env_down destroys the server: its pool must be full. */
+	assert_int_equal(pmr_msgbuf_pool_in_use(pmr_worker_pool(env.srv[0])),
+			0);
+}
+
+/* Destroying a worker while handlers still hold requests drops them. */
+static void
+test_server_shutdown_with_deferred(void **state)
+{
+	struct pmr_worker *cli = env.cli[0];
+	struct cont_rec c[3];
+	struct sess_ev e, ev2;
+	unsigned int i;
+	int s;
+
+	(void)state;
+	s = connect_to(cli, 0, &e);
+	memset(c, 0, sizeof(c));
+	/* Watch the session for the reset. */
+	memset(&ev2, 0, sizeof(ev2));
+	for (i = 0; i < RTE_DIM(c); i++) {
+		struct pmr_msgbuf *req = pmr_worker_msgbuf_alloc(cli, 10);
+
+		assert_int_equal(pmr_request(cli, s, T_DEFER, req, on_resp,
+				&c[i]), 0);
+	}
+	POLL_UNTIL(nb_deferred == RTE_DIM(c));
+	assert_int_equal(pmr_worker_destroy(env.srv[0]), 0);
+	env.srv[0] = NULL;
+	/* The client's pending requests end with SESSION_RESET. */
+	POLL_UNTIL(c[2].runs == 1);
+	for (i = 0; i < RTE_DIM(c); i++) {
+		assert_int_equal(c[i].runs, 1);
+		assert_int_equal(c[i].status, PMR_E_SESSION_RESET);
+	}
+	assert_int_equal(pmr_session_state(cli, s), PMR_SESSION_RESET);
+	assert_int_equal(e.ev, PMR_SESSION_EV_RESET);
+	assert_int_equal(e.err, -ECONNRESET);
+	assert_int_equal(pmr_session_destroy(cli, s), 0);
+	RTE_SET_USED(ev2);
+}
+
+/* Destroying a session fails its queued requests, once each. */
+static void
+test_session_destroy_pending(void **state)
+{
+	struct pmr_worker *cli = env.cli[0];
+	struct cont_rec c[12];
+	struct sess_ev e;
+	unsigned int i;
+	int s;
+
+	(void)state;
+	s = connect_to(cli, 0, &e);
+	memset(c, 0, sizeof(c));
+	for (i = 0; i < RTE_DIM(c); i++) {
+		struct pmr_msgbuf *req = pmr_worker_msgbuf_alloc(cli, 10);
+
+		assert_int_equal(pmr_request(cli, s, T_ECHO, req, on_resp,
+				&c[i]), 0);
+	}
+	/* Nothing polled yet: all are in the client. */
+	assert_int_equal(pmr_session_destroy(cli, s), 0);
+	for (i = 0; i < RTE_DIM(c); i++) {
+		assert_int_equal(c[i].runs, 1);
+		assert_int_equal(c[i].status, PMR_E_SESSION_RESET);
+	}
+	/* The server forgets its side: no session left after a while. */
+	for (i = 0; i < 100; i++) {
+		poll_all();
+		rte_delay_us_sleep(1000);
+	}
+	s = connect_to(cli, 0, &e);	/* and a new one still works */
+	assert_int_equal(e.ev, PMR_SESSION_EV_CONNECTED);
+	assert_int_equal(pmr_session_destroy(cli, s), 0);
+}
+
+static void
+test_register_after_workers(void **state)
+{
+	(void)state;
+	assert_int_equal(pmr_nexus_register_handler(env.nx, 50, echo_handler,
+			NULL), -EBUSY);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_handshake_accepted,
+			setup1, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_handshake_refused_no_worker, setup1, teardown),
+		cmocka_unit_test_setup_teardown(test_handshake_timeout,
+			setup1, teardown),
+		cmocka_unit_test_setup_teardown(test_rpc_sizes,
+			setup1, teardown),
+		cmocka_unit_test_setup_teardown(test_request_too_large,
+			setup1, teardown),
+		cmocka_unit_test_setup_teardown(test_no_handler_remote_error,
+			setup1, teardown),
+		cmocka_unit_test_setup_teardown(test_handle_poll_later,
+			setup1, teardown),
+		cmocka_unit_test_setup_teardown(test_many_rpcs_two_clients,
+			setup2, teardown),
+		cmocka_unit_test_setup_teardown(test_worker_as_service,
+			setup1, teardown),
+		cmocka_unit_test_setup_teardown(test_shutdown_in_flight,
+			setup1, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_server_shutdown_with_deferred, setup1, teardown),
+		cmocka_unit_test_setup_teardown(test_session_destroy_pending,
+			setup1, teardown),
+		cmocka_unit_test_setup_teardown(test_register_after_workers,
+			setup1, teardown),
+	};
+
+	return cmocka_run_group_tests_name("rpc", tests,
+			pmr_test_eal_setup, pmr_test_eal_teardown);
+}
