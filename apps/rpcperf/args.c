@@ -18,10 +18,12 @@
 
 static const struct rpcperf_workload *const workloads[] = {
 	&rpcperf_wl_ring,
+	&rpcperf_wl_latency,
+	&rpcperf_wl_rate,
 	&rpcperf_wl_drv_latency,
 };
 
-static char workload_list[256] = "ring,drv-latency";
+static char workload_list[256] = "ring,latency,rate";
 
 const struct rpcperf_workload *
 rpcperf_workload_find(const char *name)
@@ -47,10 +49,12 @@ rpcperf_usage(const char *prog)
 		"\n"
 		"Options:\n"
 		"  -w, --workload=LIST    workloads to run, comma separated\n"
-		"                         (default: ring,drv-latency)\n"
+		"                         (default: ring,latency,rate)\n"
 		"  -s, --size=BYTES       payload bytes (default: 32)\n"
 		"  -n, --iters=N          measured round trips (default: 1000000)\n"
 		"      --warmup=N         unmeasured round trips first (default: 10000)\n"
+		"  -c, --concurrency=N    rate: RPCs kept outstanding (default: 32)\n"
+		"      --sessions=N       rate: sessions they use (default: 4, max %d)\n"
 		"      --eth-args=KVARGS  extra eth driver devargs, e.g.\n"
 		"                         tx_copy_max=0 (see doc/drivers.md)\n"
 		"      --server-lcore=ID  lcore of the server side (default: the\n"
@@ -58,7 +62,7 @@ rpcperf_usage(const char *prog)
 		"  -q, --quiet            print only the result table\n"
 		"  -h, --help             this text\n"
 		"\n"
-		"Workloads:\n", prog);
+		"Workloads:\n", prog, RPCPERF_MAX_SESSIONS);
 	for (i = 0; i < RTE_DIM(workloads); i++)
 		printf("  %-14s %s\n", workloads[i]->name, workloads[i]->help);
 	printf("\nExample: %s -l 0-1 --no-pci --no-huge -m 512 -- -s 64\n",
@@ -122,12 +126,15 @@ parse_workloads(const char *list, struct rpcperf_config *cfg)
 int
 rpcperf_parse_args(int argc, char **argv, struct rpcperf_config *cfg)
 {
-	enum { OPT_WARMUP = 256, OPT_ETH_ARGS, OPT_SERVER_LCORE };
+	enum { OPT_WARMUP = 256, OPT_ETH_ARGS, OPT_SERVER_LCORE,
+		OPT_SESSIONS };
 	static const struct option longopts[] = {
 		{ "workload", required_argument, NULL, 'w' },
 		{ "size", required_argument, NULL, 's' },
 		{ "iters", required_argument, NULL, 'n' },
 		{ "warmup", required_argument, NULL, OPT_WARMUP },
+		{ "concurrency", required_argument, NULL, 'c' },
+		{ "sessions", required_argument, NULL, OPT_SESSIONS },
 		{ "eth-args", required_argument, NULL, OPT_ETH_ARGS },
 		{ "server-lcore", required_argument, NULL, OPT_SERVER_LCORE },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -142,6 +149,8 @@ rpcperf_parse_args(int argc, char **argv, struct rpcperf_config *cfg)
 	cfg->iters = 1000000;
 	cfg->warmup = 10000;
 	cfg->eth_args = "";
+	cfg->concurrency = 32;
+	cfg->sessions = 4;
 	cfg->server_lcore = RTE_MAX_LCORE;
 	ret = parse_workloads(workload_list, cfg);
 	if (ret != 0)
@@ -149,7 +158,7 @@ rpcperf_parse_args(int argc, char **argv, struct rpcperf_config *cfg)
 
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":w:s:n:qh", longopts,
+	while ((opt = getopt_long(argc, argv, ":w:s:n:c:qh", longopts,
 			NULL)) != -1) {
 		ret = 0;
 		switch (opt) {
@@ -167,6 +176,15 @@ rpcperf_parse_args(int argc, char **argv, struct rpcperf_config *cfg)
 		case OPT_WARMUP:
 			ret = parse_u64("warmup", optarg, 0, UINT32_MAX, &v);
 			cfg->warmup = v;
+			break;
+		case 'c':
+			ret = parse_u64("concurrency", optarg, 1, 4096, &v);
+			cfg->concurrency = (uint32_t)v;
+			break;
+		case OPT_SESSIONS:
+			ret = parse_u64("sessions", optarg, 1,
+					RPCPERF_MAX_SESSIONS, &v);
+			cfg->sessions = (uint32_t)v;
 			break;
 		case OPT_ETH_ARGS:
 			cfg->eth_args = optarg;

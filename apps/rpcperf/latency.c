@@ -87,7 +87,7 @@ rpcperf_print_header(void)
 {
 	printf("%-14s %6s %10s %8s %8s %8s %8s %8s %8s %8s\n",
 		"workload", "bytes", "iters", "min_us", "p50_us", "p90_us",
-		"p99_us", "p99.9_us", "max_us", "Mrt/s");
+		"p99_us", "p99.9_us", "max_us", "Mrps");
 }
 
 void

@@ -8,6 +8,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_ring.h>
+
+#include "pmr_rpc.h"
+
 #define RPCPERF_NAME_MAX 32
 #define RPCPERF_MAX_WORKLOADS 8
 
@@ -19,6 +23,8 @@ struct rpcperf_config {
 	uint64_t iters;		/* measured round trips */
 	uint64_t warmup;	/* round trips before measuring */
 	const char *eth_args;	/* extra eth devargs ("tx_copy_max=0") */
+	uint32_t concurrency;	/* rate: requests kept outstanding */
+	uint32_t sessions;	/* rate: sessions they are spread over */
 	unsigned int server_lcore;
 	bool quiet;
 };
@@ -54,6 +60,28 @@ struct rpcperf_workload {
 
 extern const struct rpcperf_workload rpcperf_wl_ring;
 extern const struct rpcperf_workload rpcperf_wl_drv_latency;
+extern const struct rpcperf_workload rpcperf_wl_latency;
+extern const struct rpcperf_workload rpcperf_wl_rate;
+
+/* rpc_env.c: the in-process server and client the RPC workloads use. */
+#define RPCPERF_MAX_SESSIONS 64
+#define RPCPERF_REQ_ECHO 1
+
+struct rpcperf_env {
+	struct rte_ring *ab, *ba;
+	int port_s, port_c;
+	struct pmr_nexus *nx;
+	struct pmr_worker *server;	/* polled on server_lcore */
+	struct pmr_worker *client;	/* polled on the main lcore */
+	unsigned int server_lcore;
+	bool server_running;
+	int sessions[RPCPERF_MAX_SESSIONS];
+	unsigned int nb_sessions;
+};
+
+int rpcperf_env_up(const struct rpcperf_config *cfg, struct rpcperf_env *env,
+		unsigned int nb_sessions);
+void rpcperf_env_down(struct rpcperf_env *env);
 
 /* args.c */
 int rpcperf_parse_args(int argc, char **argv, struct rpcperf_config *cfg);

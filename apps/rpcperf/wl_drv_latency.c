@@ -116,17 +116,23 @@ drv_pair_up(const struct rpcperf_config *cfg, struct drv_pair *dp)
 	const struct pmr_transport_driver *eth = pmr_transport_find("eth");
 	struct pmr_transport_addr addr_a, addr_b;
 	struct pmr_transport_caps caps;
-	char args[256];
+	static unsigned int seq;	/* ethdev names stay taken */
+	char args[256], name[32];
 
-	dp->ab = rte_ring_create("rpcperf_ab", 1024, rte_socket_id(),
+	seq++;
+	snprintf(name, sizeof(name), "rpcperf_dab%u", seq);
+	dp->ab = rte_ring_create(name, 1024, rte_socket_id(),
 			RING_F_SP_ENQ | RING_F_SC_DEQ);
-	dp->ba = rte_ring_create("rpcperf_ba", 1024, rte_socket_id(),
+	snprintf(name, sizeof(name), "rpcperf_dba%u", seq);
+	dp->ba = rte_ring_create(name, 1024, rte_socket_id(),
 			RING_F_SP_ENQ | RING_F_SC_DEQ);
 	if (eth == NULL || dp->ab == NULL || dp->ba == NULL)
 		return -ENOMEM;
-	dp->port_a = rte_eth_from_rings("rpcperf_a", &dp->ba, 1, &dp->ab, 1,
+	snprintf(name, sizeof(name), "rpcperf_da%u", seq);
+	dp->port_a = rte_eth_from_rings(name, &dp->ba, 1, &dp->ab, 1,
 			rte_socket_id());
-	dp->port_b = rte_eth_from_rings("rpcperf_b", &dp->ab, 1, &dp->ba, 1,
+	snprintf(name, sizeof(name), "rpcperf_db%u", seq);
+	dp->port_b = rte_eth_from_rings(name, &dp->ab, 1, &dp->ba, 1,
 			rte_socket_id());
 	if (dp->port_a < 0 || dp->port_b < 0)
 		return -ENODEV;
@@ -153,9 +159,11 @@ drv_pair_up(const struct rpcperf_config *cfg, struct drv_pair *dp)
 		return -EINVAL;
 	dp->a_to_b = pmr_transport_peer_create(dp->qa, &addr_b);
 	dp->b_to_a = pmr_transport_peer_create(dp->qb, &addr_a);
-	dp->pool_a = pmr_msgbuf_pool_create("rpcperf_cli", 256, 0, caps.mtu,
+	snprintf(name, sizeof(name), "rpcperf_dcli%u", seq);
+	dp->pool_a = pmr_msgbuf_pool_create(name, 256, 0, caps.mtu,
 			caps.headroom, rte_socket_id());
-	dp->pool_b = pmr_msgbuf_pool_create("rpcperf_srv", 256, 32, caps.mtu,
+	snprintf(name, sizeof(name), "rpcperf_dsrv%u", seq);
+	dp->pool_b = pmr_msgbuf_pool_create(name, 256, 32, caps.mtu,
 			caps.headroom, rte_socket_id());
 	if (dp->a_to_b == NULL || dp->b_to_a == NULL || dp->pool_a == NULL ||
 	    dp->pool_b == NULL)

@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The pmrpc authors
+ */
+
+/*
+ * The in-process setup the RPC workloads share: a ring pair, a nexus on
+ * 127.0.0.1, an echo handler, a server worker polled by its own lcore and
+ * a client worker polled by the main lcore, and the client's sessions.
+ */
+
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_eth_ring.h>
+#include <rte_ethdev.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_ring.h>
+
+#include "rpcperf.h"
+
+static void
+echo_handler(struct pmr_req *req, void *arg)
+{
+	struct pmr_msgbuf *resp = pmr_req_resp_buf(req);
+
+	(void)arg;
+	if (resp == NULL)
+		return;
+	pmr_msgbuf_resize(resp, pmr_req_len(req));
+	memcpy(resp->data, pmr_req_data(req), resp->len);
+	pmr_respond(req, resp);
+}
+
+static void
+on_session(struct pmr_worker *w, int session, enum pmr_session_event ev,
+		int err, void *arg)
+{
+	int *state = arg;
+
+	(void)w;
+	(void)session;
+	*state = ev == PMR_SESSION_EV_CONNECTED ? 1 : err;
+}
+
+int
+rpcperf_env_up(const struct rpcperf_config *cfg, struct rpcperf_env *env,
+		unsigned int nb_sessions)
+{
+	struct pmr_worker_conf conf = { .nb_msgbufs = 8192 };
+	static unsigned int seq;	/* ethdev names stay taken */
+	char args[256], name[32];
+	unsigned int i;
+	int up[RPCPERF_MAX_SESSIONS];
+
+	memset(env, 0, sizeof(*env));
+	env->port_s = -1;
+	env->port_c = -1;
+	env->server_lcore = cfg->server_lcore;
+	if (nb_sessions == 0 || nb_sessions > RPCPERF_MAX_SESSIONS)
+		return -EINVAL;
+	seq++;
+	snprintf(name, sizeof(name), "rpcperf_ab%u", seq);
+	env->ab = rte_ring_create(name, 1024, rte_socket_id(),
+			RING_F_SP_ENQ | RING_F_SC_DEQ);
+	snprintf(name, sizeof(name), "rpcperf_ba%u", seq);
+	env->ba = rte_ring_create(name, 1024, rte_socket_id(),
+			RING_F_SP_ENQ | RING_F_SC_DEQ);
+	if (env->ab == NULL || env->ba == NULL)
+		return -ENOMEM;
+	snprintf(name, sizeof(name), "rpcperf_srv%u", seq);
+	env->port_s = rte_eth_from_rings(name, &env->ba, 1, &env->ab, 1,
+			rte_socket_id());
+	snprintf(name, sizeof(name), "rpcperf_cli%u", seq);
+	env->port_c = rte_eth_from_rings(name, &env->ab, 1, &env->ba, 1,
+			rte_socket_id());
+	if (env->port_s < 0 || env->port_c < 0)
+		return -ENODEV;
+
+	env->nx = pmr_nexus_create("127.0.0.1:0", NULL);
+	if (env->nx == NULL)
+		return -rte_errno;
+	pmr_nexus_register_handler(env->nx, RPCPERF_REQ_ECHO, echo_handler,
+			NULL);
+
+	conf.worker_id = 0;
+	snprintf(args, sizeof(args), "port=%d,ip=198.18.1.1%s%s",
+		env->port_s, cfg->eth_args[0] != '\0' ? "," : "",
+		cfg->eth_args);
+	conf.devargs = args;
+	env->server = pmr_worker_create(env->nx, &conf);
+	if (env->server == NULL)
+		return -rte_errno;
+	conf.worker_id = 1;
+	snprintf(args, sizeof(args), "port=%d,ip=198.18.1.2%s%s",
+		env->port_c, cfg->eth_args[0] != '\0' ? "," : "",
+		cfg->eth_args);
+	env->client = pmr_worker_create(env->nx, &conf);
+	if (env->client == NULL)
+		return -rte_errno;
+	if (cfg->size > pmr_worker_max_msg_size(env->client)) {
+		fprintf(stderr, "rpcperf: --size=%u is over the largest "
+			"message, %u\n", cfg->size,
+			pmr_worker_max_msg_size(env->client));
+		return -EMSGSIZE;
+	}
+	if (rte_eal_remote_launch(pmr_worker_loop, env->server,
+			cfg->server_lcore) != 0)
+		return -EBUSY;
+	env->server_running = true;
+
+	for (i = 0; i < nb_sessions; i++) {
+		up[i] = 0;
+		env->sessions[i] = pmr_session_create(env->client,
+				pmr_nexus_uri(env->nx), 0, on_session, &up[i]);
+		if (env->sessions[i] < 0)
+			return env->sessions[i];
+		env->nb_sessions++;
+	}
+	for (i = 0; i < nb_sessions; i++) {
+		while (up[i] == 0)
+			pmr_worker_poll(env->client);
+		if (up[i] != 1)
+			return up[i];
+	}
+	return 0;
+}
+
+void
+rpcperf_env_down(struct rpcperf_env *env)
+{
+	unsigned int i;
+
+	for (i = 0; i < env->nb_sessions; i++)
+		pmr_session_destroy(env->client, env->sessions[i]);
+	if (env->server_running) {
+		/* Let the server see the sessions go, then stop it. */
+		for (i = 0; i < 1000; i++)
+			pmr_worker_poll(env->client);
+		pmr_worker_stop(env->server);
+		rte_eal_wait_lcore(env->server_lcore);
+	}
+	if (env->client != NULL && pmr_worker_destroy(env->client) != 0)
+		fprintf(stderr, "rpcperf: client msgbufs leaked\n");
+	if (env->server != NULL && pmr_worker_destroy(env->server) != 0)
+		fprintf(stderr, "rpcperf: server msgbufs leaked\n");
+	if (env->nx != NULL)
+		pmr_nexus_destroy(env->nx);
+	if (env->server == NULL && env->port_s >= 0)
+		rte_eth_dev_close((uint16_t)env->port_s);
+	if (env->client == NULL && env->port_c >= 0)
+		rte_eth_dev_close((uint16_t)env->port_c);
+	rte_ring_free(env->ab);
+	rte_ring_free(env->ba);
+	memset(env, 0, sizeof(*env));
+}
