@@ -18,7 +18,12 @@
 #include <rte_lcore.h>
 #include <rte_service.h>
 
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+
+#include "eth_hdr.h"
 #include "pmr_nexus.h"
+#include "pmr_pkthdr.h"
 #include "pmr_rpc.h"
 
 #define T_ECHO 1	/* answers the request with its bytes inverted */
@@ -761,6 +766,92 @@ test_session_destroy_pending(void **state)
 	assert_int_equal(pmr_session_destroy(cli, s), 0);
 }
 
+/* Hostile packets at the server: dropped, counted by reason. */
+static uint64_t
+drops(struct pmr_worker *w, const char *name)
+{
+	struct pmr_worker_stats st;
+	unsigned int i;
+
+	pmr_worker_stats_get(w, &st);
+	for (i = 0; i < RTE_DIM(st.drops); i++)
+		if (pmr_worker_drop_name(i) != NULL &&
+		    strcmp(pmr_worker_drop_name(i), name) == 0)
+			return st.drops[i];
+	fail_msg("no drop reason %s", name);
+	return 0;
+}
+
+/* Send an RPC packet to the server straight from the client's port. */
+static void
+inject(const struct pmr_pkthdr *h, uint32_t payload)
+{
+	struct pmr_eth_endpoint src = { .ip = RTE_BE32(0x0a020002),
+		.port = RTE_BE16(31850) }, dst = { .ip = RTE_BE32(0x0a020001),
+		.port = RTE_BE16(31850) };
+	struct rte_mempool *mp = rte_mempool_lookup("rpc_raw");
+	struct rte_mbuf *m;
+	uint8_t *f;
+
+	/* The driver's MACs for ports without one: 02:00 and the IP. */
+	src.mac.addr_bytes[0] = 0x02;
+	memcpy(&src.mac.addr_bytes[2], &src.ip, 4);
+	dst.mac.addr_bytes[0] = 0x02;
+	memcpy(&dst.mac.addr_bytes[2], &dst.ip, 4);
+	if (mp == NULL)
+		mp = rte_pktmbuf_pool_create("rpc_raw", 64, 0, 0,
+				RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+	assert_non_null(mp);
+	m = rte_pktmbuf_alloc(mp);
+	assert_non_null(m);
+	f = (uint8_t *)rte_pktmbuf_append(m, PMR_ETH_HDR_LEN +
+			PMR_PKTHDR_LEN + payload);
+	assert_non_null(f);
+	memset(f, 0, m->data_len);
+	pmr_eth_hdr_template(f, &src, &dst);
+	pmr_eth_hdr_set_len(f, (uint16_t)(PMR_PKTHDR_LEN + payload), false);
+	pmr_pkthdr_encode(f + PMR_ETH_HDR_LEN, h);
+	assert_int_equal(rte_eth_tx_burst(env.port_b[0], 0, &m, 1), 1);
+}
+
+static void
+test_bad_packets_dropped_and_counted(void **state)
+{
+	struct pmr_pkthdr h = { .pkt_type = PMR_PKT_REQ, .req_type = T_ECHO,
+		.msg_size = 8 };
+	struct pmr_worker *srv = env.srv[0];
+	struct cont_rec c = { 0 };
+	struct pmr_msgbuf *req;
+	struct sess_ev e;
+	int s, i;
+
+	(void)state;
+	s = connect_to(env.cli[0], 0, &e);	/* server session 0 */
+	inject(&h, 9);			/* msg_size does not match */
+	h.dest_session = 4000;
+	inject(&h, 8);			/* no such session */
+	h.dest_session = 1;
+	inject(&h, 8);			/* a free session */
+	h.dest_session = 0;
+	h.token = 0;			/* a random token is not 0 */
+	inject(&h, 8);
+	for (i = 0; i < 20; i++)
+		poll_all();
+	assert_int_equal(drops(srv, "hdr_msg_size"), 1);
+	assert_int_equal(drops(srv, "no_session"), 2);
+	assert_int_equal(drops(srv, "bad_token"), 1);
+
+	/* Real traffic is undisturbed. */
+	req = pmr_worker_msgbuf_alloc(env.cli[0], 8);
+	memset(req->data, 1, 8);
+	assert_int_equal(pmr_request(env.cli[0], s, T_ECHO, req, on_resp, &c),
+			0);
+	POLL_UNTIL(c.runs == 1);
+	assert_int_equal(c.status, PMR_OK);
+	assert_int_equal(c.bad, 0);
+	assert_int_equal(pmr_session_destroy(env.cli[0], s), 0);
+}
+
 static void
 test_register_after_workers(void **state)
 {
@@ -797,6 +888,8 @@ main(void)
 			test_server_shutdown_with_deferred, setup1, teardown),
 		cmocka_unit_test_setup_teardown(test_session_destroy_pending,
 			setup1, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_bad_packets_dropped_and_counted, setup1, teardown),
 		cmocka_unit_test_setup_teardown(test_register_after_workers,
 			setup1, teardown),
 	};
