@@ -3,9 +3,10 @@
 # Copyright (c) 2026 The pmrpc authors
 #
 # Install what is missing, build build/release, and run pmrpc's benchmark:
-# rpcperf on two lcores over an in-process ring pair, printing round-trip
-# percentiles next to a raw rte_ring ping-pong between the same two lcores
-# measured in the same run.
+# rpcperf with a server worker and a client worker on two lcores over an
+# in-process ring pair, printing RPC latency percentiles and rate next to a
+# raw rte_ring ping-pong between the same two lcores, measured in the same
+# run.
 #
 # Arguments are passed to rpcperf after its defaults (see rpcperf --help),
 # e.g. ./devtools/demo.sh -s 256 -n 200000.
