@@ -37,6 +37,7 @@ run_one(const struct rpcperf_config *cfg, const struct rpcperf_workload *wl,
 	ret = wl->run(cfg, &s);
 	memset(r, 0, sizeof(*r));
 	snprintf(r->workload, sizeof(r->workload), "%s", wl->name);
+	r->one_at_a_time = wl->one_at_a_time;
 	r->size = cfg->size;
 	if (ret == 0)
 		rpcperf_summarize(&s, rte_get_tsc_hz(), r);
@@ -110,7 +111,8 @@ main(int argc, char **argv)
 			base = &results[i];
 	}
 	for (i = 0; base != NULL && i < cfg.nb_workloads; i++) {
-		if (&results[i] == base || results[i].iters == 0)
+		if (&results[i] == base || results[i].iters == 0 ||
+		    !results[i].one_at_a_time)
 			continue;
 		printf("%s/ring: p50 %.2fx, p99 %.2fx\n",
 			results[i].workload, results[i].p50 / base->p50,

@@ -40,6 +40,7 @@ struct rpcperf_samples {
 /* Summary of a run, in microseconds (rate in million round trips/s). */
 struct rpcperf_result {
 	char workload[RPCPERF_NAME_MAX];
+	bool one_at_a_time;
 	uint32_t size;
 	uint64_t iters;
 	double min, p50, p90, p99, p999, max, mean;
@@ -54,6 +55,8 @@ struct rpcperf_result {
 struct rpcperf_workload {
 	const char *name;
 	const char *help;
+	/* One round trip at a time: comparable with the ring baseline. */
+	bool one_at_a_time;
 	int (*run)(const struct rpcperf_config *cfg,
 			struct rpcperf_samples *samples);
 };

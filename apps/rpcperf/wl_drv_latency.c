@@ -241,5 +241,6 @@ out:
 const struct rpcperf_workload rpcperf_wl_drv_latency = {
 	.name = "drv-latency",
 	.help = "eth driver ping-pong over an in-process ring pair",
+	.one_at_a_time = true,
 	.run = drv_latency_run,
 };

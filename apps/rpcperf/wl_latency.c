@@ -82,5 +82,6 @@ out:
 const struct rpcperf_workload rpcperf_wl_latency = {
 	.name = "latency",
 	.help = "one echo RPC at a time: round-trip percentiles",
+	.one_at_a_time = true,
 	.run = latency_run,
 };

@@ -119,5 +119,6 @@ out:
 const struct rpcperf_workload rpcperf_wl_rate = {
 	.name = "rate",
 	.help = "--concurrency echo RPCs outstanding: RPCs per second",
+	.one_at_a_time = false,
 	.run = rate_run,
 };

@@ -92,5 +92,6 @@ out:
 const struct rpcperf_workload rpcperf_wl_ring = {
 	.name = "ring",
 	.help = "baseline: raw rte_ring ping-pong between the two lcores",
+	.one_at_a_time = true,
 	.run = ring_run,
 };
