@@ -438,6 +438,55 @@ test_bad_devargs(void **state)
 	pmr_test_ring_pair_free("erbad", a, b);
 }
 
+/* hdr + data: gathered into one packet, whatever the copy threshold. */
+static void
+test_tx_gathers_header(void **state)
+{
+	struct pmr_transport_caps caps;
+	struct pmr_rx_pkt rx;
+	struct pmr_msgbuf *mb;
+	struct pmr_tx_pkt pkt;
+	struct pair p;
+	uint8_t hdr[24];
+	uint32_t i;
+
+	(void)state;
+	pair_up(&p, ZC);
+	pmr_transport_queue_caps(p.qa, &caps);
+	assert_int_equal(caps.rx_depth, 1024);
+	for (i = 0; i < sizeof(hdr); i++)
+		hdr[i] = (uint8_t)(0xc0 + i);
+	mb = pmr_msgbuf_alloc(p.pool, p.mtu - sizeof(hdr));
+	assert_non_null(mb);
+	fill(mb->data, mb->len, 11);
+	/* Data from the middle of the msgbuf: no headroom in front of it. */
+	pkt = (struct pmr_tx_pkt){ .peer = p.a_to_b, .mb = mb,
+		.data = mb->data + 100, .len = mb->len - 100, .hdr = hdr,
+		.hdr_len = sizeof(hdr) };
+	assert_int_equal(pmr_transport_tx_burst(p.qa, &pkt, 1), 1);
+	assert_int_equal(pmr_msgbuf_tx_pending(mb), 0);	/* copied */
+	recv_one(p.qb, &rx);
+	assert_int_equal(rx.len, sizeof(hdr) + mb->len - 100);
+	assert_memory_equal(rx.data, hdr, sizeof(hdr));
+	assert_memory_equal(rx.data + sizeof(hdr), mb->data + 100,
+			mb->len - 100);
+	pmr_transport_rx_release(p.qb, &rx, 1);
+	/* A header alone, no msgbuf. */
+	pkt = (struct pmr_tx_pkt){ .peer = p.a_to_b, .hdr = hdr,
+		.hdr_len = sizeof(hdr) };
+	assert_int_equal(pmr_transport_tx_burst(p.qa, &pkt, 1), 1);
+	recv_one(p.qb, &rx);
+	assert_int_equal(rx.len, sizeof(hdr));
+	pmr_transport_rx_release(p.qb, &rx, 1);
+	/* Header and data over the MTU: refused. */
+	pkt = (struct pmr_tx_pkt){ .peer = p.a_to_b, .mb = mb,
+		.data = mb->data, .len = mb->len + 1, .hdr = hdr,
+		.hdr_len = sizeof(hdr) };
+	assert_int_equal(pmr_transport_tx_burst(p.qa, &pkt, 1), 0);
+	pmr_msgbuf_free(mb);
+	pair_down(&p);
+}
+
 static void
 test_ring_pair_copies_by_default(void **state)
 {
@@ -595,6 +644,7 @@ main(void)
 		cmocka_unit_test(test_oversize_refused),
 		cmocka_unit_test(test_rx_drops_counted_by_reason),
 		cmocka_unit_test(test_bad_devargs),
+		cmocka_unit_test(test_tx_gathers_header),
 		cmocka_unit_test(test_ring_pair_copies_by_default),
 		cmocka_unit_test(test_copy_threshold_devarg),
 		cmocka_unit_test(test_two_lcores),

@@ -60,6 +60,11 @@ struct pmr_transport_caps {
 	uint16_t headroom;	/**< Bytes the driver writes before data. */
 	uint16_t max_burst;	/**< Largest useful burst. */
 	uint16_t addr_len;	/**< Bytes of a queue address. */
+	/**
+	 * Packets the queue can hold received but not yet taken by
+	 * rx_burst: the budget credits are admitted against.
+	 */
+	uint32_t rx_depth;
 };
 
 /** A queue's address as exchanged by the session handshake. */
@@ -77,16 +82,22 @@ struct pmr_transport_peer {
 	uint64_t src;
 };
 
-/** One packet to send. */
+/**
+ * One packet to send: hdr (if hdr_len is not 0) followed by data.
+ *
+ * Without hdr, the packet is sent from mb in place, and at least
+ * caps.headroom writable bytes must lie in mb before data, where the driver
+ * puts its own header. With hdr, the driver gathers hdr and data (the eth
+ * driver copies such packets; RDMA drivers use two scatter entries); mb
+ * may then be NULL if len is 0. hdr need only stay valid during the call.
+ */
 struct pmr_tx_pkt {
 	const struct pmr_transport_peer *peer;	/**< Destination. */
-	/**
-	 * The msgbuf holding the payload: at least caps.headroom writable
-	 * bytes must lie in it before data, where the driver puts its header.
-	 */
-	struct pmr_msgbuf *mb;
+	struct pmr_msgbuf *mb;	/**< The msgbuf holding data. */
 	uint8_t *data;		/**< First payload byte, inside mb. */
-	uint32_t len;		/**< Payload bytes, at most caps.mtu. */
+	uint32_t len;		/**< Bytes of data. */
+	const void *hdr;	/**< Bytes to send in front of data. */
+	uint16_t hdr_len;	/**< hdr_len + len is at most caps.mtu. */
 };
 
 /** One received packet, owned by the caller until released. */

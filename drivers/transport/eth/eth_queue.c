@@ -270,6 +270,7 @@ eth_port_setup(struct eth_queue *eq, const struct eth_args *a,
 		mtu = (uint16_t)a->mtu;
 	eq->pub.caps.mtu = mtu - sizeof(struct rte_ipv4_hdr) -
 		sizeof(struct rte_udp_hdr);
+	eq->pub.caps.rx_depth = eq->nb_rxd;
 	return 0;
 }
 
@@ -387,13 +388,13 @@ eth_queue_create(const struct pmr_transport_driver *drv, const char *devargs,
 		goto fail;
 	}
 	/*
-	 * TX mbufs: copies carry up to tx_copy_max payload bytes; zero-copy
-	 * mbufs carry the shared info in their private area. Mbufs stay out
-	 * while the peer holds them (ring pairs), hence the generous count.
+	 * TX mbufs: copies carry up to a whole frame (gathered packets are
+	 * copied whatever their size); zero-copy mbufs carry the shared info
+	 * in their private area. Mbufs stay out while the peer holds them
+	 * (ring pairs), hence the generous count.
 	 */
 	eq->tx_copy_max = eth_tx_copy_default(a.port_id, a.tx_copy_max);
-	room = RTE_PKTMBUF_HEADROOM + PMR_ETH_HDR_LEN +
-		RTE_MIN(eq->tx_copy_max, mtu);
+	room = RTE_PKTMBUF_HEADROOM + RTE_ETHER_HDR_LEN + mtu;
 	snprintf(name, sizeof(name), "pmr_eth_tx_%u_%u", a.port_id, seq);
 	eq->tx_pool = rte_pktmbuf_pool_create(name,
 			4u * a.txd + 2u * PMR_BURST_MAX, PMR_BURST_MAX,

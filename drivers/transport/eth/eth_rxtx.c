@@ -28,18 +28,27 @@ eth_extbuf_free(void *addr __rte_unused, void *opaque)
 	pmr_msgbuf_tx_unref(opaque);
 }
 
-/* Fill m with a copy of header and payload. */
+/* Fill m with a copy of the headers and payload. */
 static inline void
 eth_tx_copy(struct eth_queue *eq, struct rte_mbuf *m,
 		const struct eth_peer *peer, const struct pmr_tx_pkt *p)
 {
 	uint8_t *frame = rte_pktmbuf_mtod(m, uint8_t *);
+	uint16_t len = (uint16_t)(p->hdr_len + p->len);
 
 	memcpy(frame, peer->hdr, PMR_ETH_HDR_LEN);
-	pmr_eth_hdr_set_len(frame, (uint16_t)p->len, eq->ip_cksum_offload);
-	memcpy(frame + PMR_ETH_HDR_LEN, p->data, p->len);
-	m->data_len = (uint16_t)(PMR_ETH_HDR_LEN + p->len);
+	pmr_eth_hdr_set_len(frame, len, eq->ip_cksum_offload);
+	memcpy(frame + PMR_ETH_HDR_LEN, p->hdr, p->hdr_len);
+	memcpy(frame + PMR_ETH_HDR_LEN + p->hdr_len, p->data, p->len);
+	m->data_len = (uint16_t)(PMR_ETH_HDR_LEN + len);
 	m->pkt_len = m->data_len;
+}
+
+/* Copy, or attach the msgbuf? Gathered packets are always copied. */
+static inline bool
+eth_tx_copies(const struct eth_queue *eq, const struct pmr_tx_pkt *p)
+{
+	return p->len <= eq->tx_copy_max || p->hdr_len != 0;
 }
 
 /* Point m at the msgbuf: header written into its headroom. */
@@ -72,9 +81,9 @@ eth_tx_valid(const struct eth_queue *eq, const struct pmr_tx_pkt *p)
 {
 	const struct pmr_msgbuf *mb = p->mb;
 
-	if (unlikely(p->len > eq->pub.caps.mtu))
+	if (unlikely(p->len + p->hdr_len > eq->pub.caps.mtu))
 		return false;
-	if (p->len <= eq->tx_copy_max)
+	if (eth_tx_copies(eq, p))
 		return true;
 	return likely(p->data >= mb->data - mb->headroom + PMR_ETH_HDR_LEN &&
 		      p->data + p->len <= mb->data + mb->capacity);
@@ -111,7 +120,7 @@ eth_tx_burst(struct pmr_transport_queue *q, const struct pmr_tx_pkt *pkts,
 			container_of(p->peer, const struct eth_peer, pub);
 		struct rte_mbuf *m = mbufs[i];
 
-		if (p->len <= eq->tx_copy_max) {
+		if (eth_tx_copies(eq, p)) {
 			eth_tx_copy(eq, m, peer, p);
 		} else {
 			eth_tx_attach(eq, m, peer, p);
@@ -123,14 +132,14 @@ eth_tx_burst(struct pmr_transport_queue *q, const struct pmr_tx_pkt *pkts,
 			m->l2_len = sizeof(struct rte_ether_hdr);
 			m->l3_len = sizeof(struct rte_ipv4_hdr);
 		}
-		bytes += p->len;
+		bytes += p->hdr_len + p->len;
 	}
 
 	sent = rte_eth_tx_burst(eq->port_id, eq->queue_id, mbufs, n);
 	if (unlikely(sent < n)) {
 		/* Not accepted: undo (the free callback drops the refs). */
 		for (i = sent; i < n; i++) {
-			bytes -= pkts[i].len;
+			bytes -= pkts[i].hdr_len + pkts[i].len;
 			if (RTE_MBUF_HAS_EXTBUF(mbufs[i]))
 				zc--;
 		}
