@@ -489,6 +489,39 @@ check_large_pool(const char *name, uint32_t capacity, unsigned int n)
 	assert_int_equal(pmr_msgbuf_pool_free(mp), 0);
 }
 
+/* One large object is one chunk: hugepages rarely make that IOVA-contiguous. */
+static int
+count_chunk(const struct pmr_msgbuf_chunk *chunk, void *arg)
+{
+	*(size_t *)arg += chunk->len;
+	return 0;
+}
+
+static void
+test_large_single_object_pool(void **state)
+{
+	struct rte_mempool *mp;
+	struct pmr_msgbuf *mb;
+	size_t covered = 0;
+
+	(void)state;
+	mp = pmr_msgbuf_pool_create("mb_large1", 1, 0, (8u << 20) + 1, 64,
+			SOCKET_ID_ANY);
+	assert_non_null(mp);
+	assert_true(pmr_msgbuf_pool_is_large(mp));
+	mb = pmr_msgbuf_alloc(mp, (8u << 20) + 1);
+	assert_non_null(mb);
+	mb->data[0] = 1;
+	mb->data[mb->len - 1] = 2;
+	assert_int_equal(mb->data[0] + mb->data[mb->len - 1], 3);
+	assert_null(pmr_msgbuf_alloc(mp, 1));
+	assert_int_equal(rte_errno, ENOBUFS);
+	assert_true(pmr_msgbuf_pool_chunk_walk(mp, count_chunk, &covered) > 0);
+	assert_true(covered >= (8u << 20) + 1);
+	pmr_msgbuf_free(mb);
+	assert_int_equal(pmr_msgbuf_pool_free(mp), 0);
+}
+
 static void
 test_large_pools(void **state)
 {
@@ -683,6 +716,7 @@ main(void)
 		cmocka_unit_test(test_pool_free_not_msgbuf),
 		cmocka_unit_test(test_bad_args),
 		cmocka_unit_test(test_large_pools),
+		cmocka_unit_test(test_large_single_object_pool),
 		cmocka_unit_test(test_large_threshold),
 		cmocka_unit_test(test_chunk_walk),
 		cmocka_unit_test(test_tx_refs),

@@ -28,7 +28,8 @@
 #define OFF_VERSION	4
 #define OFF_TYPE	6
 #define OFF_REQ_DRIVER	22
-#define OFF_REQ_ALEN	38
+#define OFF_REQ_CREDITS	38
+#define OFF_REQ_ALEN	40
 #define OFF_ACC_ALEN	28
 #define OFF_REF_STATUS	22
 
@@ -67,6 +68,7 @@ sample_req(void)
 			.client_worker = 0x1234,
 			.client_session = 0xfffe,
 			.server_worker = 7,
+			.credits = 0x0102,
 		},
 	};
 
@@ -151,14 +153,27 @@ test_roundtrip_connect_req(void **state)
 
 	(void)state;
 	len = encode(&m, buf);
-	assert_int_equal(len, 39 + 12);
+	assert_int_equal(len, 41 + 12);
 	assert_int_equal(decode_exact(buf, (size_t)len, &d), 0);
 	assert_int_equal(d.type, NEXUS_WIRE_CONNECT_REQ);
 	assert_true(d.hs_id == m.hs_id);
 	assert_int_equal(d.req.client_worker, 0x1234);
 	assert_int_equal(d.req.client_session, 0xfffe);
 	assert_int_equal(d.req.server_worker, 7);
+	assert_int_equal(d.req.credits, 0x0102);
 	assert_string_equal(d.req.driver, "eth");
+	assert_addr_equal(&d.req.addr, &m.req.addr);
+
+	/* Credits at both ends of their range. */
+	m.req.credits = 0;
+	len = encode(&m, buf);
+	assert_int_equal(decode_exact(buf, (size_t)len, &d), 0);
+	assert_int_equal(d.req.credits, 0);
+	assert_addr_equal(&d.req.addr, &m.req.addr);
+	m.req.credits = 65535;
+	len = encode(&m, buf);
+	assert_int_equal(decode_exact(buf, (size_t)len, &d), 0);
+	assert_int_equal(d.req.credits, 65535);
 	assert_addr_equal(&d.req.addr, &m.req.addr);
 
 	/* Empty address and a name of the longest length. */
@@ -167,8 +182,10 @@ test_roundtrip_connect_req(void **state)
 	m.req.driver[PMR_TRANSPORT_NAME_MAX - 1] = '\0';
 	len = encode(&m, buf);
 	assert_int_equal(len, NEXUS_WIRE_CONNECT_REQ_LEN);
+	assert_int_equal(len, 41);
 	assert_int_equal(decode_exact(buf, (size_t)len, &d), 0);
 	assert_string_equal(d.req.driver, m.req.driver);
+	assert_int_equal(d.req.credits, 65535);
 	assert_int_equal(d.req.addr.len, 0);
 }
 
@@ -252,6 +269,19 @@ test_golden_bytes(void **state)
 		0x0a, 0x00, 0x0b, 0x00, 0x0c, 0x00,	/* 10, 11, 12 */
 		0x02, 0x00,			/* NO_RESOURCES */
 	};
+	static const uint8_t req[] = {
+		0x50, 0x4d, 0x52, 0x4e,		/* "PMRN" */
+		0x01, 0x00,			/* version 1 */
+		0x01, 0x00,			/* CONNECT_REQ */
+		0xef, 0xcd, 0xab, 0x89, 0x67, 0x45, 0x23, 0x01,	/* hs_id */
+		0x34, 0x12, 0xfe, 0xff, 0x07, 0x00,	/* 0x1234, 0xfffe, 7 */
+		'e', 't', 'h', 0, 0, 0, 0, 0,	/* driver, NUL-padded */
+		0, 0, 0, 0, 0, 0, 0, 0,		/* to its 16 bytes */
+		0x02, 0x01,			/* credits 0x0102 */
+		0x0c,				/* addr.len 12 */
+		0x40, 0x4d, 0x5a, 0x67, 0x74, 0x81,	/* 0x40 + 13 * i */
+		0x8e, 0x9b, 0xa8, 0xb5, 0xc2, 0xcf,
+	};
 	static const uint8_t accept_head[] = {
 		0x50, 0x4d, 0x52, 0x4e, 0x01, 0x00, 0x02, 0x00,
 		0x10, 0x32, 0x54, 0x76, 0x98, 0xba, 0xdc, 0xfe,
@@ -274,11 +304,12 @@ test_golden_bytes(void **state)
 	encode(&m, buf);
 	assert_memory_equal(buf, accept_head, sizeof(accept_head));
 
-	/* The driver name is NUL-padded to its full field. */
 	m = sample_req();
-	encode(&m, buf);
-	assert_memory_equal(buf + OFF_REQ_DRIVER,
-		"eth\0\0\0\0\0\0\0\0\0\0\0\0\0", PMR_TRANSPORT_NAME_MAX);
+	len = encode(&m, buf);
+	assert_int_equal(len, sizeof(req));
+	assert_memory_equal(buf, req, sizeof(req));
+	assert_int_equal(buf[OFF_REQ_CREDITS], 0x02);
+	assert_int_equal(buf[OFF_REQ_CREDITS + 1], 0x01);
 	assert_int_equal(buf[OFF_REQ_ALEN], 12);
 }
 
@@ -408,6 +439,11 @@ test_wrong_length_for_type(void **state)
 	buf[OFF_REQ_ALEN] = 13;
 	assert_int_equal(decode_exact(buf, (size_t)len, &d),
 			-NEXUS_WIRE_E_LENGTH);
+	/* The 39 bytes of an empty-address CONNECT_REQ without credits. */
+	m.req.addr.len = 0;
+	len = encode(&m, buf);
+	assert_int_equal(len, 41);
+	assert_int_equal(decode_exact(buf, 39, &d), -NEXUS_WIRE_E_LENGTH);
 }
 
 static void

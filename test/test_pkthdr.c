@@ -38,6 +38,16 @@
 #define PKT_MAX		(HDR_LEN + PAYLOAD_MAX + 64)
 #define REQ_NUM_MAX	((UINT64_C(1) << 56) - 1)
 
+/*
+ * A message of 8 MiB in packets of PAYLOAD_MAX: packets 0..5793, the last
+ * one holding 8388608 - 5793 * 1448 = 8388608 - 8388264 = 344 bytes.
+ */
+#define MSG_8M		UINT32_C(8388608)
+#define LAST_PKT_NUM	5793
+#define LAST_PAYLOAD	344
+/* The largest message pkt_num can index in packets of PAYLOAD_MAX. */
+#define MSG_64K_PKTS	UINT32_C(94896128)	/* 65536 * 1448 */
+
 static uint8_t pkt[PKT_MAX];
 
 /* Independent little-endian writers. */
@@ -68,29 +78,42 @@ ref_encode(uint8_t *p, const struct pmr_pkthdr *h)
 }
 
 /*
- * Write a valid header of type pkt_type for a payload of n bytes into pkt,
- * without the library, and fill the payload; returns the packet length.
+ * Write a header of type pkt_type for packet pkt_num of a message of
+ * msg_size bytes, with a payload of n bytes, into pkt, without the library,
+ * and fill the payload; returns the packet length.
  */
 static uint32_t
-build_pkt(uint8_t pkt_type, uint32_t n)
+build_pkt_at(uint8_t pkt_type, uint16_t pkt_num, uint32_t n,
+		uint32_t msg_size)
 {
 	struct pmr_pkthdr h = {
 		.pkt_type = pkt_type,
 		.req_type = 7,
 		.dest_session = 0x0102,
-		.pkt_num = 0,
+		.pkt_num = pkt_num,
 		.status = 0,
-		.msg_size = n,
+		.msg_size = msg_size,
 		.token = 0x11223344,
 		.req_num = 42,
 	};
 	uint32_t i;
 
+	assert_true(n <= PKT_MAX - HDR_LEN);
 	memset(pkt, 0, sizeof(pkt));
 	ref_encode(pkt, &h);
 	for (i = 0; i < n; i++)
 		pkt[HDR_LEN + i] = (uint8_t)(i * 7 + 3);
 	return HDR_LEN + n;
+}
+
+/*
+ * The same for packet 0 of a message of n bytes: valid for a request or
+ * response of one packet, and, with n == 0, for every type.
+ */
+static uint32_t
+build_pkt(uint8_t pkt_type, uint32_t n)
+{
+	return build_pkt_at(pkt_type, 0, n, n);
 }
 
 static enum pmr_pkthdr_err
@@ -117,15 +140,17 @@ assert_hdr_equal(const struct pmr_pkthdr *a, const struct pmr_pkthdr *b)
 
 /*
  * Encode h with the library, check the bytes against ref_encode() and that
- * nothing past the header was written, then decode it back.
+ * nothing past the header was written, then decode it back as a packet
+ * with a payload of n bytes.
  */
 static void
-check_round_trip(const struct pmr_pkthdr *h)
+check_round_trip(const struct pmr_pkthdr *h, uint32_t n)
 {
 	uint8_t ref[HDR_LEN];
 	struct pmr_pkthdr out;
-	uint32_t len = HDR_LEN + h->msg_size;
+	uint32_t len = HDR_LEN + n;
 
+	assert_true(len < PKT_MAX);
 	memset(pkt, 0xee, sizeof(pkt));
 	pmr_pkthdr_encode(pkt, h);
 	ref_encode(ref, h);
@@ -137,32 +162,69 @@ check_round_trip(const struct pmr_pkthdr *h)
 	assert_hdr_equal(&out, h);
 }
 
+/* Where a packet lies in its message: pkt_num, payload, msg_size. */
+struct shape {
+	uint16_t pkt_num;
+	uint32_t payload;
+	uint32_t msg_size;
+};
+
+/* Valid packets of requests and responses. */
+static const struct shape data_shapes[] = {
+	{ 0, 0, 0 },				/* An empty message. */
+	{ 0, 1, 1 },				/* One byte. */
+	{ 0, PAYLOAD_MAX, PAYLOAD_MAX },	/* A full single packet. */
+	{ 0, PAYLOAD_MAX, MSG_8M },		/* First of 8 MiB. */
+	{ 5, PAYLOAD_MAX, MSG_8M },		/* A middle one. */
+	{ LAST_PKT_NUM, LAST_PAYLOAD, MSG_8M },	/* The last one. */
+	{ 1, 1, 2 },				/* Last of two bytes. */
+	{ 65535, PAYLOAD_MAX, MSG_64K_PKTS },	/* The last pkt_num. */
+	{ 0, PAYLOAD_MAX, UINT32_MAX },		/* First of the largest. */
+};
+
+/*
+ * Valid credit returns and requests for response: no payload; decode does
+ * not look at their msg_size.
+ */
+static const struct shape control_shapes[] = {
+	{ 0, 0, 0 },
+	{ 5, 0, 0 },
+	{ LAST_PKT_NUM, 0, MSG_8M },
+	{ 65535, 0, 0 },
+	{ 65535, 0, UINT32_MAX },
+};
+
 static const uint16_t edge_session[] = { 0, 65535 };
 static const uint8_t edge_req_type[] = { 0, 255 };
-static const uint32_t edge_msg_size[] = { 0, PAYLOAD_MAX };
 static const uint32_t edge_token[] = { 0, 0xffffffff };
 static const uint64_t edge_req_num[] = { 0, REQ_NUM_MAX };
 
-/* Every combination of the edge values, for each status in [smin, smax]. */
+/*
+ * Every combination of the edge values, in each of the shapes, for each
+ * status in [smin, smax].
+ */
 static void
-round_trip_edges(uint8_t pkt_type, unsigned int smin, unsigned int smax)
+round_trip_edges(uint8_t pkt_type, const struct shape *shapes,
+		unsigned int nb_shapes, unsigned int smin, unsigned int smax)
 {
 	struct pmr_pkthdr h;
-	unsigned int i, s;
+	unsigned int i, k, s;
 
-	/* One bit of i per field: which of its two edge values. */
-	for (i = 0; i < 32; i++) {
-		for (s = smin; s <= smax; s++) {
-			memset(&h, 0, sizeof(h));
-			h.pkt_type = pkt_type;
-			h.dest_session = edge_session[i & 1];
-			h.req_type = edge_req_type[(i >> 1) & 1];
-			h.msg_size = edge_msg_size[(i >> 2) & 1];
-			h.token = edge_token[(i >> 3) & 1];
-			h.req_num = edge_req_num[(i >> 4) & 1];
-			h.pkt_num = 0;
-			h.status = (uint8_t)s;
-			check_round_trip(&h);
+	for (k = 0; k < nb_shapes; k++) {
+		/* One bit of i per field: which of its two edge values. */
+		for (i = 0; i < 16; i++) {
+			for (s = smin; s <= smax; s++) {
+				memset(&h, 0, sizeof(h));
+				h.pkt_type = pkt_type;
+				h.dest_session = edge_session[i & 1];
+				h.req_type = edge_req_type[(i >> 1) & 1];
+				h.token = edge_token[(i >> 2) & 1];
+				h.req_num = edge_req_num[(i >> 3) & 1];
+				h.pkt_num = shapes[k].pkt_num;
+				h.msg_size = shapes[k].msg_size;
+				h.status = (uint8_t)s;
+				check_round_trip(&h, shapes[k].payload);
+			}
 		}
 	}
 }
@@ -172,13 +234,40 @@ round_trip_edges(uint8_t pkt_type, unsigned int smin, unsigned int smax)
 static void
 test_round_trip_req(void **state __rte_unused)
 {
-	round_trip_edges(PMR_PKT_REQ, 0, 0);
+	round_trip_edges(PMR_PKT_REQ, data_shapes, RTE_DIM(data_shapes),
+			0, 0);
 }
 
 static void
 test_round_trip_resp(void **state __rte_unused)
 {
-	round_trip_edges(PMR_PKT_RESP, 0, 15);
+	round_trip_edges(PMR_PKT_RESP, data_shapes, RTE_DIM(data_shapes),
+			0, 15);
+}
+
+static void
+test_round_trip_cr(void **state __rte_unused)
+{
+	round_trip_edges(PMR_PKT_CR, control_shapes, RTE_DIM(control_shapes),
+			0, 0);
+}
+
+static void
+test_round_trip_rfr(void **state __rte_unused)
+{
+	round_trip_edges(PMR_PKT_RFR, control_shapes,
+			RTE_DIM(control_shapes), 0, 0);
+}
+
+static void
+test_last_pkt_shape(void **state __rte_unused)
+{
+	/* The hand-computed constants above describe one message. */
+	assert_int_equal((uint64_t)LAST_PKT_NUM * PAYLOAD_MAX + LAST_PAYLOAD,
+			MSG_8M);
+	assert_true(LAST_PAYLOAD > 0 && LAST_PAYLOAD <= PAYLOAD_MAX);
+	assert_int_equal(MSG_8M, UINT32_C(8) << 20);
+	assert_int_equal((uint64_t)65536 * PAYLOAD_MAX, MSG_64K_PKTS);
 }
 
 static void
@@ -188,8 +277,9 @@ test_round_trip_unaligned(void **state __rte_unused)
 		.pkt_type = PMR_PKT_RESP,
 		.req_type = 0x81,
 		.dest_session = 0xbeef,
+		.pkt_num = 0x0203,	/* A later packet, of 5 bytes. */
 		.status = 9,
-		.msg_size = 5,
+		.msg_size = 0x00f00d05,
 		.token = 0xcafef00d,
 		.req_num = UINT64_C(0x00fedcba98765432),
 	};
@@ -221,7 +311,7 @@ test_req_num_masked_on_encode(void **state __rte_unused)
 	struct pmr_pkthdr h, out;
 	unsigned int i, t;
 
-	for (t = PMR_PKT_REQ; t <= PMR_PKT_RESP; t++) {
+	for (t = PMR_PKT_REQ; t < PMR_PKT_TYPE_MAX; t++) {
 		for (i = 0; i < RTE_DIM(big); i++) {
 			memset(&h, 0, sizeof(h));
 			h.pkt_type = (uint8_t)t;
@@ -326,12 +416,123 @@ test_golden_bytes_req(void **state __rte_unused)
 }
 
 static void
+test_golden_bytes_multi(void **state __rte_unused)
+{
+	/*
+	 * Request packet 0x0105 of an 8 MiB message, 1448 payload bytes:
+	 * req_type 0x20, session 0x0304, token 0x01020304, request number
+	 * 0xffeeddccbbaa99.
+	 */
+	static const uint8_t golden[HDR_LEN] = {
+		0xa7,				/* magic */
+		0x01,				/* version */
+		0x01,				/* pkt_type: REQ */
+		0x20,				/* req_type */
+		0x04, 0x03,			/* dest_session */
+		0x05, 0x01,			/* pkt_num */
+		0x00, 0x00, 0x80, 0x00,		/* msg_size */
+		0x04, 0x03, 0x02, 0x01,		/* token */
+		0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff, /* req_num */
+		0x00,				/* status */
+	};
+	const struct pmr_pkthdr h = {
+		.pkt_type = PMR_PKT_REQ,
+		.req_type = 0x20,
+		.dest_session = 0x0304,
+		.pkt_num = 0x0105,
+		.status = 0,
+		.msg_size = MSG_8M,
+		.token = 0x01020304,
+		.req_num = UINT64_C(0xffeeddccbbaa99),
+	};
+	struct pmr_pkthdr out;
+	uint8_t ref[HDR_LEN];
+
+	ref_encode(ref, &h);
+	assert_memory_equal(ref, golden, HDR_LEN);
+
+	memset(pkt, 0, sizeof(pkt));
+	memcpy(pkt, golden, HDR_LEN);
+	memset(&out, 0xa5, sizeof(out));
+	assert_int_equal(pmr_pkthdr_decode(pkt, HDR_LEN + PAYLOAD_MAX, &out),
+			PMR_PKTHDR_OK);
+	assert_hdr_equal(&out, &h);
+
+	memset(pkt, 0, sizeof(pkt));
+	pmr_pkthdr_encode(pkt, &h);
+	assert_memory_equal(pkt, golden, HDR_LEN);
+}
+
+static void
+test_golden_bytes_cr_rfr(void **state __rte_unused)
+{
+	/*
+	 * A credit return for request packet 0x0105 and a request for
+	 * response packet 0x0002, no payload, msg_size 0: session 0x0304,
+	 * token 0x01020304, request number 0xffeeddccbbaa99.
+	 */
+	static const uint8_t golden_cr[HDR_LEN] = {
+		0xa7, 0x01, 0x03, 0x00,
+		0x04, 0x03,
+		0x05, 0x01,
+		0x00, 0x00, 0x00, 0x00,
+		0x04, 0x03, 0x02, 0x01,
+		0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff,
+		0x00,
+	};
+	static const uint8_t golden_rfr[HDR_LEN] = {
+		0xa7, 0x01, 0x04, 0x00,
+		0x04, 0x03,
+		0x02, 0x00,
+		0x00, 0x00, 0x00, 0x00,
+		0x04, 0x03, 0x02, 0x01,
+		0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff,
+		0x00,
+	};
+	const struct {
+		const uint8_t *golden;
+		uint8_t pkt_type;
+		uint16_t pkt_num;
+	} c[] = {
+		{ golden_cr, PMR_PKT_CR, 0x0105 },
+		{ golden_rfr, PMR_PKT_RFR, 0x0002 },
+	};
+	struct pmr_pkthdr out;
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(c); i++) {
+		memset(&out, 0xa5, sizeof(out));
+		assert_int_equal(pmr_pkthdr_decode(c[i].golden, HDR_LEN,
+				&out), PMR_PKTHDR_OK);
+		assert_int_equal(out.pkt_type, c[i].pkt_type);
+		assert_int_equal(out.req_type, 0);
+		assert_int_equal(out.dest_session, 0x0304);
+		assert_int_equal(out.pkt_num, c[i].pkt_num);
+		assert_int_equal(out.status, 0);
+		assert_int_equal(out.msg_size, 0);
+		assert_int_equal(out.token, 0x01020304);
+		assert_int_equal(out.req_num, UINT64_C(0xffeeddccbbaa99));
+
+		memset(pkt, 0, sizeof(pkt));
+		pmr_pkthdr_encode(pkt, &out);
+		assert_memory_equal(pkt, c[i].golden, HDR_LEN);
+	}
+}
+
+static void
 test_header_len(void **state __rte_unused)
 {
 	assert_int_equal(PMR_PKTHDR_LEN, 24);
 	assert_int_equal(sizeof(struct pmr_pkthdr_wire), 24);
 	assert_int_equal(PMR_PKTHDR_MAGIC, 0xa7);
 	assert_int_equal(PMR_PKTHDR_VERSION, 1);
+	/* The packet types are wire values. */
+	assert_int_equal(PMR_PKT_REQ, 1);
+	assert_int_equal(PMR_PKT_RESP, 2);
+	assert_int_equal(PMR_PKT_CR, 3);
+	assert_int_equal(PMR_PKT_RFR, 4);
+	assert_int_equal(PMR_PKT_TYPE_MAX, 5);
+	assert_int_equal(PMR_PKTHDR_STATUS_MAX, 16);
 	assert_int_equal(offsetof(struct pmr_pkthdr_wire, magic), OFF_MAGIC);
 	assert_int_equal(offsetof(struct pmr_pkthdr_wire, version),
 			OFF_VERSION);
@@ -395,85 +596,191 @@ test_reject_version(void **state __rte_unused)
 static void
 test_reject_pkt_type(void **state __rte_unused)
 {
-	static const uint8_t type[] = { 0, 3, 255 };
+	static const uint8_t type[] = { 0, 5, 6, 0x80, 255 };
 	uint32_t len;
-	unsigned int i;
+	unsigned int i, t;
 
 	for (i = 0; i < RTE_DIM(type); i++) {
 		len = build_pkt(PMR_PKT_REQ, 16);
 		pkt[OFF_PKT_TYPE] = type[i];
 		assert_int_equal(decode(len), PMR_PKTHDR_E_TYPE);
+
+		/* Also where every known type would be valid. */
+		len = build_pkt(PMR_PKT_CR, 0);
+		pkt[OFF_PKT_TYPE] = type[i];
+		assert_int_equal(decode(len), PMR_PKTHDR_E_TYPE);
+	}
+
+	/* Each known type, on an empty packet 0. */
+	for (t = 1; t <= 4; t++) {
+		len = build_pkt(PMR_PKT_REQ, 0);
+		pkt[OFF_PKT_TYPE] = (uint8_t)t;
+		assert_int_equal(decode(len), PMR_PKTHDR_OK);
 	}
 }
 
+/* Only packet 0 of a request or response may hold its whole message. */
 static void
 test_reject_pkt_num(void **state __rte_unused)
 {
-	static const uint16_t num[] = { 1, 2, 0x100, 0xffff };
+	static const uint16_t num[] = { 1, 2, 5, 0x100, 0xffff };
 	uint32_t len;
 	unsigned int i;
 
 	for (i = 0; i < RTE_DIM(num); i++) {
-		len = build_pkt(PMR_PKT_REQ, 16);
-		put_le(pkt + OFF_PKT_NUM, num[i], 2);
+		/* Payload == msg_size. */
+		len = build_pkt_at(PMR_PKT_REQ, num[i], 16, 16);
 		assert_int_equal(decode(len), PMR_PKTHDR_E_PKT_NUM);
 
-		len = build_pkt(PMR_PKT_RESP, 0);
-		put_le(pkt + OFF_PKT_NUM, num[i], 2);
+		len = build_pkt_at(PMR_PKT_RESP, num[i], 16, 16);
 		assert_int_equal(decode(len), PMR_PKTHDR_E_PKT_NUM);
+
+		len = build_pkt_at(PMR_PKT_RESP, num[i], PAYLOAD_MAX,
+				PAYLOAD_MAX);
+		assert_int_equal(decode(len), PMR_PKTHDR_E_PKT_NUM);
+
+		/* Payload == msg_size == 0. */
+		len = build_pkt_at(PMR_PKT_REQ, num[i], 0, 0);
+		assert_int_equal(decode(len), PMR_PKTHDR_E_PKT_NUM);
+
+		len = build_pkt_at(PMR_PKT_RESP, num[i], 0, 0);
+		assert_int_equal(decode(len), PMR_PKTHDR_E_PKT_NUM);
+
+		/* Accepted: one byte short of the message. */
+		len = build_pkt_at(PMR_PKT_REQ, num[i], 16, 17);
+		assert_int_equal(decode(len), PMR_PKTHDR_OK);
+
+		len = build_pkt_at(PMR_PKT_RESP, num[i], 1, 2);
+		assert_int_equal(decode(len), PMR_PKTHDR_OK);
+
+		/* Accepted: credit returns and RFRs carry no message. */
+		len = build_pkt_at(PMR_PKT_CR, num[i], 0, 0);
+		assert_int_equal(decode(len), PMR_PKTHDR_OK);
+
+		len = build_pkt_at(PMR_PKT_RFR, num[i], 0, 0);
+		assert_int_equal(decode(len), PMR_PKTHDR_OK);
 	}
+
+	/* Packet 0 may hold it all. */
+	len = build_pkt_at(PMR_PKT_REQ, 0, 16, 16);
+	assert_int_equal(decode(len), PMR_PKTHDR_OK);
 }
 
 static void
 test_reject_msg_size(void **state __rte_unused)
 {
+	static const uint8_t ctl_type[] = { PMR_PKT_CR, PMR_PKT_RFR };
+	static const uint32_t ctl_len[] = { 1, 16, PAYLOAD_MAX };
 	uint32_t len;
+	unsigned int i, j;
 
-	/* One more than the payload. */
-	len = build_pkt(PMR_PKT_REQ, 16);
-	put_le(pkt + OFF_MSG_SIZE, 17, 4);
+	/* More payload than the message. */
+	len = build_pkt_at(PMR_PKT_REQ, 0, 16, 15);
 	assert_int_equal(decode(len), PMR_PKTHDR_E_SIZE);
 
-	len = build_pkt(PMR_PKT_RESP, 0);
-	put_le(pkt + OFF_MSG_SIZE, 1, 4);
+	len = build_pkt_at(PMR_PKT_RESP, 0, PAYLOAD_MAX, PAYLOAD_MAX - 1);
 	assert_int_equal(decode(len), PMR_PKTHDR_E_SIZE);
 
-	/* One less than the payload. */
-	len = build_pkt(PMR_PKT_REQ, 16);
-	put_le(pkt + OFF_MSG_SIZE, 15, 4);
+	len = build_pkt_at(PMR_PKT_REQ, 0, 1, 0);
 	assert_int_equal(decode(len), PMR_PKTHDR_E_SIZE);
 
-	len = build_pkt(PMR_PKT_RESP, PAYLOAD_MAX);
-	put_le(pkt + OFF_MSG_SIZE, PAYLOAD_MAX - 1, 4);
+	len = build_pkt_at(PMR_PKT_RESP, 0, 16, 0);
 	assert_int_equal(decode(len), PMR_PKTHDR_E_SIZE);
 
-	/* All ones. */
-	len = build_pkt(PMR_PKT_REQ, 16);
-	put_le(pkt + OFF_MSG_SIZE, 0xffffffff, 4);
+	/* No payload for a non-empty message, also on a later packet. */
+	len = build_pkt_at(PMR_PKT_REQ, 0, 0, 1);
 	assert_int_equal(decode(len), PMR_PKTHDR_E_SIZE);
 
-	len = build_pkt(PMR_PKT_REQ, 0);
-	put_le(pkt + OFF_MSG_SIZE, 0xffffffff, 4);
+	len = build_pkt_at(PMR_PKT_RESP, 0, 0, 1);
 	assert_int_equal(decode(len), PMR_PKTHDR_E_SIZE);
 
-	/* A packet truncated by one byte, or padded by one. */
+	len = build_pkt_at(PMR_PKT_REQ, 0, 0, 0xffffffff);
+	assert_int_equal(decode(len), PMR_PKTHDR_E_SIZE);
+
+	len = build_pkt_at(PMR_PKT_RESP, 0, 0, MSG_8M);
+	assert_int_equal(decode(len), PMR_PKTHDR_E_SIZE);
+
+	len = build_pkt_at(PMR_PKT_REQ, 5, 0, MSG_8M);
+	assert_int_equal(decode(len), PMR_PKTHDR_E_SIZE);
+
+	len = build_pkt_at(PMR_PKT_RESP, 0xffff, 0, 1);
+	assert_int_equal(decode(len), PMR_PKTHDR_E_SIZE);
+
+	/* Any payload on a credit return or request for response. */
+	for (i = 0; i < RTE_DIM(ctl_type); i++) {
+		for (j = 0; j < RTE_DIM(ctl_len); j++) {
+			len = build_pkt_at(ctl_type[i], 0, ctl_len[j], 0);
+			assert_int_equal(decode(len), PMR_PKTHDR_E_SIZE);
+
+			/* Not even as much as msg_size says. */
+			len = build_pkt_at(ctl_type[i], 0, ctl_len[j],
+					ctl_len[j]);
+			assert_int_equal(decode(len), PMR_PKTHDR_E_SIZE);
+
+			len = build_pkt_at(ctl_type[i], 0, ctl_len[j],
+					MSG_8M);
+			assert_int_equal(decode(len), PMR_PKTHDR_E_SIZE);
+
+			/* A size error, not a pkt_num one. */
+			len = build_pkt_at(ctl_type[i], 5, ctl_len[j],
+					ctl_len[j]);
+			assert_int_equal(decode(len), PMR_PKTHDR_E_SIZE);
+		}
+	}
+
+	/* Accepted: less than the message, packet 0 of a larger one. */
+	len = build_pkt_at(PMR_PKT_REQ, 0, 16, 17);
+	assert_int_equal(decode(len), PMR_PKTHDR_OK);
+
+	len = build_pkt_at(PMR_PKT_RESP, 0, PAYLOAD_MAX, MSG_8M);
+	assert_int_equal(decode(len), PMR_PKTHDR_OK);
+
+	len = build_pkt_at(PMR_PKT_REQ, 0, 1, 0xffffffff);
+	assert_int_equal(decode(len), PMR_PKTHDR_OK);
+
+	len = build_pkt_at(PMR_PKT_RESP, 0, 16, 0xffffffff);
+	assert_int_equal(decode(len), PMR_PKTHDR_OK);
+
+	/*
+	 * A packet padded by one byte is rejected. One truncated by a byte
+	 * reads as packet 0 of its message and is left to the receiver's
+	 * state; truncated to the header it is an empty packet again.
+	 */
 	len = build_pkt(PMR_PKT_RESP, 16);
-	assert_int_equal(decode(len - 1), PMR_PKTHDR_E_SIZE);
+	assert_int_equal(decode(len + 1), PMR_PKTHDR_E_SIZE);
+	assert_int_equal(decode(len - 1), PMR_PKTHDR_OK);
+	assert_int_equal(decode(HDR_LEN), PMR_PKTHDR_E_SIZE);
+	assert_int_equal(decode(len), PMR_PKTHDR_OK);
+
+	len = build_pkt(PMR_PKT_RFR, 0);
 	assert_int_equal(decode(len + 1), PMR_PKTHDR_E_SIZE);
 	assert_int_equal(decode(len), PMR_PKTHDR_OK);
 }
 
 static void
-test_reject_status_on_req(void **state __rte_unused)
+test_reject_status_on_non_resp(void **state __rte_unused)
 {
+	static const uint8_t type[] = { PMR_PKT_REQ, PMR_PKT_CR, PMR_PKT_RFR };
 	static const uint8_t status[] = { 1, 2, 15, 16, 255 };
 	uint32_t len;
-	unsigned int i;
+	unsigned int i, t;
 
-	for (i = 0; i < RTE_DIM(status); i++) {
-		len = build_pkt(PMR_PKT_REQ, 16);
-		pkt[OFF_STATUS] = status[i];
-		assert_int_equal(decode(len), PMR_PKTHDR_E_STATUS);
+	for (t = 0; t < RTE_DIM(type); t++) {
+		for (i = 0; i < RTE_DIM(status); i++) {
+			len = build_pkt(type[t],
+					type[t] == PMR_PKT_REQ ? 16 : 0);
+			pkt[OFF_STATUS] = status[i];
+			assert_int_equal(decode(len), PMR_PKTHDR_E_STATUS);
+
+			/* On a later packet too. */
+			if (type[t] == PMR_PKT_REQ)
+				len = build_pkt_at(type[t], 5, PAYLOAD_MAX,
+						MSG_8M);
+			else
+				len = build_pkt_at(type[t], 5, 0, 0);
+			pkt[OFF_STATUS] = status[i];
+			assert_int_equal(decode(len), PMR_PKTHDR_E_STATUS);
+		}
 	}
 }
 
@@ -481,19 +788,28 @@ static void
 test_reject_status_out_of_range_resp(void **state __rte_unused)
 {
 	static const uint8_t status[] = { 16, 17, 128, 255 };
+	static const struct shape shape[] = {
+		{ 0, 16, 16 },
+		{ 0, 0, 0 },
+		{ 5, PAYLOAD_MAX, MSG_8M },
+	};
 	uint32_t len;
-	unsigned int i;
+	unsigned int i, k;
 
-	for (i = 0; i < RTE_DIM(status); i++) {
-		len = build_pkt(PMR_PKT_RESP, 16);
-		pkt[OFF_STATUS] = status[i];
-		assert_int_equal(decode(len), PMR_PKTHDR_E_STATUS);
+	for (k = 0; k < RTE_DIM(shape); k++) {
+		for (i = 0; i < RTE_DIM(status); i++) {
+			len = build_pkt_at(PMR_PKT_RESP, shape[k].pkt_num,
+					shape[k].payload, shape[k].msg_size);
+			pkt[OFF_STATUS] = status[i];
+			assert_int_equal(decode(len), PMR_PKTHDR_E_STATUS);
+		}
+
+		/* The last valid status. */
+		len = build_pkt_at(PMR_PKT_RESP, shape[k].pkt_num,
+				shape[k].payload, shape[k].msg_size);
+		pkt[OFF_STATUS] = PMR_PKTHDR_STATUS_MAX - 1;
+		assert_int_equal(decode(len), PMR_PKTHDR_OK);
 	}
-
-	/* The last valid status. */
-	len = build_pkt(PMR_PKT_RESP, 16);
-	pkt[OFF_STATUS] = PMR_PKTHDR_STATUS_MAX - 1;
-	assert_int_equal(decode(len), PMR_PKTHDR_OK);
 }
 
 /*
@@ -512,9 +828,8 @@ test_reject_first_failing_field(void **state __rte_unused)
 	assert_int_equal(decode(HDR_LEN - 1), PMR_PKTHDR_E_SHORT);
 
 	/* Bad magic and bad size. */
-	len = build_pkt(PMR_PKT_REQ, 16);
+	len = build_pkt_at(PMR_PKT_REQ, 0, 16, 15);
 	pkt[OFF_MAGIC] = 0xa8;
-	put_le(pkt + OFF_MSG_SIZE, 17, 4);
 	assert_int_equal(decode(len), PMR_PKTHDR_E_MAGIC);
 
 	/* Bad magic and bad version. */
@@ -530,9 +845,13 @@ test_reject_first_failing_field(void **state __rte_unused)
 	assert_int_equal(decode(len), PMR_PKTHDR_E_VERSION);
 
 	/* Bad type and pkt_num. */
-	len = build_pkt(PMR_PKT_REQ, 16);
-	pkt[OFF_PKT_TYPE] = 3;
-	put_le(pkt + OFF_PKT_NUM, 1, 2);
+	len = build_pkt_at(PMR_PKT_REQ, 1, 16, 16);
+	pkt[OFF_PKT_TYPE] = 5;
+	assert_int_equal(decode(len), PMR_PKTHDR_E_TYPE);
+
+	/* Bad type and size. */
+	len = build_pkt_at(PMR_PKT_REQ, 0, 16, 15);
+	pkt[OFF_PKT_TYPE] = 5;
 	assert_int_equal(decode(len), PMR_PKTHDR_E_TYPE);
 
 	/* Bad type and status: a status byte does not make it a response. */
@@ -541,15 +860,29 @@ test_reject_first_failing_field(void **state __rte_unused)
 	pkt[OFF_STATUS] = 255;
 	assert_int_equal(decode(len), PMR_PKTHDR_E_TYPE);
 
-	/* Bad pkt_num and size. */
-	len = build_pkt(PMR_PKT_RESP, 16);
-	put_le(pkt + OFF_PKT_NUM, 1, 2);
-	put_le(pkt + OFF_MSG_SIZE, 15, 4);
+	/* Bad pkt_num and size: more than the message on a later packet. */
+	len = build_pkt_at(PMR_PKT_RESP, 1, 16, 15);
+	assert_int_equal(decode(len), PMR_PKTHDR_E_PKT_NUM);
+
+	/* Bad pkt_num and status. */
+	len = build_pkt_at(PMR_PKT_REQ, 1, 16, 16);
+	pkt[OFF_STATUS] = 1;
+	assert_int_equal(decode(len), PMR_PKTHDR_E_PKT_NUM);
+
+	len = build_pkt_at(PMR_PKT_RESP, 0xffff, 0, 0);
+	pkt[OFF_STATUS] = 16;
 	assert_int_equal(decode(len), PMR_PKTHDR_E_PKT_NUM);
 
 	/* Bad size and status. */
-	len = build_pkt(PMR_PKT_REQ, 16);
-	put_le(pkt + OFF_MSG_SIZE, 0xffffffff, 4);
+	len = build_pkt_at(PMR_PKT_REQ, 0, 16, 15);
+	pkt[OFF_STATUS] = 1;
+	assert_int_equal(decode(len), PMR_PKTHDR_E_SIZE);
+
+	len = build_pkt_at(PMR_PKT_RESP, 5, 0, MSG_8M);
+	pkt[OFF_STATUS] = 16;
+	assert_int_equal(decode(len), PMR_PKTHDR_E_SIZE);
+
+	len = build_pkt_at(PMR_PKT_CR, 0, 16, 0);
 	pkt[OFF_STATUS] = 1;
 	assert_int_equal(decode(len), PMR_PKTHDR_E_SIZE);
 
@@ -557,6 +890,49 @@ test_reject_first_failing_field(void **state __rte_unused)
 	len = build_pkt(PMR_PKT_RESP, 16);
 	memset(pkt, 0xff, HDR_LEN);
 	assert_int_equal(decode(len), PMR_PKTHDR_E_MAGIC);
+}
+
+/* A field error still fills h (pmr_pkthdr_decode()). */
+static void
+test_fields_filled_on_field_error(void **state __rte_unused)
+{
+	static const struct {
+		uint8_t pkt_type;
+		uint16_t pkt_num;
+		uint32_t payload;
+		uint32_t msg_size;
+		uint8_t status;
+		enum pmr_pkthdr_err err;
+	} c[] = {
+		{ PMR_PKT_REQ, 3, 16, 16, 0, PMR_PKTHDR_E_PKT_NUM },
+		{ PMR_PKT_RESP, 0, 16, 15, 2, PMR_PKTHDR_E_SIZE },
+		{ PMR_PKT_RFR, 9, 1, 0, 0, PMR_PKTHDR_E_SIZE },
+		{ PMR_PKT_CR, 9, 0, 0, 4, PMR_PKTHDR_E_STATUS },
+		{ PMR_PKT_RESP, 5, PAYLOAD_MAX, MSG_8M, 200,
+		  PMR_PKTHDR_E_STATUS },
+	};
+	struct pmr_pkthdr h, out;
+	uint32_t len;
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(c); i++) {
+		memset(&h, 0, sizeof(h));
+		h.pkt_type = c[i].pkt_type;
+		h.req_type = 0x33;
+		h.dest_session = 0x4455;
+		h.pkt_num = c[i].pkt_num;
+		h.status = c[i].status;
+		h.msg_size = c[i].msg_size;
+		h.token = 0x66778899;
+		h.req_num = UINT64_C(0x00aabbccddeeff);
+		memset(pkt, 0, sizeof(pkt));
+		ref_encode(pkt, &h);
+		len = HDR_LEN + c[i].payload;
+
+		memset(&out, 0xa5, sizeof(out));
+		assert_int_equal(pmr_pkthdr_decode(pkt, len, &out), c[i].err);
+		assert_hdr_equal(&out, &h);
+	}
 }
 
 /* Bounds. */
@@ -567,31 +943,59 @@ test_decode_reads_within_len(void **state __rte_unused)
 	struct pmr_pkthdr h;
 	uint8_t *buf;
 	uint32_t len, n;
+	unsigned int t;
 
 	for (len = 0; len <= 64; len++) {
-		/* A valid packet of len bytes, cut short if need be. */
-		n = len >= HDR_LEN ? len - HDR_LEN : 0;
-		build_pkt(PMR_PKT_RESP, n);
-		buf = malloc(len);	/* Exactly len: ASan sees overreads. */
-		if (len > 0) {
-			assert_non_null(buf);
-			memcpy(buf, pkt, len);
-		}
+		for (t = 1; t < PMR_PKT_TYPE_MAX; t++) {
+			/* A packet 0 of len bytes, cut short if need be. */
+			n = len >= HDR_LEN ? len - HDR_LEN : 0;
+			build_pkt((uint8_t)t, n);
+			/* Exactly len: ASan sees overreads. */
+			buf = malloc(len);
+			if (len > 0) {
+				assert_non_null(buf);
+				memcpy(buf, pkt, len);
+			}
 
-		memset(&h, 0, sizeof(h));
-		assert_int_equal(pmr_pkthdr_decode(buf, len, &h),
-				len < HDR_LEN ? PMR_PKTHDR_E_SHORT :
-				PMR_PKTHDR_OK);
-		if (len >= HDR_LEN)
+			memset(&h, 0, sizeof(h));
+			if (len < HDR_LEN) {
+				assert_int_equal(pmr_pkthdr_decode(buf, len,
+						&h), PMR_PKTHDR_E_SHORT);
+				free(buf);
+				continue;
+			}
+			if (t == PMR_PKT_CR || t == PMR_PKT_RFR) {
+				/* Valid only empty. */
+				assert_int_equal(pmr_pkthdr_decode(buf, len,
+						&h), n == 0 ? PMR_PKTHDR_OK :
+						PMR_PKTHDR_E_SIZE);
+				free(buf);
+				continue;
+			}
+			assert_int_equal(pmr_pkthdr_decode(buf, len, &h),
+					PMR_PKTHDR_OK);
 			assert_int_equal(h.msg_size, n);
 
-		/* A header claiming more than there is. */
-		if (len >= HDR_LEN) {
+			/* A header claiming less than there is. */
+			if (n > 0) {
+				put_le(buf + OFF_MSG_SIZE, n - 1, 4);
+				assert_int_equal(pmr_pkthdr_decode(buf, len,
+						&h), PMR_PKTHDR_E_SIZE);
+			}
+
+			/* Claiming more: packet 0 of a larger message. */
 			put_le(buf + OFF_MSG_SIZE, n + 1, 4);
 			assert_int_equal(pmr_pkthdr_decode(buf, len, &h),
+					n > 0 ? PMR_PKTHDR_OK :
 					PMR_PKTHDR_E_SIZE);
+
+			/* A later packet claiming the whole message. */
+			put_le(buf + OFF_MSG_SIZE, n, 4);
+			put_le(buf + OFF_PKT_NUM, 1, 2);
+			assert_int_equal(pmr_pkthdr_decode(buf, len, &h),
+					PMR_PKTHDR_E_PKT_NUM);
+			free(buf);
 		}
-		free(buf);
 	}
 }
 
@@ -621,12 +1025,17 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_last_pkt_shape),
 		cmocka_unit_test(test_round_trip_req),
 		cmocka_unit_test(test_round_trip_resp),
+		cmocka_unit_test(test_round_trip_cr),
+		cmocka_unit_test(test_round_trip_rfr),
 		cmocka_unit_test(test_round_trip_unaligned),
 		cmocka_unit_test(test_req_num_masked_on_encode),
 		cmocka_unit_test(test_golden_bytes),
 		cmocka_unit_test(test_golden_bytes_req),
+		cmocka_unit_test(test_golden_bytes_multi),
+		cmocka_unit_test(test_golden_bytes_cr_rfr),
 		cmocka_unit_test(test_header_len),
 		cmocka_unit_test(test_reject_short),
 		cmocka_unit_test(test_reject_magic),
@@ -634,9 +1043,10 @@ main(void)
 		cmocka_unit_test(test_reject_pkt_type),
 		cmocka_unit_test(test_reject_pkt_num),
 		cmocka_unit_test(test_reject_msg_size),
-		cmocka_unit_test(test_reject_status_on_req),
+		cmocka_unit_test(test_reject_status_on_non_resp),
 		cmocka_unit_test(test_reject_status_out_of_range_resp),
 		cmocka_unit_test(test_reject_first_failing_field),
+		cmocka_unit_test(test_fields_filled_on_field_error),
 		cmocka_unit_test(test_decode_reads_within_len),
 		cmocka_unit_test(test_err_names),
 	};

@@ -7,7 +7,7 @@
  * 127.0.0.1, server and client workers, sessions, requests, handlers.
  */
 
-#include "pmr_test.h"
+#include "pmr_test_rpc.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -30,21 +30,10 @@
 #define T_DEFER 2	/* keeps the request; the test answers later */
 #define T_NONE 99	/* no handler */
 
-#define MAX_PAIRS 2
+#define MAX_PAIRS PMR_TEST_MAX_PAIRS
 #define DEFER_MAX 64
-#define WAIT_NS (20ull * 1000 * 1000 * 1000)	/* generous for ASan */
 
-struct env {
-	struct pmr_nexus *nx;
-	char pair[MAX_PAIRS][16];
-	uint16_t port_a[MAX_PAIRS], port_b[MAX_PAIRS];
-	struct pmr_worker *srv[MAX_PAIRS];	/* worker ids 0, 1 */
-	struct pmr_worker *cli[MAX_PAIRS];	/* worker ids 10, 11 */
-	unsigned int nb_pairs;
-};
-
-static struct env env;
-static unsigned int pair_seq;
+static struct pmr_test_env env;
 
 static struct pmr_req *deferred[DEFER_MAX];
 static unsigned int nb_deferred;
@@ -72,155 +61,45 @@ defer_handler(struct pmr_req *req, void *arg)
 	deferred[nb_deferred++] = req;
 }
 
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static void
-poll_all(void)
+handlers(struct pmr_nexus *nx)
 {
-	unsigned int i;
-
-	for (i = 0; i < env.nb_pairs; i++) {
-		if (env.srv[i] != NULL)
-			pmr_worker_poll(env.srv[i]);
-		if (env.cli[i] != NULL)
-			pmr_worker_poll(env.cli[i]);
-	}
-}
-
-#define POLL_UNTIL(cond) do { \
-	uint64_t deadline_ = now_ns() + WAIT_NS; \
-	while (!(cond)) { \
-		poll_all(); \
-		assert_true(now_ns() < deadline_); \
-	} \
-} while (0)
-
-static struct pmr_worker *
-worker_on(uint16_t id, uint16_t port, const char *ip)
-{
-	struct pmr_worker_conf conf = {
-		.worker_id = id,
-		.nb_msgbufs = 1024,
-	};
-	struct pmr_worker *w;
-	char args[96];
-
-	snprintf(args, sizeof(args), "port=%u,ip=%s", port, ip);
-	conf.devargs = args;
-	w = pmr_worker_create(env.nx, &conf);
-	assert_non_null(w);
-	return w;
-}
-
-static int
-env_up(unsigned int nb_pairs)
-{
-	struct pmr_nexus_conf conf = { .connect_timeout_ms = 500 };
-	unsigned int i;
-	char ip[32];
-
-	memset(&env, 0, sizeof(env));
 	nb_deferred = 0;
-	env.nx = pmr_nexus_create("127.0.0.1:0", &conf);
-	assert_non_null(env.nx);
-	assert_int_equal(pmr_nexus_register_handler(env.nx, T_ECHO,
-			echo_handler, &env), 0);
-	assert_int_equal(pmr_nexus_register_handler(env.nx, T_DEFER,
+	assert_int_equal(pmr_nexus_register_handler(nx, T_ECHO, echo_handler,
+			&env), 0);
+	assert_int_equal(pmr_nexus_register_handler(nx, T_DEFER,
 			defer_handler, NULL), 0);
-	for (i = 0; i < nb_pairs; i++) {
-		snprintf(env.pair[i], sizeof(env.pair[i]), "rp%u",
-			pair_seq++);
-		assert_int_equal(pmr_test_ring_pair(env.pair[i],
-				&env.port_a[i], &env.port_b[i]), 0);
-		snprintf(ip, sizeof(ip), "10.2.%u.1", i);
-		env.srv[i] = worker_on((uint16_t)i, env.port_a[i], ip);
-		snprintf(ip, sizeof(ip), "10.2.%u.2", i);
-		env.cli[i] = worker_on((uint16_t)(10 + i), env.port_b[i], ip);
-		env.nb_pairs++;
-	}
-	return 0;
 }
 
-static void
-env_down(void)
-{
-	unsigned int i;
-
-	for (i = 0; i < env.nb_pairs; i++) {
-		if (env.cli[i] != NULL)
-			assert_int_equal(pmr_worker_destroy(env.cli[i]), 0);
-		env.cli[i] = NULL;
-		if (env.srv[i] != NULL)
-			assert_int_equal(pmr_worker_destroy(env.srv[i]), 0);
-		env.srv[i] = NULL;
-		pmr_test_ring_pair_free(env.pair[i], env.port_a[i],
-				env.port_b[i]);
-	}
-	assert_int_equal(pmr_nexus_destroy(env.nx), 0);
-}
+#define now_ns pmr_test_now_ns
+#define poll_all() pmr_test_env_poll(&env)
+#define POLL_UNTIL(cond) PMR_TEST_POLL_UNTIL(&env, cond)
+#define sess_ev pmr_test_sess_ev
+#define on_session pmr_test_on_session
+#define connect_to(cli, remote, e) pmr_test_connect(&env, cli, remote, e)
 
 static int
 setup1(void **state)
 {
 	(void)state;
-	return env_up(1);
+	pmr_test_env_up(&env, 1, handlers, NULL, NULL);
+	return 0;
 }
 
 static int
 setup2(void **state)
 {
 	(void)state;
-	return env_up(2);
+	pmr_test_env_up(&env, 2, handlers, NULL, NULL);
+	return 0;
 }
 
 static int
 teardown(void **state)
 {
 	(void)state;
-	env_down();
+	pmr_test_env_down(&env);
 	return 0;
-}
-
-/* Session callback: records the last event. */
-struct sess_ev {
-	int count;
-	int session;
-	enum pmr_session_event ev;
-	int err;
-};
-
-static void
-on_session(struct pmr_worker *w, int session, enum pmr_session_event ev,
-		int err, void *arg)
-{
-	struct sess_ev *e = arg;
-
-	(void)w;
-	e->count++;
-	e->session = session;
-	e->ev = ev;
-	e->err = err;
-}
-
-static int
-connect_to(struct pmr_worker *cli, uint16_t remote, struct sess_ev *e)
-{
-	int s;
-
-	memset(e, 0, sizeof(*e));
-	s = pmr_session_create(cli, pmr_nexus_uri(env.nx), remote,
-			on_session, e);
-	assert_true(s >= 0);
-	assert_int_equal(pmr_session_state(cli, s), PMR_SESSION_CONNECTING);
-	POLL_UNTIL(e->count > 0);
-	return s;
 }
 
 static void
@@ -328,7 +207,8 @@ test_rpc_sizes(void **state)
 
 	(void)state;
 	cli = env.cli[0];
-	max = pmr_worker_max_msg_size(cli);
+	assert_int_equal(pmr_worker_max_msg_size(cli), 8u << 20);
+	max = pmr_worker_pkt_size(cli);		/* single-packet */
 	assert_int_equal(max, 1500 - 28 - 24);
 	sizes[0] = 0, sizes[1] = 1, sizes[2] = 7, sizes[3] = 64;
 	sizes[4] = 1000, sizes[5] = max;
@@ -357,30 +237,30 @@ static void
 test_request_too_large(void **state)
 {
 	struct pmr_worker *cli = env.cli[0];
-	struct rte_mempool *big;
+	struct cont_rec c = { 0 };
+	struct rte_mempool *mp;
 	struct pmr_msgbuf *req;
 	struct sess_ev e;
 	int s;
 
 	(void)state;
 	s = connect_to(cli, 0, &e);
-	big = pmr_msgbuf_pool_create("rpc_big", 2, 0, 4096,
-			pmr_worker_headroom(cli), SOCKET_ID_ANY);
-	assert_non_null(big);
-	req = pmr_msgbuf_alloc(big, pmr_worker_max_msg_size(cli) + 1);
+	mp = pmr_msgbuf_pool_create("rpc_big", 1, 0,
+			pmr_worker_max_msg_size(cli) + 1, 0, SOCKET_ID_ANY);
+	if (mp == NULL)
+		fail_msg("pool: %s", rte_strerror(rte_errno));
+	req = pmr_msgbuf_alloc(mp, pmr_worker_max_msg_size(cli) + 1);
 	assert_non_null(req);
 	assert_int_equal(pmr_request(cli, s, T_ECHO, req, on_resp, NULL),
 			-EMSGSIZE);
-	/* Not enough headroom for the headers: refused too. */
-	pmr_msgbuf_free(req);
-	assert_int_equal(pmr_msgbuf_pool_free(big), 0);
-	big = pmr_msgbuf_pool_create("rpc_small_hr", 2, 0, 64, 0,
-			SOCKET_ID_ANY);
-	req = pmr_msgbuf_alloc(big, 8);
-	assert_int_equal(pmr_request(cli, s, T_ECHO, req, on_resp, NULL),
-			-EINVAL);
-	pmr_msgbuf_free(req);
-	assert_int_equal(pmr_msgbuf_pool_free(big), 0);
+	/* A msgbuf of any pool, even without headroom, may be sent. */
+	assert_int_equal(pmr_msgbuf_resize(req, 100), 0);
+	memset(req->data, 0x42, 100);
+	assert_int_equal(pmr_request(cli, s, T_ECHO, req, on_resp, &c), 0);
+	POLL_UNTIL(c.runs == 1);
+	assert_int_equal(c.status, PMR_OK);
+	assert_int_equal(c.bad, 0);
+	assert_int_equal(pmr_msgbuf_pool_free(mp), 0);
 	assert_int_equal(pmr_request(cli, 12345, T_ECHO, NULL, on_resp, NULL),
 			-EINVAL);
 	assert_int_equal(pmr_session_destroy(cli, s), 0);
@@ -495,7 +375,7 @@ many_send(uint16_t pair, struct many_tag *t)
 {
 	struct pmr_worker *cli = env.cli[pair];
 	uint32_t seq = many.sent[pair]++;
-	uint32_t len = (seq * 7919) % (pmr_worker_max_msg_size(cli) + 1);
+	uint32_t len = (seq * 7919) % (pmr_worker_pkt_size(cli) + 1);
 	struct pmr_msgbuf *req = pmr_worker_msgbuf_alloc(cli, len);
 
 	assert_non_null(req);
@@ -524,6 +404,23 @@ on_many(struct pmr_worker *w, const struct pmr_resp *resp, void *tag)
 	many.done[t->pair]++;
 	if (many.sent[t->pair] < MANY_TOTAL / MAX_PAIRS)
 		many_send(t->pair, t);
+}
+
+/* Drops other than the duplicates a retransmission leaves behind. */
+static uint64_t
+unexpected_drops(const struct pmr_worker_stats *st)
+{
+	uint64_t n = 0;
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(st->drops); i++) {
+		const char *name = pmr_worker_drop_name(i);
+
+		if (name == NULL || (strcmp(name, "stale") != 0 &&
+				     strcmp(name, "out_of_order") != 0))
+			n += st->drops[i];
+	}
+	return n;
 }
 
 /* The server workers run on the other lcore, in the app's own loop. */
@@ -586,8 +483,15 @@ test_many_rpcs_two_clients(void **state)
 	assert_int_equal(s0.resps_sent, s0.reqs_handled);
 	assert_int_equal(c0.reqs_completed + c1.reqs_completed, MANY_TOTAL);
 	assert_int_equal(c0.reqs_sent, MANY_TOTAL / 2);
-	assert_int_equal(c0.rx_drops + c1.rx_drops + s0.rx_drops +
-			s1.rx_drops, 0);
+	/*
+	 * On a busy machine a retransmission timer may fire: then duplicates
+	 * are dropped as stale or out of order, and nothing else.
+	 */
+	assert_int_equal(unexpected_drops(&c0) + unexpected_drops(&c1) +
+			unexpected_drops(&s0) + unexpected_drops(&s1), 0);
+	if (c0.retransmissions + c1.retransmissions == 0)
+		assert_int_equal(c0.rx_drops + c1.rx_drops + s0.rx_drops +
+				s1.rx_drops, 0);
 	for (p = 0; p < MAX_PAIRS; p++)
 		for (i = 0; i < MANY_SESSIONS; i++)
 			assert_int_equal(pmr_session_destroy(env.cli[p],
@@ -690,7 +594,7 @@ test_shutdown_in_flight(void **state)
 		assert_int_equal(pmr_respond(deferred[i], r), 0);
 	}
 	/* env_down destroys the server: its pool must be full. */
-	assert_int_equal(pmr_msgbuf_pool_in_use(pmr_worker_pool(env.srv[0])),
+	assert_int_equal(pmr_msgbuf_pool_in_use(pmr_worker_pool(env.srv[0], 0)),
 			0);
 }
 

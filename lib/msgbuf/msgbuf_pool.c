@@ -7,6 +7,7 @@
 
 #include <rte_errno.h>
 #include <rte_mbuf_pool_ops.h>
+#include <rte_memzone.h>
 #include <rte_mempool.h>
 
 #include "pmr_msgbuf.h"
@@ -44,6 +45,40 @@ msgbuf_init(struct rte_mempool *mp, void *arg __rte_unused, void *obj,
 	mb->headroom = priv->headroom;
 	mb->capacity = priv->capacity;
 	mb->data = (uint8_t *)obj + sizeof(*mb) + priv->headroom;
+}
+
+static void
+memzone_release(struct rte_mempool_memhdr *memhdr __rte_unused, void *opaque)
+{
+	rte_memzone_free(opaque);
+}
+
+/*
+ * DPDK's default population asks for IOVA-contiguous memory when the
+ * whole pool is one chunk (one large object), which hugepages rarely
+ * give. Large objects need only virtual contiguity: reserve that.
+ */
+static int
+populate_virt(struct rte_mempool *mp)
+{
+	size_t size = (size_t)mp->size * (mp->header_size + mp->elt_size +
+			mp->trailer_size);
+	const struct rte_memzone *mz;
+	char name[RTE_MEMZONE_NAMESIZE];
+	int ret;
+
+	snprintf(name, sizeof(name), "pmrv_%.24s", mp->name);
+	mz = rte_memzone_reserve_aligned(name, size, mp->socket_id, 0,
+			RTE_CACHE_LINE_SIZE);
+	if (mz == NULL)
+		return -rte_errno;
+	ret = rte_mempool_populate_virt(mp, mz->addr, mz->len, mz->hugepage_sz,
+			memzone_release, (void *)(uintptr_t)mz);
+	if (ret < 0) {
+		rte_memzone_free(mz);
+		return ret;
+	}
+	return (unsigned int)ret == mp->size ? 0 : -ENOMEM;
 }
 
 struct rte_mempool *
@@ -85,7 +120,8 @@ pmr_msgbuf_pool_create(const char *name, unsigned int n,
 
 	if (rte_mempool_set_ops_byname(mp, rte_mbuf_best_mempool_ops(),
 			NULL) != 0 ||
-	    rte_mempool_populate_default(mp) < 0) {
+	    (rte_mempool_populate_default(mp) < 0 &&
+	     (!priv->large || populate_virt(mp) != 0))) {
 		int err = rte_errno != 0 ? rte_errno : ENOMEM;
 
 		rte_mempool_free(mp);

@@ -71,6 +71,7 @@ struct nexus_session {
 	uint16_t local_session;
 	uint16_t remote_worker;
 	uint16_t remote_session;	/* valid once UP */
+	uint16_t credits;		/* client: sent in CONNECT_REQ */
 	uint32_t token;			/* valid once UP */
 	uint64_t hs_id;
 	struct sockaddr_in remote;	/* the remote nexus */

@@ -126,6 +126,7 @@ client_send_req(struct pmr_nexus *nx, const struct nexus_session *s)
 			.client_worker = s->w->id,
 			.client_session = s->local_session,
 			.server_worker = s->remote_worker,
+			.credits = s->credits,
 			.addr = s->w->addr,
 		},
 	};
@@ -182,6 +183,7 @@ client_connect(struct pmr_nexus *nx, struct nexus_worker *w,
 	s->w = w;
 	s->local_session = msg->local_session;
 	s->remote_worker = msg->remote_worker;
+	s->credits = msg->credits;
 	nexus_random(&s->hs_id, sizeof(s->hs_id));
 	s->next_retry_ms = now + nx->conf.connect_retry_ms;
 	s->deadline_ms = now + nx->conf.connect_timeout_ms;
@@ -449,6 +451,7 @@ server_rx_connect_req(struct pmr_nexus *nx, const struct sockaddr_in *src,
 		.status = PMR_SM_OK,
 		.remote_session = r->client_session,
 		.remote_worker = r->client_worker,
+		.credits = r->credits,
 		.token = h->token,
 		.cookie = h->cookie,
 		.peer = h->peer,

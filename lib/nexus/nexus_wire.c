@@ -25,7 +25,8 @@
 #define OFF_W3		22	/* ACCEPT, REFUSE, DISCONNECT */
 #define OFF_TOKEN	24	/* ACCEPT, DISCONNECT */
 #define OFF_REQ_DRIVER	22
-#define OFF_REQ_ADDR	(OFF_REQ_DRIVER + PMR_TRANSPORT_NAME_MAX)
+#define OFF_REQ_CREDITS	(OFF_REQ_DRIVER + PMR_TRANSPORT_NAME_MAX)
+#define OFF_REQ_ADDR	(OFF_REQ_CREDITS + 2)
 #define OFF_ACC_ADDR	28
 
 static inline void
@@ -182,6 +183,7 @@ nexus_wire_encode(const struct nexus_wire_msg *m, uint8_t *buf, size_t size)
 		/* Zero-padded after the NUL (buf was cleared). */
 		memcpy(buf + OFF_REQ_DRIVER, m->req.driver,
 				strlen(m->req.driver));
+		put16(buf + OFF_REQ_CREDITS, m->req.credits);
 		put_addr(buf + OFF_REQ_ADDR, &m->req.addr);
 		break;
 	case NEXUS_WIRE_ACCEPT:
@@ -221,6 +223,7 @@ decode_connect_req(const uint8_t *buf, size_t len,
 	if (!name_valid(buf + OFF_REQ_DRIVER))
 		return -NEXUS_WIRE_E_NAME;
 	memcpy(r->driver, buf + OFF_REQ_DRIVER, PMR_TRANSPORT_NAME_MAX);
+	r->credits = get16(buf + OFF_REQ_CREDITS);
 	return get_addr(buf, len, OFF_REQ_ADDR, &r->addr);
 }
 

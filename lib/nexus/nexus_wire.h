@@ -18,10 +18,11 @@
  *   header (16 bytes, every type)
  *     0  magic u32 (NEXUS_WIRE_MAGIC)   4  version u16   6  type u16
  *     8  handshake id u64
- *   CONNECT_REQ (39 + addr.len bytes)
+ *   CONNECT_REQ (41 + addr.len bytes)
  *     16 client_worker u16  18 client_session u16  20 server_worker u16
  *     22 driver name [PMR_TRANSPORT_NAME_MAX], NUL-terminated, zero-padded
- *     38 addr.len u8  39 addr.bytes[addr.len]
+ *     38 credits u16 (packets the client may have in flight to the server)
+ *     40 addr.len u8  41 addr.bytes[addr.len]
  *   ACCEPT (29 + addr.len bytes)
  *     16 client_worker u16  18 client_session u16  20 server_worker u16
  *     22 server_session u16  24 token u32
@@ -55,7 +56,7 @@ extern "C" {
 /** Bytes of the common header. */
 #define NEXUS_WIRE_HDR_LEN 16
 /** Bytes of each type without its address bytes. */
-#define NEXUS_WIRE_CONNECT_REQ_LEN (NEXUS_WIRE_HDR_LEN + 23)
+#define NEXUS_WIRE_CONNECT_REQ_LEN (NEXUS_WIRE_HDR_LEN + 25)
 #define NEXUS_WIRE_ACCEPT_LEN (NEXUS_WIRE_HDR_LEN + 13)
 #define NEXUS_WIRE_REFUSE_LEN (NEXUS_WIRE_HDR_LEN + 8)
 #define NEXUS_WIRE_DISCONNECT_LEN (NEXUS_WIRE_HDR_LEN + 12)
@@ -89,6 +90,8 @@ struct nexus_wire_connect_req {
 	uint16_t client_worker;
 	uint16_t client_session;
 	uint16_t server_worker;
+	/** Packets the client may have in flight toward the server. */
+	uint16_t credits;
 	char driver[PMR_TRANSPORT_NAME_MAX];	/**< Client queue's driver. */
 	struct pmr_transport_addr addr;		/**< Client queue's address. */
 };

@@ -80,7 +80,12 @@ struct pmr_sm_msg {
 	uint16_t local_session;	/**< Session number at the receiver/sender. */
 	uint16_t remote_session; /**< Session number at the other end. */
 	uint16_t remote_worker;	/**< Worker id at the other end. */
-	uint16_t rsvd;
+	/**
+	 * CONNECT: the client's session credits (packets it may have in
+	 * flight toward the server); CONNECT_IN: the same, for the server
+	 * worker to reserve that many receive slots.
+	 */
+	uint16_t credits;
 	uint32_t token;		/**< The session's random token. */
 	uint64_t cookie;	/**< Nexus's handshake id, echoed back. */
 	struct pmr_transport_peer *peer;	/**< Created by the nexus. */

@@ -29,10 +29,16 @@ extern "C" {
 #define PMR_REQ_NUM_BITS 56	/**< Request numbers wrap past 2^56. */
 #define PMR_REQ_NUM_MASK ((UINT64_C(1) << PMR_REQ_NUM_BITS) - 1)
 
-/** Packet types. */
+/**
+ * Packet types. A message of more than one packet is sent as packets
+ * 0..n-1 of equal payload but the last; pkt_num is the index.
+ */
 enum pmr_pkt_type {
-	PMR_PKT_REQ = 1,	/**< A request (or one packet of it). */
-	PMR_PKT_RESP = 2,	/**< A response; status says if it failed. */
+	PMR_PKT_REQ = 1,	/**< Packet pkt_num of a request. */
+	PMR_PKT_RESP = 2,	/**< Packet pkt_num of a response; status. */
+	PMR_PKT_CR = 3,		/**< Credit return: request packet pkt_num
+				 * arrived (not sent for the last one). */
+	PMR_PKT_RFR = 4,	/**< Request for response packet pkt_num. */
 	PMR_PKT_TYPE_MAX
 };
 
@@ -43,7 +49,7 @@ struct pmr_pkthdr_wire {
 	uint8_t pkt_type;	/**< enum pmr_pkt_type */
 	uint8_t req_type;	/**< The application's request type. */
 	rte_le16_t dest_session; /**< Session number at the receiver. */
-	rte_le16_t pkt_num;	/**< Packet index in the message (0). */
+	rte_le16_t pkt_num;	/**< Packet index in the message. */
 	rte_le32_t msg_size;	/**< Bytes of the whole message. */
 	rte_le32_t token;	/**< The session's random token. */
 	/** Low 56 bits: request number; high 8 bits: status (responses). */
@@ -72,9 +78,9 @@ enum pmr_pkthdr_err {
 	PMR_PKTHDR_E_MAGIC,	/**< Not a pmrpc packet. */
 	PMR_PKTHDR_E_VERSION,	/**< Another wire version. */
 	PMR_PKTHDR_E_TYPE,	/**< Unknown packet type. */
-	PMR_PKTHDR_E_PKT_NUM,	/**< Multi-packet: not supported yet. */
-	PMR_PKTHDR_E_SIZE,	/**< msg_size does not match the payload. */
-	PMR_PKTHDR_E_STATUS,	/**< Status on a request, or out of range. */
+	PMR_PKTHDR_E_PKT_NUM,	/**< A later packet holding a whole message. */
+	PMR_PKTHDR_E_SIZE,	/**< Payload inconsistent with msg_size. */
+	PMR_PKTHDR_E_STATUS,	/**< Status on a non-response, or too big. */
 	PMR_PKTHDR_E_MAX
 };
 
@@ -105,7 +111,12 @@ pmr_pkthdr_encode(void *buf, const struct pmr_pkthdr *h)
 
 /**
  * Decode and validate the header of a packet of len bytes (header and
- * payload). A single-packet message's msg_size must equal the payload.
+ * payload), in this order: length, magic, version, type, then the fields
+ * (h is filled from there on, also when they fail). A request or response
+ * packet carries a payload of 1..msg_size bytes (0 only for an empty
+ * message), and only packet 0 may hold the whole message; credit returns
+ * and requests for response carry no payload. Where a packet's payload
+ * lies in its message is for the receiver's state to check.
  *
  * @return PMR_PKTHDR_OK with h filled, or an enum pmr_pkthdr_err.
  */
@@ -133,12 +144,18 @@ pmr_pkthdr_decode(const void *buf, uint32_t len, struct pmr_pkthdr *h)
 	rs = rte_le_to_cpu_64(w.req_num_status);
 	h->req_num = rs & PMR_REQ_NUM_MASK;
 	h->status = (uint8_t)(rs >> PMR_REQ_NUM_BITS);
-	if (unlikely(h->pkt_num != 0))
-		return PMR_PKTHDR_E_PKT_NUM;
-	if (unlikely(h->msg_size != len - PMR_PKTHDR_LEN))
+	len -= PMR_PKTHDR_LEN;
+	if (h->pkt_type == PMR_PKT_REQ || h->pkt_type == PMR_PKT_RESP) {
+		if (unlikely(h->pkt_num != 0 && len >= h->msg_size))
+			return PMR_PKTHDR_E_PKT_NUM;
+		if (unlikely(len > h->msg_size ||
+			     (len == 0 && h->msg_size != 0)))
+			return PMR_PKTHDR_E_SIZE;
+	} else if (unlikely(len != 0)) {
 		return PMR_PKTHDR_E_SIZE;
+	}
 	if (unlikely(h->status >= PMR_PKTHDR_STATUS_MAX ||
-		     (h->pkt_type == PMR_PKT_REQ && h->status != 0)))
+		     (h->pkt_type != PMR_PKT_RESP && h->status != 0)))
 		return PMR_PKTHDR_E_STATUS;
 	return PMR_PKTHDR_OK;
 }

@@ -64,8 +64,29 @@ struct pmr_worker_conf {
 	int socket_id;		/**< Memory socket; SOCKET_ID_ANY default. */
 	uint32_t max_sessions;	/**< Sessions, both roles (default 256). */
 	uint16_t session_window; /**< Requests in flight per session (8). */
+	/**
+	 * Packets a session may have in flight toward a worker (default 8).
+	 * Each session reserves this many of the queue's receive slots
+	 * (caps.rx_depth): a session beyond that is refused, -ENOSPC.
+	 */
+	uint16_t session_credits;
 	uint32_t max_requests;	/**< In flight + queued, all sessions (4096). */
-	uint32_t nb_msgbufs;	/**< Msgbufs in the worker's pool (4096). */
+	/** Largest request or response (default 8 MiB, at most 64 MiB). */
+	uint32_t max_msg_size;
+	uint32_t nb_msgbufs;	/**< Single-packet msgbufs (4096). */
+	uint32_t nb_mid_msgbufs; /**< 64 KiB msgbufs (64). */
+	uint32_t nb_large_msgbufs; /**< max_msg_size msgbufs (4). */
+	/** Retransmission timeout in microseconds (default 5000). */
+	uint32_t rto_us;
+	/** Requests not answered in this time fail with PMR_E_TIMEOUT
+	 * (default 2000 ms). */
+	uint32_t req_timeout_ms;
+	/**
+	 * Fault injection, for testing applications: "key=value,..." with
+	 * drop_tx, drop_rx, dup_tx, reorder_tx, reorder_rx (fractions of
+	 * packets, 0 to 1) and seed. NULL or "" for none. See doc/faults.md.
+	 */
+	const char *faults;
 	/** In pmr_worker_loop(), sched_yield() after an idle poll. */
 	bool idle_yield;
 };
@@ -81,6 +102,14 @@ struct pmr_worker_stats {
 	uint64_t reqs_handled;	/**< Requests given to handlers (server). */
 	uint64_t resps_sent;	/**< Responses sent (server). */
 	uint64_t tx_stalls;	/**< Bursts the queue did not take whole. */
+	uint64_t retransmissions; /**< Go-back-N rollbacks (client). */
+	uint64_t timeouts;	/**< Requests failed with PMR_E_TIMEOUT. */
+	uint64_t credit_stalls;	/**< Sends held back for want of credits. */
+	uint64_t dup_answered;	/**< Retransmitted requests answered from
+				 * the kept response (server). */
+	uint64_t fault_dropped;	/**< Packets dropped by fault injection. */
+	uint64_t fault_duplicated; /**< ...duplicated by it. */
+	uint64_t fault_reordered; /**< ...reordered by it. */
 	uint64_t rx_drops;	/**< Sum of drops[]. */
 	/** Drops by reason: see pmr_worker_drop_name(). */
 	uint64_t drops[16];
@@ -144,14 +173,25 @@ uint16_t pmr_worker_id(const struct pmr_worker *w);
 /** @return the largest request or response, in bytes. */
 uint32_t pmr_worker_max_msg_size(const struct pmr_worker *w);
 
-/** @return headroom a msgbuf needs to be sent by this worker. */
-uint16_t pmr_worker_headroom(const struct pmr_worker *w);
-
-/** @return the worker's msgbuf pool (capacity pmr_worker_max_msg_size()). */
-struct rte_mempool *pmr_worker_pool(const struct pmr_worker *w);
+/** @return the largest message that travels as one packet. */
+uint32_t pmr_worker_pkt_size(const struct pmr_worker *w);
 
 /**
- * Allocate a msgbuf of len bytes from the worker's pool.
+ * @return headroom a msgbuf needs for a single-packet message to be sent
+ *   without a copy (pools made with it may be used for any message).
+ */
+uint16_t pmr_worker_headroom(const struct pmr_worker *w);
+
+/**
+ * The worker's msgbuf pools, by class: 0 single-packet, 1 64 KiB,
+ * 2 max_msg_size. NULL past the last.
+ */
+struct rte_mempool *pmr_worker_pool(const struct pmr_worker *w,
+		unsigned int cls);
+
+/**
+ * Allocate a msgbuf of len bytes from the smallest of the worker's pools
+ * that fits.
  *
  * @return the msgbuf, or NULL with rte_errno ENOBUFS or EMSGSIZE.
  */
@@ -219,13 +259,15 @@ typedef void (*pmr_cont_t)(struct pmr_worker *w, const struct pmr_resp *resp,
 		void *tag);
 
 /**
- * Send a request. The msgbuf (from pmr_worker_msgbuf_alloc(), or any pool
- * with pmr_worker_headroom() headroom) belongs to the worker until the
- * continuation runs. Beyond the session window, requests wait in order.
+ * Send a request. The msgbuf (from pmr_worker_msgbuf_alloc() or any pool)
+ * belongs to the worker until the continuation runs. Beyond the session
+ * window, requests wait in order. Lost packets are sent again; a request
+ * not answered within req_timeout_ms completes with PMR_E_TIMEOUT. The
+ * server runs each request at most once.
  *
  * @return 0, or -EINVAL (bad session or msgbuf), -EMSGSIZE (over
- *   pmr_worker_max_msg_size(): multi-packet messages are not supported
- *   yet), -ENOBUFS (max_requests pending already); then cont never runs.
+ *   pmr_worker_max_msg_size()), -ENOBUFS (max_requests pending already);
+ *   then cont never runs.
  */
 int pmr_request(struct pmr_worker *w, int session, uint8_t req_type,
 		struct pmr_msgbuf *req, pmr_cont_t cont, void *tag);
@@ -285,14 +327,16 @@ struct pmr_worker *pmr_req_worker(const struct pmr_req *req);
 
 /**
  * A response buffer allocated for this request (capacity
- * pmr_worker_max_msg_size(), len 0), or NULL if the pool was empty. Pass
- * it (or another msgbuf) to pmr_respond(): it is freed if unused.
+ * pmr_worker_pkt_size(), len 0), or NULL if the pool was empty. Pass it
+ * (or another msgbuf, e.g. from pmr_worker_msgbuf_alloc() for a larger
+ * response) to pmr_respond(): it is freed if unused.
  */
 struct pmr_msgbuf *pmr_req_resp_buf(struct pmr_req *req);
 
 /**
  * Answer a request. The response msgbuf belongs to the worker from now
- * on; req is invalid after the call.
+ * on (it is kept until the client's next request shows the response
+ * arrived, to answer retransmissions); req is invalid after the call.
  *
  * @return 0, or -EMSGSIZE (response too large: the client gets
  *   PMR_E_REMOTE_ERROR, resp is freed), -EINVAL.

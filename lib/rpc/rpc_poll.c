@@ -5,24 +5,25 @@
 /*
  * The worker's hot path, top to bottom: pmr_worker_poll() takes session
  * events from the nexus, receives a burst, checks every packet against its
- * session, hands requests to handlers and responses to continuations, and
- * sends what they produced in one burst.
+ * session, hands request packets to the server side and replies to the
+ * client side, runs the timers now and then, and sends what all of that
+ * produced in one burst.
  */
 
 #include <sched.h>
 
 #include "rpc_private.h"
 
-/* mb was sent: free it once the driver lets go of it. */
-static void
+/*
+ * mb is done with: free it once the driver lets go of it, and not before
+ * the end of this poll, as packets queued for the next burst may still
+ * point into it. The FIFO holds every msgbuf of the worker's pools.
+ */
+void
 rpc_txfree_push(struct pmr_worker *w, struct pmr_msgbuf *mb)
 {
 	struct rpc_txfree *f = &w->txfree;
 
-	if (pmr_msgbuf_tx_pending(mb) == 0 && f->head == f->tail) {
-		pmr_msgbuf_free(mb);
-		return;
-	}
 	if (unlikely(f->tail - f->head == f->size)) {
 		/* Full: the oldest must go first. */
 		while (pmr_msgbuf_tx_pending(f->mbs[f->head & (f->size - 1)]))
@@ -51,55 +52,88 @@ rpc_txfree_poll(struct pmr_worker *w)
 void
 rpc_tx_flush(struct pmr_worker *w)
 {
-	uint16_t sent = 0, i;
+	uint16_t n = w->nb_tx, sent = 0, i;
 
-	while (sent < w->nb_tx) {
-		uint16_t n = pmr_transport_tx_burst(w->q, &w->tx[sent],
-				w->nb_tx - sent);
+	if (unlikely(w->faults.on))
+		n = rpc_faults_tx(w, w->tx, w->tx_free, n);
+	while (sent < n) {
+		uint16_t k = pmr_transport_tx_burst(w->q, &w->tx[sent],
+				n - sent);
 
-		for (i = sent; i < sent + n; i++)
+		for (i = sent; i < sent + k; i++)
 			if (w->tx_free[i])
 				rpc_txfree_push(w, w->tx[i].mb);
-		if (n == 0) {
+		if (k == 0) {
 			/* Queue full: let completions and the peer catch up. */
 			w->stats.tx_stalls++;
 			pmr_transport_tx_flush(w->q);
-			rpc_txfree_poll(w);
 		}
-		sent += n;
+		sent += k;
 	}
 	w->nb_tx = 0;
 }
 
 /*
- * Put the header in front of mb's data and queue it for the next burst;
- * free_after: mb is the worker's, to be freed once sent.
+ * Queue packet h->pkt_num of the message in mb (packets of plen payload),
+ * or a header alone (mb NULL). A single-packet message goes in place, its
+ * header in the msgbuf's headroom; other packets are gathered from a
+ * header kept here and the payload in mb. free_after: mb is the worker's,
+ * to free once sent.
  */
 void
-rpc_tx_enqueue(struct pmr_worker *w, struct rpc_session *s,
-		struct pmr_msgbuf *mb, const struct pmr_pkthdr *h,
-		bool free_after)
+rpc_tx_msg_pkt(struct pmr_worker *w, struct rpc_session *s,
+		const struct pmr_pkthdr *h, struct pmr_msgbuf *mb,
+		uint32_t plen, bool free_after)
 {
 	struct pmr_tx_pkt *p;
+	uint32_t off, len = 0;
 
 	if (w->nb_tx == PMR_BURST_MAX)
 		rpc_tx_flush(w);
-	pmr_pkthdr_encode(mb->data - PMR_PKTHDR_LEN, h);
-	w->tx_free[w->nb_tx] = free_after;
-	p = &w->tx[w->nb_tx++];
+	p = &w->tx[w->nb_tx];
 	p->peer = s->peer;
 	p->mb = mb;
-	p->data = mb->data - PMR_PKTHDR_LEN;
-	p->len = PMR_PKTHDR_LEN + mb->len;
+	w->tx_free[w->nb_tx] = free_after;
+	if (mb != NULL && (h->pkt_type == PMR_PKT_REQ ||
+			   h->pkt_type == PMR_PKT_RESP)) {
+		off = h->pkt_num * plen;
+		len = RTE_MIN(plen, mb->len - off);
+	}
+	if (mb != NULL && mb->len <= plen && mb->headroom >= w->headroom &&
+	    pmr_msgbuf_tx_pending(mb) == 0) {
+		pmr_pkthdr_encode(mb->data - PMR_PKTHDR_LEN, h);
+		p->data = mb->data - PMR_PKTHDR_LEN;
+		p->len = PMR_PKTHDR_LEN + len;
+		p->hdr = NULL;
+		p->hdr_len = 0;
+	} else {
+		pmr_pkthdr_encode(w->tx_hdr[w->nb_tx], h);
+		p->data = mb != NULL ? mb->data + h->pkt_num * plen : NULL;
+		p->len = len;
+		p->hdr = w->tx_hdr[w->nb_tx];
+		p->hdr_len = PMR_PKTHDR_LEN;
+	}
+	w->nb_tx++;
 	w->stats.tx_pkts++;
-	w->stats.tx_bytes += mb->len;
+	w->stats.tx_bytes += len;
+}
+
+struct pmr_msgbuf *
+rpc_msgbuf_alloc(struct pmr_worker *w, uint32_t len)
+{
+	unsigned int c;
+
+	for (c = 0; c < RPC_NB_CLASSES; c++)
+		if (len <= w->pool_cap[c])
+			return pmr_msgbuf_alloc(w->pools[c], len);
+	rte_errno = EMSGSIZE;
+	return NULL;
 }
 
 static inline void
 rpc_drop(struct pmr_worker *w, unsigned int why, struct pmr_rx_pkt *pkt)
 {
-	w->stats.drops[why]++;
-	w->stats.rx_drops++;
+	rpc_count_drop(w, why);
 	pmr_transport_rx_release(w->q, pkt, 1);
 }
 
@@ -109,6 +143,7 @@ rpc_rx_one(struct pmr_worker *w, struct pmr_rx_pkt *pkt)
 	struct pmr_pkthdr h;
 	struct rpc_session *s;
 	enum pmr_pkthdr_err err;
+	bool reply;
 
 	err = pmr_pkthdr_decode(pkt->data, pkt->len, &h);
 	if (unlikely(err != PMR_PKTHDR_OK)) {
@@ -132,24 +167,26 @@ rpc_rx_one(struct pmr_worker *w, struct pmr_rx_pkt *pkt)
 		rpc_drop(w, RPC_DROP_SOURCE, pkt);
 		return;
 	}
-	if (unlikely(s->client != (h.pkt_type == PMR_PKT_RESP))) {
+	reply = h.pkt_type == PMR_PKT_RESP || h.pkt_type == PMR_PKT_CR;
+	if (unlikely(s->client != reply)) {
 		rpc_drop(w, RPC_DROP_ROLE, pkt);
 		return;
 	}
-	w->stats.rx_pkts++;
-	w->stats.rx_bytes += h.msg_size;
 	pkt->data += PMR_PKTHDR_LEN;
-	pkt->len = h.msg_size;
-	if (h.pkt_type == PMR_PKT_REQ)
-		rpc_rx_req(w, h.dest_session, &h, pkt);
+	pkt->len -= PMR_PKTHDR_LEN;
+	w->stats.rx_pkts++;
+	w->stats.rx_bytes += pkt->len;
+	if (reply)
+		rpc_rx_reply(w, h.dest_session, &h, pkt);
 	else
-		rpc_rx_resp(w, h.dest_session, &h, pkt);
+		rpc_rx_req(w, h.dest_session, &h, pkt);
 }
 
 int
 pmr_worker_poll(struct pmr_worker *w)
 {
-	struct pmr_rx_pkt rx[PMR_BURST_MAX];
+	struct pmr_rx_pkt rx[PMR_BURST_MAX + 1];	/* + one delayed */
+	uint64_t now;
 	uint16_t nb, i;
 	int work;
 
@@ -158,10 +195,17 @@ pmr_worker_poll(struct pmr_worker *w)
 		work += rpc_completing_poll(w);
 
 	nb = pmr_transport_rx_burst(w->q, rx, PMR_BURST_MAX);
+	if (unlikely(w->faults.on))
+		nb = rpc_faults_rx(w, rx, nb);
 	for (i = 0; i < nb; i++)
 		rpc_rx_one(w, &rx[i]);
 	work += nb;
 
+	if (!TAILQ_EMPTY(&w->all)) {
+		now = rte_get_timer_cycles();
+		if (unlikely(now >= w->next_timer))
+			rpc_timers(w, now);
+	}
 	if (w->nb_tx != 0)
 		rpc_tx_flush(w);
 	rpc_txfree_poll(w);

@@ -7,6 +7,7 @@
 
 #include <sys/queue.h>
 
+#include <rte_cycles.h>
 #include <rte_log.h>
 #include <rte_ring.h>
 
@@ -26,22 +27,39 @@ enum rpc_drop {
 	RPC_DROP_TOKEN,		/* wrong session token */
 	RPC_DROP_SOURCE,	/* not from the session's peer */
 	RPC_DROP_ROLE,		/* request to a client, response to a server */
-	RPC_DROP_STALE,		/* response to no outstanding request */
-	RPC_DROP_WINDOW,	/* request beyond the session window */
-	RPC_DROP_NOMEM,		/* no buffer to answer */
+	RPC_DROP_STALE,		/* for no request outstanding, or a duplicate */
+	RPC_DROP_ORDER,		/* ahead of the next expected (go-back-N) */
+	RPC_DROP_BUSY,		/* new request while a handler holds the slot */
+	RPC_DROP_BAD_PKT,	/* size or position inconsistent with message */
 	RPC_DROP_MAX
 };
 
+/* Message buffer classes of a worker. */
+#define RPC_NB_CLASSES 3
+#define RPC_MID_SIZE (64 * 1024)
+
 /* A client request: in the session window, queued, or completing. */
 struct rpc_creq {
-	TAILQ_ENTRY(rpc_creq) next;
+	TAILQ_ENTRY(rpc_creq) next;	/* backlog, or completing list */
+	TAILQ_ENTRY(rpc_creq) all;	/* submit order: request timeouts */
+	TAILQ_ENTRY(rpc_creq) active;	/* in a window: retransmission */
 	struct pmr_msgbuf *mb;
 	pmr_cont_t cont;
 	void *tag;
 	struct pmr_req_handle *h;	/* instead of cont */
 	uint64_t req_num;
+	uint64_t deadline;		/* TSC: request timeout */
+	uint64_t last_tx;		/* TSC of the last packet sent */
+	uint32_t req_pkts;		/* packets of the request */
+	uint32_t resp_pkts;		/* of the response; 0 until known */
+	uint32_t num_tx;		/* next packet index to send */
+	uint32_t num_rx;		/* replies received, in order */
+	uint32_t resp_size;
+	uint32_t resp_plen;		/* payload of a response packet */
+	struct pmr_msgbuf *resp_mb;	/* multi-packet response */
 	uint16_t session;
 	uint8_t req_type;
+	bool in_window;
 	/* Completing: waiting for the driver to let go of mb. */
 	enum pmr_status status;
 	struct pmr_rx_pkt resp_pkt;	/* valid if has_resp */
@@ -49,18 +67,40 @@ struct rpc_creq {
 };
 TAILQ_HEAD(rpc_creq_list, rpc_creq);
 
-/* A server request, from receipt to pmr_respond(). */
+/* Server slot states. */
+enum rpc_srv_state {
+	SRV_FREE = 0,
+	SRV_RECEIVING,		/* packets of a multi-packet request */
+	SRV_HANDLING,		/* with the handler */
+	SRV_RESPONDED,		/* response kept for retransmissions */
+};
+
+/*
+ * A server slot (session, req_num % window): the request from its first
+ * packet to pmr_respond(), then the response until the slot's next request.
+ */
 struct pmr_req {
 	struct pmr_worker *w;
-	struct pmr_rx_pkt pkt;		/* holds data zero-copy */
-	struct pmr_msgbuf *resp_buf;	/* offered, lazily allocated */
-	const uint8_t *data;
-	uint32_t len;
 	uint64_t req_num;
 	uint16_t session;
 	uint8_t req_type;
-	bool active;
+	uint8_t state;			/* enum rpc_srv_state */
 	bool orphaned;			/* session reset while handling */
+	bool has_pkt;			/* pkt holds a single-packet request */
+	/* request */
+	uint32_t req_size;
+	uint32_t req_pkts;
+	uint32_t req_plen;		/* payload of a request packet */
+	uint32_t num_rx;		/* request packets received, in order */
+	struct pmr_msgbuf *req_mb;	/* multi-packet request */
+	struct pmr_rx_pkt pkt;
+	const uint8_t *data;
+	uint32_t len;
+	struct pmr_msgbuf *resp_buf;	/* offered, lazily allocated */
+	/* response */
+	struct pmr_msgbuf *resp_mb;	/* NULL for an empty or error one */
+	uint32_t resp_pkts;
+	uint8_t resp_status;
 };
 
 struct rpc_session {
@@ -74,12 +114,14 @@ struct rpc_session {
 	void *cb_arg;
 	/* client */
 	uint64_t next_req_num;
-	uint16_t in_flight;
+	uint16_t in_flight;		/* requests in the window */
+	uint16_t credits;		/* packets we may still send */
+	uint16_t rx_reserve;		/* receive slots reserved for it */
 	struct rpc_creq **window;	/* [session_window] by req_num */
 	struct rpc_creq_list backlog;	/* beyond the window, in order */
 	/* server */
 	struct pmr_req *srv;		/* [session_window] by req_num */
-	uint16_t srv_active;
+	uint16_t srv_active;		/* slots with handlers */
 	bool closing;			/* free once srv_active is 0 */
 };
 
@@ -90,22 +132,40 @@ struct rpc_txfree {
 	uint32_t head, tail;
 };
 
+/* Fault injection: fractions scaled to 2^32, 0 for none. */
+struct rpc_faults {
+	uint32_t drop_tx, drop_rx, dup_tx, reorder_tx, reorder_rx;
+	uint64_t rng;			/* xorshift64* state */
+	bool on;
+	struct pmr_rx_pkt held;		/* RX packet delayed to next poll */
+	bool has_held;
+};
+
 struct pmr_worker {
 	/* Data path. */
 	struct pmr_transport_queue *q;
 	struct rpc_session *sessions;
 	uint32_t max_sessions;
-	uint16_t *sess_free;		/* free session numbers (stack) */
-	uint32_t nb_sess_free;
 	uint16_t window;
+	uint16_t credits;		/* per session */
 	uint16_t headroom;		/* driver + pkthdr */
+	uint32_t plen;			/* payload of a packet */
 	uint32_t max_msg;
-	struct rte_mempool *pool;
-	struct pmr_tx_pkt tx[PMR_BURST_MAX];
-	bool tx_free[PMR_BURST_MAX];	/* free tx[i].mb once sent */
+	struct rte_mempool *pools[RPC_NB_CLASSES];
+	uint32_t pool_cap[RPC_NB_CLASSES];
+	/* The next TX burst; twice the size for injected duplicates. */
+	struct pmr_tx_pkt tx[2 * PMR_BURST_MAX];
+	bool tx_free[2 * PMR_BURST_MAX];	/* free tx[i].mb once sent */
+	uint8_t tx_hdr[PMR_BURST_MAX][PMR_PKTHDR_LEN];
 	uint16_t nb_tx;
 	struct rpc_txfree txfree;
 	struct rpc_creq_list completing;
+	struct rpc_creq_list all;	/* every pending request */
+	struct rpc_creq_list active;	/* in windows */
+	uint64_t rto;			/* TSC */
+	uint64_t req_timeout;		/* TSC */
+	uint64_t next_timer;		/* TSC of the next timer scan */
+	struct rpc_faults faults;
 	struct pmr_nexus_handler handlers[256];
 	struct pmr_worker_stats stats;
 
@@ -114,6 +174,12 @@ struct pmr_worker {
 	struct rpc_creq **creq_free;
 	uint32_t nb_creq_free;
 	uint32_t max_requests;
+
+	/* Sessions: free numbers, and receive slots reserved for them. */
+	uint16_t *sess_free;
+	uint32_t nb_sess_free;
+	uint32_t rx_budget;
+	uint32_t rx_reserved;
 
 	/* Control. */
 	struct pmr_nexus *nx;
@@ -128,32 +194,56 @@ struct pmr_worker {
 	bool has_service;
 };
 
-/* rpc_worker.c */
+static inline void
+rpc_count_drop(struct pmr_worker *w, unsigned int why)
+{
+	w->stats.drops[why]++;
+	w->stats.rx_drops++;
+}
+
+/* Packets of a message of size bytes, in packets of plen payload. */
+static inline uint32_t
+rpc_msg_pkts(uint32_t size, uint32_t plen)
+{
+	return size <= plen ? 1 : (size + plen - 1) / plen;
+}
+
+/* rpc_poll.c */
 void rpc_tx_flush(struct pmr_worker *w);
-void rpc_tx_enqueue(struct pmr_worker *w, struct rpc_session *s,
-		struct pmr_msgbuf *mb, const struct pmr_pkthdr *h,
-		bool free_after);
-void rpc_sm_send(struct pmr_worker *w, const struct pmr_sm_msg *m);
+void rpc_tx_msg_pkt(struct pmr_worker *w, struct rpc_session *s,
+		const struct pmr_pkthdr *h, struct pmr_msgbuf *mb,
+		uint32_t plen, bool free_after);
+void rpc_txfree_push(struct pmr_worker *w, struct pmr_msgbuf *mb);
+struct pmr_msgbuf *rpc_msgbuf_alloc(struct pmr_worker *w, uint32_t len);
+
+/* rpc_faults.c */
+int rpc_faults_parse(struct rpc_faults *f, const char *spec,
+		uint16_t worker_id);
+uint16_t rpc_faults_tx(struct pmr_worker *w, struct pmr_tx_pkt *pkts,
+		bool *free_after, uint16_t n);
+uint16_t rpc_faults_rx(struct pmr_worker *w, struct pmr_rx_pkt *pkts,
+		uint16_t n);
 
 /* rpc_session.c */
+void rpc_sm_send(struct pmr_worker *w, const struct pmr_sm_msg *m);
 int rpc_sm_poll(struct pmr_worker *w);
 void rpc_session_reset(struct pmr_worker *w, uint16_t sn,
 		enum pmr_session_state state);
 void rpc_session_release(struct pmr_worker *w, uint16_t sn, bool notify);
 
 /* rpc_req.c (client) */
-void rpc_creq_complete(struct pmr_worker *w, struct rpc_creq *r,
-		enum pmr_status status, struct pmr_rx_pkt *resp);
 void rpc_creq_fail_all(struct pmr_worker *w, struct rpc_session *s,
 		enum pmr_status status);
 void rpc_window_fill(struct pmr_worker *w, uint16_t sn);
 int rpc_completing_poll(struct pmr_worker *w);
-void rpc_rx_resp(struct pmr_worker *w, uint16_t sn,
+void rpc_rx_reply(struct pmr_worker *w, uint16_t sn,
 		const struct pmr_pkthdr *h, struct pmr_rx_pkt *pkt);
+void rpc_timers(struct pmr_worker *w, uint64_t now);
 
 /* rpc_resp.c (server) */
 void rpc_rx_req(struct pmr_worker *w, uint16_t sn,
 		const struct pmr_pkthdr *h, struct pmr_rx_pkt *pkt);
 void rpc_srv_drop_all(struct pmr_worker *w, struct rpc_session *s);
+void rpc_srv_slot_clear(struct pmr_worker *w, struct pmr_req *req);
 
 #endif /* PMR_RPC_PRIVATE_H */

@@ -3,8 +3,17 @@
  */
 
 /*
- * Client requests: the session window, the backlog beyond it, matching
- * responses, and running each continuation exactly once.
+ * Client requests: the session window and the backlog beyond it, sending
+ * request packets and requests for response packets as credits allow,
+ * taking credit returns and response packets in order (go-back-N),
+ * retransmission and request timeouts, and running each continuation
+ * exactly once.
+ *
+ * A request of R packets with a response of S packets is a sequence of
+ * R + S - 1 client packets, each answered by one server packet of the same
+ * index: request packets 0..R-2 by credit returns, request packet R-1 by
+ * response packet 0, and requests for response packets 1..S-1 by those.
+ * Each client packet takes a session credit; its answer gives it back.
  */
 
 #include <string.h>
@@ -25,26 +34,56 @@ creq_put(struct pmr_worker *w, struct rpc_creq *r)
 	w->creq_free[w->nb_creq_free++] = r;
 }
 
-/* Send r now: it has a window slot. */
-static void
-creq_send(struct pmr_worker *w, struct rpc_session *s, uint16_t sn,
-		struct rpc_creq *r)
+static inline uint32_t
+creq_total_tx(const struct rpc_creq *r)
 {
+	return r->resp_pkts == 0 ? r->req_pkts :
+		r->req_pkts + r->resp_pkts - 1;
+}
+
+/* Send what r may send: its next packets, while the session has credits. */
+static void
+creq_tx(struct pmr_worker *w, struct rpc_session *s, struct rpc_creq *r)
+{
+	uint32_t total = creq_total_tx(r);
 	struct pmr_pkthdr h = {
-		.pkt_type = PMR_PKT_REQ,
 		.req_type = r->req_type,
 		.dest_session = s->remote_session,
-		.msg_size = r->mb->len,
 		.token = s->token,
+		.req_num = r->req_num,
 	};
 
-	r->req_num = s->next_req_num++ & PMR_REQ_NUM_MASK;
-	h.req_num = r->req_num;
-	s->window[r->req_num % w->window] = r;
-	s->in_flight++;
-	RTE_SET_USED(sn);
-	rpc_tx_enqueue(w, s, r->mb, &h, false);
-	w->stats.reqs_sent++;
+	while (r->num_tx < total) {
+		if (s->credits == 0) {
+			w->stats.credit_stalls++;
+			return;
+		}
+		s->credits--;
+		if (r->num_tx < r->req_pkts) {
+			h.pkt_type = PMR_PKT_REQ;
+			h.pkt_num = (uint16_t)r->num_tx;
+			h.msg_size = r->mb->len;
+			rpc_tx_msg_pkt(w, s, &h, r->mb, w->plen, false);
+		} else {
+			h.pkt_type = PMR_PKT_RFR;
+			h.pkt_num = (uint16_t)(r->num_tx - r->req_pkts + 1);
+			h.msg_size = r->resp_size;
+			rpc_tx_msg_pkt(w, s, &h, NULL, 0, false);
+		}
+		r->num_tx++;
+		r->last_tx = rte_get_timer_cycles();
+	}
+}
+
+/* Give every request in the window its turn at the credits. */
+static void
+session_kick(struct pmr_worker *w, struct rpc_session *s)
+{
+	uint16_t i;
+
+	for (i = 0; i < w->window && s->credits != 0; i++)
+		if (s->window[i] != NULL)
+			creq_tx(w, s, s->window[i]);
 }
 
 /* Move queued requests into the window while there is room. */
@@ -57,7 +96,13 @@ rpc_window_fill(struct pmr_worker *w, uint16_t sn)
 	while (s->in_flight < w->window &&
 	       (r = TAILQ_FIRST(&s->backlog)) != NULL) {
 		TAILQ_REMOVE(&s->backlog, r, next);
-		creq_send(w, s, sn, r);
+		r->req_num = s->next_req_num++ & PMR_REQ_NUM_MASK;
+		r->in_window = true;
+		s->window[r->req_num % w->window] = r;
+		s->in_flight++;
+		TAILQ_INSERT_TAIL(&w->active, r, active);
+		w->stats.reqs_sent++;
+		creq_tx(w, s, r);
 	}
 }
 
@@ -69,27 +114,31 @@ request_submit(struct pmr_worker *w, int session, uint8_t req_type,
 	struct rpc_session *s;
 	struct rpc_creq *r;
 
-	if (session < 0 || (uint32_t)session >= w->max_sessions ||
+	if (w == NULL || session < 0 || (uint32_t)session >= w->max_sessions ||
 	    req == NULL)
 		return -EINVAL;
 	s = &w->sessions[session];
-	if (!s->client || (s->state != PMR_SESSION_CONNECTING &&
-			   s->state != PMR_SESSION_CONNECTED))
+	if (!s->client || s->closing ||
+	    (s->state != PMR_SESSION_CONNECTING &&
+	     s->state != PMR_SESSION_CONNECTED))
 		return -EINVAL;
 	if (req->len > w->max_msg)
 		return -EMSGSIZE;
-	if (req->headroom < w->headroom || pmr_msgbuf_tx_pending(req) != 0)
+	if (pmr_msgbuf_tx_pending(req) != 0)
 		return -EINVAL;
 	r = creq_get(w);
 	if (r == NULL)
 		return -ENOBUFS;
+	memset(r, 0, sizeof(*r));
 	r->mb = req;
 	r->cont = cont;
 	r->tag = tag;
 	r->h = h;
 	r->session = (uint16_t)session;
 	r->req_type = req_type;
-	r->has_resp = false;
+	r->req_pkts = rpc_msg_pkts(req->len, w->plen);
+	r->deadline = rte_get_timer_cycles() + w->req_timeout;
+	TAILQ_INSERT_TAIL(&w->all, r, all);
 	TAILQ_INSERT_TAIL(&s->backlog, r, next);
 	if (s->state == PMR_SESSION_CONNECTED)
 		rpc_window_fill(w, (uint16_t)session);
@@ -136,9 +185,14 @@ creq_finish(struct pmr_worker *w, struct rpc_creq *r)
 		.req = r->mb,
 	};
 
-	if (r->has_resp && r->status == PMR_OK) {
-		resp.data = r->resp_pkt.data;
-		resp.len = r->resp_pkt.len;
+	if (r->status == PMR_OK) {
+		if (r->resp_mb != NULL) {
+			resp.data = r->resp_mb->data;
+			resp.len = r->resp_mb->len;
+		} else if (r->has_resp) {
+			resp.data = r->resp_pkt.data;
+			resp.len = r->resp_pkt.len;
+		}
 	}
 	w->stats.reqs_completed++;
 	if (r->h != NULL) {
@@ -159,23 +213,43 @@ creq_finish(struct pmr_worker *w, struct rpc_creq *r)
 	}
 	if (r->has_resp)
 		pmr_transport_rx_release(w->q, &r->resp_pkt, 1);
+	pmr_msgbuf_free(r->resp_mb);
 	creq_put(w, r);
 }
 
 /*
- * Complete r: its msgbuf goes back to the application, so the driver must
- * be done with it first. Usually it is (the server released our request
- * before answering); else wait for it in the completing list.
+ * Complete r with status (and its single-packet response, zero-copy).
+ * Its msgbuf goes back to the application, so the driver must be done
+ * with it first: usually it is; else wait in the completing list.
  */
-void
-rpc_creq_complete(struct pmr_worker *w, struct rpc_creq *r,
+static void
+creq_complete(struct pmr_worker *w, struct rpc_creq *r,
 		enum pmr_status status, struct pmr_rx_pkt *resp)
 {
+	struct rpc_session *s = &w->sessions[r->session];
+
+	TAILQ_REMOVE(&w->all, r, all);
+	if (r->in_window) {
+		s->window[r->req_num % w->window] = NULL;
+		s->in_flight--;
+		/* Packets still unanswered will not be: their credits back. */
+		s->credits += (uint16_t)(r->num_tx - r->num_rx);
+		TAILQ_REMOVE(&w->active, r, active);
+		r->in_window = false;
+	} else {
+		TAILQ_REMOVE(&s->backlog, r, next);
+	}
 	r->status = status;
+	if (status != PMR_OK) {
+		pmr_msgbuf_free(r->resp_mb);
+		r->resp_mb = NULL;
+	}
 	if (resp != NULL) {
 		r->resp_pkt = *resp;
 		r->has_resp = true;
 	}
+	if (status == PMR_E_TIMEOUT)
+		w->stats.timeouts++;
 	if (likely(pmr_msgbuf_tx_pending(r->mb) == 0)) {
 		creq_finish(w, r);
 		return;
@@ -202,31 +276,151 @@ rpc_completing_poll(struct pmr_worker *w)
 	return n;
 }
 
+/*
+ * The whole multi-packet response arrived: say so (a request for the
+ * packet past the last), so the server frees it now rather than when the
+ * slot's next request comes. Unanswered, so it takes no credit; if lost,
+ * the server frees it then anyway.
+ */
+static void
+creq_ack(struct pmr_worker *w, struct rpc_session *s,
+		const struct rpc_creq *r)
+{
+	struct pmr_pkthdr h = {
+		.pkt_type = PMR_PKT_RFR,
+		.req_type = r->req_type,
+		.dest_session = s->remote_session,
+		.pkt_num = (uint16_t)r->resp_pkts,
+		.msg_size = r->resp_size,
+		.token = s->token,
+		.req_num = r->req_num,
+	};
+
+	rpc_tx_msg_pkt(w, s, &h, NULL, 0, false);
+}
+
+/* Response packet j of r arrived in order: keep its payload. */
+static int
+creq_rx_resp(struct pmr_worker *w, struct rpc_creq *r,
+		const struct pmr_pkthdr *h, struct pmr_rx_pkt *pkt)
+{
+	uint32_t j = h->pkt_num, off;
+
+	if (j == 0) {
+		r->resp_size = h->msg_size;
+		r->resp_plen = pkt->len;
+		r->resp_pkts = rpc_msg_pkts(h->msg_size, pkt->len);
+		if (h->status != PMR_OK || r->resp_pkts == 1)
+			return 0;	/* complete: zero-copy or status */
+		if (r->resp_pkts > UINT16_MAX)
+			return -EPROTO;
+		r->resp_mb = rpc_msgbuf_alloc(w, h->msg_size);
+		if (r->resp_mb == NULL)
+			return -ENOMEM;
+	}
+	off = j * r->resp_plen;
+	if (h->msg_size != r->resp_size || j >= r->resp_pkts ||
+	    pkt->len != RTE_MIN(r->resp_plen, r->resp_size - off))
+		return -EPROTO;
+	memcpy(r->resp_mb->data + off, pkt->data, pkt->len);
+	return 0;
+}
+
+/* A credit return or response packet for a request of session sn. */
 void
-rpc_rx_resp(struct pmr_worker *w, uint16_t sn, const struct pmr_pkthdr *h,
+rpc_rx_reply(struct pmr_worker *w, uint16_t sn, const struct pmr_pkthdr *h,
 		struct pmr_rx_pkt *pkt)
 {
 	struct rpc_session *s = &w->sessions[sn];
-	struct rpc_creq **slot = &s->window[h->req_num % w->window];
-	struct rpc_creq *r = *slot;
+	struct rpc_creq *r = s->window[h->req_num % w->window];
+	uint32_t idx;
+	int ret;
 
 	if (unlikely(r == NULL || r->req_num != h->req_num)) {
-		w->stats.drops[RPC_DROP_STALE]++;
-		w->stats.rx_drops++;
-		pmr_transport_rx_release(w->q, pkt, 1);
-		return;
+		rpc_count_drop(w, RPC_DROP_STALE);
+		goto release;
 	}
-	*slot = NULL;
-	s->in_flight--;
-	if (unlikely(h->status != PMR_OK)) {
-		pmr_transport_rx_release(w->q, pkt, 1);
-		rpc_creq_complete(w, r, (enum pmr_status)h->status, NULL);
+	idx = h->pkt_type == PMR_PKT_CR ? h->pkt_num :
+		r->req_pkts - 1 + h->pkt_num;
+	if (unlikely(h->pkt_type == PMR_PKT_CR &&
+		     h->pkt_num >= r->req_pkts - 1)) {
+		rpc_count_drop(w, RPC_DROP_BAD_PKT);
+		goto release;
+	}
+	if (idx != r->num_rx || idx >= r->num_tx) {
+		/* A duplicate, or ahead of a lost one: go-back-N. */
+		rpc_count_drop(w, idx < r->num_rx ? RPC_DROP_STALE :
+				RPC_DROP_ORDER);
+		goto release;
+	}
+	if (h->pkt_type == PMR_PKT_RESP) {
+		ret = creq_rx_resp(w, r, h, pkt);
+		if (unlikely(ret == -EPROTO)) {
+			rpc_count_drop(w, RPC_DROP_BAD_PKT);
+			goto release;
+		}
+		r->num_rx++;
+		s->credits++;
+		if (ret == -ENOMEM) {
+			pmr_transport_rx_release(w->q, pkt, 1);
+			creq_complete(w, r, PMR_E_NOMEM, NULL);
+		} else if (h->status != PMR_OK) {
+			pmr_transport_rx_release(w->q, pkt, 1);
+			creq_complete(w, r, (enum pmr_status)h->status, NULL);
+		} else if (r->resp_pkts == 1) {
+			creq_complete(w, r, PMR_OK, pkt);	/* zero-copy */
+		} else {
+			pmr_transport_rx_release(w->q, pkt, 1);
+			if (r->num_rx == creq_total_tx(r)) {
+				r->resp_mb->len = r->resp_size;
+				creq_ack(w, s, r);
+				creq_complete(w, r, PMR_OK, NULL);
+			}
+		}
 	} else {
-		rpc_creq_complete(w, r, PMR_OK, pkt);
+		r->num_rx++;
+		s->credits++;
+		pmr_transport_rx_release(w->q, pkt, 1);
 	}
 	/* The continuation may have closed the session. */
-	if (s->state == PMR_SESSION_CONNECTED)
+	if (s->state == PMR_SESSION_CONNECTED && !s->closing) {
+		session_kick(w, s);
 		rpc_window_fill(w, sn);
+	}
+	return;
+release:
+	pmr_transport_rx_release(w->q, pkt, 1);
+}
+
+/*
+ * Retransmission (go-back-N from the first unanswered packet, once per
+ * RTO without an answer) and request timeouts.
+ */
+void
+rpc_timers(struct pmr_worker *w, uint64_t now)
+{
+	struct rpc_creq *r, *tmp;
+	struct rpc_session *s;
+
+	w->next_timer = now + w->rto / 4;
+	while ((r = TAILQ_FIRST(&w->all)) != NULL && r->deadline <= now) {
+		uint16_t sn = r->session;
+
+		s = &w->sessions[sn];
+		creq_complete(w, r, PMR_E_TIMEOUT, NULL);	/* r is gone */
+		if (s->state == PMR_SESSION_CONNECTED && !s->closing)
+			rpc_window_fill(w, sn);
+	}
+	for (r = TAILQ_FIRST(&w->active); r != NULL; r = tmp) {
+		tmp = TAILQ_NEXT(r, active);
+		if (r->num_tx == r->num_rx || now - r->last_tx < w->rto)
+			continue;
+		s = &w->sessions[r->session];
+		s->credits += (uint16_t)(r->num_tx - r->num_rx);
+		r->num_tx = r->num_rx;
+		w->stats.retransmissions++;
+		creq_tx(w, s, r);
+	}
 }
 
 /* Complete every request of s, in the window and queued, with status. */
@@ -239,14 +433,9 @@ rpc_creq_fail_all(struct pmr_worker *w, struct rpc_session *s,
 
 	for (i = 0; i < w->window; i++) {
 		r = s->window[i];
-		if (r == NULL)
-			continue;
-		s->window[i] = NULL;
-		s->in_flight--;
-		rpc_creq_complete(w, r, status, NULL);
+		if (r != NULL)
+			creq_complete(w, r, status, NULL);
 	}
-	while ((r = TAILQ_FIRST(&s->backlog)) != NULL) {
-		TAILQ_REMOVE(&s->backlog, r, next);
-		rpc_creq_complete(w, r, status, NULL);
-	}
+	while ((r = TAILQ_FIRST(&s->backlog)) != NULL)
+		creq_complete(w, r, status, NULL);
 }

@@ -3,69 +3,236 @@
  */
 
 /*
- * Server side: a request goes to its handler zero-copy and stays valid
- * until the handler (now or later) calls pmr_respond().
+ * Server side. Each session has a slot per window position; a request
+ * takes the slot of its request number from its first packet (packets are
+ * taken in order, each but the last answered by a credit return), goes to
+ * its handler zero-copy (single-packet) or reassembled once (multi-packet),
+ * and its response stays in the slot until the client's next request there
+ * shows it arrived. A retransmitted request is answered from the slot and
+ * never runs twice.
  */
+
+#include <string.h>
 
 #include "rpc_private.h"
 
-/* Answer a request with an error status and no payload. */
+/* Send packet j of the slot's response (the header alone for errors). */
 static void
-srv_send_error(struct pmr_worker *w, struct rpc_session *s,
-		const struct pmr_pkthdr *req, enum pmr_status status)
+srv_tx_resp(struct pmr_worker *w, struct rpc_session *s, struct pmr_req *req,
+		uint16_t j)
 {
-	struct pmr_msgbuf *mb = pmr_msgbuf_alloc(w->pool, 0);
 	struct pmr_pkthdr h = {
 		.pkt_type = PMR_PKT_RESP,
 		.req_type = req->req_type,
 		.dest_session = s->remote_session,
+		.pkt_num = j,
+		.msg_size = req->resp_mb != NULL ? req->resp_mb->len : 0,
 		.token = s->token,
 		.req_num = req->req_num,
-		.status = (uint8_t)status,
+		.status = req->resp_status,
 	};
 
-	if (mb == NULL) {
-		w->stats.drops[RPC_DROP_NOMEM]++;
-		w->stats.rx_drops++;
-		return;
-	}
-	rpc_tx_enqueue(w, s, mb, &h, true);
+	rpc_tx_msg_pkt(w, s, &h, req->resp_mb, w->plen, false);
+}
+
+static void
+srv_tx_cr(struct pmr_worker *w, struct rpc_session *s, struct pmr_req *req,
+		uint16_t k)
+{
+	struct pmr_pkthdr h = {
+		.pkt_type = PMR_PKT_CR,
+		.req_type = req->req_type,
+		.dest_session = s->remote_session,
+		.pkt_num = k,
+		.msg_size = req->req_size,
+		.token = s->token,
+		.req_num = req->req_num,
+	};
+
+	rpc_tx_msg_pkt(w, s, &h, NULL, 0, false);
+}
+
+/* Forget the slot's request and response: its buffers go back. */
+void
+rpc_srv_slot_clear(struct pmr_worker *w, struct pmr_req *req)
+{
+	if (req->has_pkt)
+		pmr_transport_rx_release(w->q, &req->pkt, 1);
+	req->has_pkt = false;
+	pmr_msgbuf_free(req->req_mb);
+	req->req_mb = NULL;
+	pmr_msgbuf_free(req->resp_buf);
+	req->resp_buf = NULL;
+	if (req->resp_mb != NULL)
+		rpc_txfree_push(w, req->resp_mb);	/* maybe still sent */
+	req->resp_mb = NULL;
+	req->state = SRV_FREE;
+}
+
+/* Answer in the slot without running a handler (no handler, no memory). */
+static void
+srv_answer_status(struct pmr_worker *w, struct rpc_session *s,
+		struct pmr_req *req, enum pmr_status status)
+{
+	req->state = SRV_RESPONDED;
+	req->resp_status = (uint8_t)status;
+	req->resp_pkts = 1;
+	srv_tx_resp(w, s, req, 0);
 	w->stats.resps_sent++;
 }
 
+/* The whole request is there: hand it to its handler. */
+static void
+srv_handle(struct pmr_worker *w, struct rpc_session *s, struct pmr_req *req)
+{
+	const struct pmr_nexus_handler *hd = &w->handlers[req->req_type];
+
+	if (unlikely(hd->fn == NULL)) {
+		if (req->has_pkt)
+			pmr_transport_rx_release(w->q, &req->pkt, 1);
+		req->has_pkt = false;
+		pmr_msgbuf_free(req->req_mb);
+		req->req_mb = NULL;
+		srv_answer_status(w, s, req, PMR_E_REMOTE_ERROR);
+		return;
+	}
+	req->state = SRV_HANDLING;
+	req->orphaned = false;
+	s->srv_active++;
+	w->stats.reqs_handled++;
+	hd->fn(req, hd->arg);
+}
+
+/* Packet 0 of a new request in its slot. */
+static void
+srv_req_start(struct pmr_worker *w, struct rpc_session *s, uint16_t sn,
+		struct pmr_req *req, const struct pmr_pkthdr *h,
+		struct pmr_rx_pkt *pkt)
+{
+	if (req->state != SRV_FREE)
+		rpc_srv_slot_clear(w, req);
+	req->w = w;
+	req->req_num = h->req_num;
+	req->session = sn;
+	req->req_type = h->req_type;
+	req->req_size = h->msg_size;
+	req->resp_status = PMR_OK;
+	req->resp_pkts = 0;
+	if (pkt->len == h->msg_size) {
+		/* Single-packet: the handler reads it in place. */
+		req->req_pkts = 1;
+		req->num_rx = 1;
+		req->pkt = *pkt;
+		req->has_pkt = true;
+		req->data = pkt->data;
+		req->len = pkt->len;
+		srv_handle(w, s, req);
+		return;
+	}
+	req->req_plen = pkt->len;
+	req->req_pkts = rpc_msg_pkts(h->msg_size, pkt->len);
+	req->req_mb = req->req_pkts <= UINT16_MAX + 1u ?
+		rpc_msgbuf_alloc(w, h->msg_size) : NULL;
+	if (req->req_mb == NULL) {
+		/* Refused before it ran: at most once still holds. */
+		pmr_transport_rx_release(w->q, pkt, 1);
+		srv_answer_status(w, s, req, PMR_E_NOMEM);
+		return;
+	}
+	memcpy(req->req_mb->data, pkt->data, pkt->len);
+	pmr_transport_rx_release(w->q, pkt, 1);
+	req->num_rx = 1;
+	req->state = SRV_RECEIVING;
+	srv_tx_cr(w, s, req, 0);
+}
+
+/* Packet k of the request in the slot, in order. */
+static void
+srv_req_more(struct pmr_worker *w, struct rpc_session *s, struct pmr_req *req,
+		const struct pmr_pkthdr *h, struct pmr_rx_pkt *pkt)
+{
+	uint32_t k = h->pkt_num, off = k * req->req_plen;
+
+	if (h->msg_size != req->req_size || k >= req->req_pkts ||
+	    pkt->len != RTE_MIN(req->req_plen, req->req_size - off)) {
+		rpc_count_drop(w, RPC_DROP_BAD_PKT);
+		pmr_transport_rx_release(w->q, pkt, 1);
+		return;
+	}
+	memcpy(req->req_mb->data + off, pkt->data, pkt->len);
+	pmr_transport_rx_release(w->q, pkt, 1);
+	req->num_rx++;
+	if (req->num_rx < req->req_pkts) {
+		srv_tx_cr(w, s, req, (uint16_t)k);
+		return;
+	}
+	req->data = req->req_mb->data;
+	req->len = req->req_size;
+	srv_handle(w, s, req);
+}
+
+/* A retransmitted request packet: answer it again from the slot. */
+static void
+srv_req_dup(struct pmr_worker *w, struct rpc_session *s, struct pmr_req *req,
+		const struct pmr_pkthdr *h)
+{
+	if (h->pkt_num + 1u < req->req_pkts) {
+		srv_tx_cr(w, s, req, h->pkt_num);
+	} else if (req->state == SRV_RESPONDED && req->resp_pkts != 0) {
+		srv_tx_resp(w, s, req, 0);
+		w->stats.dup_answered++;
+	}
+	/* else: with the handler; the response is on its way. */
+}
+
+/* A request packet or a request for response, for session sn. */
 void
 rpc_rx_req(struct pmr_worker *w, uint16_t sn, const struct pmr_pkthdr *h,
 		struct pmr_rx_pkt *pkt)
 {
 	struct rpc_session *s = &w->sessions[sn];
-	const struct pmr_nexus_handler *hd = &w->handlers[h->req_type];
 	struct pmr_req *req = &s->srv[h->req_num % w->window];
+	bool same = req->state != SRV_FREE && req->req_num == h->req_num;
 
-	if (unlikely(req->active)) {
-		/* The client never has more than a window outstanding. */
-		w->stats.drops[RPC_DROP_WINDOW]++;
-		w->stats.rx_drops++;
+	if (h->pkt_type == PMR_PKT_RFR) {
+		pmr_transport_rx_release(w->q, pkt, 1);
+		if (!same || req->state != SRV_RESPONDED ||
+		    h->pkt_num == 0 || h->pkt_num > req->resp_pkts) {
+			rpc_count_drop(w, RPC_DROP_STALE);
+		} else if (h->pkt_num == req->resp_pkts) {
+			/* The client has it all: free the response now. */
+			rpc_txfree_push(w, req->resp_mb);
+			req->resp_mb = NULL;
+			req->resp_pkts = 0;
+		} else {
+			srv_tx_resp(w, s, req, h->pkt_num);
+		}
+		return;
+	}
+	if (!same) {
+		if (req->state != SRV_FREE && req->req_num > h->req_num) {
+			rpc_count_drop(w, RPC_DROP_STALE);
+		} else if (req->state == SRV_HANDLING) {
+			/* The client gave up on it; its slot is still busy. */
+			rpc_count_drop(w, RPC_DROP_BUSY);
+		} else if (h->pkt_num != 0) {
+			rpc_count_drop(w, RPC_DROP_ORDER);
+		} else {
+			srv_req_start(w, s, sn, req, h, pkt);
+			return;
+		}
 		pmr_transport_rx_release(w->q, pkt, 1);
 		return;
 	}
-	if (unlikely(hd->fn == NULL)) {
-		pmr_transport_rx_release(w->q, pkt, 1);
-		srv_send_error(w, s, h, PMR_E_REMOTE_ERROR);
+	if (req->state == SRV_RECEIVING && h->pkt_num == req->num_rx) {
+		srv_req_more(w, s, req, h, pkt);
 		return;
 	}
-	req->w = w;
-	req->pkt = *pkt;
-	req->resp_buf = NULL;
-	req->data = pkt->data;
-	req->len = pkt->len;
-	req->req_num = h->req_num;
-	req->session = sn;
-	req->req_type = h->req_type;
-	req->orphaned = false;
-	req->active = true;
-	s->srv_active++;
-	w->stats.reqs_handled++;
-	hd->fn(req, hd->arg);
+	pmr_transport_rx_release(w->q, pkt, 1);
+	if (h->pkt_num < req->num_rx)
+		srv_req_dup(w, s, req, h);
+	else
+		rpc_count_drop(w, RPC_DROP_ORDER);
 }
 
 const void *
@@ -96,19 +263,20 @@ struct pmr_msgbuf *
 pmr_req_resp_buf(struct pmr_req *req)
 {
 	if (req->resp_buf == NULL)
-		req->resp_buf = pmr_msgbuf_alloc(req->w->pool, 0);
+		req->resp_buf = pmr_msgbuf_alloc(req->w->pools[0], 0);
 	return req->resp_buf;
 }
 
-/* The request is done with: give back its packet and offered buffer. */
+/* The handler is done: give back the request's packet or buffer. */
 static void
 srv_req_end(struct pmr_worker *w, struct rpc_session *s, struct pmr_req *req)
 {
-	pmr_transport_rx_release(w->q, &req->pkt, 1);
-	req->active = false;
+	if (req->has_pkt)
+		pmr_transport_rx_release(w->q, &req->pkt, 1);
+	req->has_pkt = false;
+	pmr_msgbuf_free(req->req_mb);
+	req->req_mb = NULL;
 	s->srv_active--;
-	if (s->closing && s->srv_active == 0)
-		rpc_session_release(w, req->session, false);
 }
 
 int
@@ -116,48 +284,39 @@ pmr_respond(struct pmr_req *req, struct pmr_msgbuf *resp)
 {
 	struct pmr_worker *w;
 	struct rpc_session *s;
-	struct pmr_pkthdr h;
 	int ret = 0;
 
-	if (req == NULL || !req->active || resp == NULL)
+	if (req == NULL || req->state != SRV_HANDLING || resp == NULL)
 		return -EINVAL;
 	w = req->w;
 	s = &w->sessions[req->session];
 	if (req->resp_buf != NULL && req->resp_buf != resp)
 		pmr_msgbuf_free(req->resp_buf);
 	req->resp_buf = NULL;
-
-	if (unlikely(req->orphaned)) {
-		/* The session went away while the handler had it. */
-		pmr_msgbuf_free(resp);
-		srv_req_end(w, s, req);
-		return 0;
-	}
-	h = (struct pmr_pkthdr){
-		.pkt_type = PMR_PKT_RESP,
-		.req_type = req->req_type,
-		.dest_session = s->remote_session,
-		.token = s->token,
-		.req_num = req->req_num,
-	};
-	if (unlikely(resp->len > w->max_msg ||
-		     resp->headroom < w->headroom)) {
-		struct pmr_pkthdr rh = { .req_type = req->req_type,
-			.req_num = req->req_num };
-
-		pmr_msgbuf_free(resp);
-		srv_send_error(w, s, &rh, PMR_E_REMOTE_ERROR);
-		ret = -EMSGSIZE;
-	} else {
-		h.msg_size = resp->len;
-		rpc_tx_enqueue(w, s, resp, &h, true);
-		w->stats.resps_sent++;
-	}
 	/*
 	 * Release the request before the response leaves: the client then
 	 * finds its request buffer free when the response arrives.
 	 */
 	srv_req_end(w, s, req);
+
+	if (unlikely(req->orphaned)) {
+		/* The session went away while the handler had it. */
+		pmr_msgbuf_free(resp);
+		req->state = SRV_FREE;
+		if (s->closing && s->srv_active == 0)
+			rpc_session_release(w, req->session, false);
+		return 0;
+	}
+	if (unlikely(resp->len > w->max_msg)) {
+		pmr_msgbuf_free(resp);
+		srv_answer_status(w, s, req, PMR_E_REMOTE_ERROR);
+		return -EMSGSIZE;
+	}
+	req->state = SRV_RESPONDED;
+	req->resp_mb = resp;
+	req->resp_pkts = rpc_msg_pkts(resp->len, w->plen);
+	srv_tx_resp(w, s, req, 0);
+	w->stats.resps_sent++;
 	return ret;
 }
 
@@ -167,7 +326,12 @@ rpc_srv_drop_all(struct pmr_worker *w, struct rpc_session *s)
 {
 	uint16_t i;
 
-	for (i = 0; i < w->window; i++)
-		if (s->srv[i].active)
-			s->srv[i].orphaned = true;
+	for (i = 0; i < w->window; i++) {
+		struct pmr_req *req = &s->srv[i];
+
+		if (req->state == SRV_HANDLING)
+			req->orphaned = true;
+		else if (req->state != SRV_FREE)
+			rpc_srv_slot_clear(w, req);
+	}
 }

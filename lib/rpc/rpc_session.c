@@ -61,19 +61,28 @@ sm_outbox_flush(struct pmr_worker *w)
 	w->nb_outbox -= i;
 }
 
+/*
+ * Take a session, and reserve reserve of the queue's receive slots: the
+ * peer may have that many packets in flight toward us (a client's are
+ * answers to its own credits, a server's what the client says it sends).
+ */
 static int
-session_alloc(struct pmr_worker *w, bool client)
+session_alloc(struct pmr_worker *w, bool client, uint16_t reserve)
 {
 	struct rpc_session *s;
 	uint16_t sn;
 
-	if (w->nb_sess_free == 0)
+	if (w->nb_sess_free == 0 ||
+	    w->rx_reserved + reserve > w->rx_budget)
 		return -ENOSPC;
 	sn = w->sess_free[--w->nb_sess_free];
+	w->rx_reserved += reserve;
 	s = &w->sessions[sn];
+	s->rx_reserve = reserve;
 	s->client = client;
 	s->closing = false;
 	s->in_flight = 0;
+	s->credits = w->credits;
 	s->srv_active = 0;
 	s->next_req_num = 0;
 	s->peer = NULL;
@@ -86,8 +95,15 @@ session_alloc(struct pmr_worker *w, bool client)
 static void
 session_free(struct pmr_worker *w, uint16_t sn)
 {
-	w->sessions[sn].state = PMR_SESSION_FREE;
-	w->sessions[sn].peer = NULL;
+	struct rpc_session *s = &w->sessions[sn];
+	uint16_t i;
+
+	for (i = 0; i < w->window; i++)
+		if (s->srv[i].state != SRV_FREE)
+			rpc_srv_slot_clear(w, &s->srv[i]);
+	s->state = PMR_SESSION_FREE;
+	s->peer = NULL;
+	w->rx_reserved -= s->rx_reserve;
 	w->sess_free[w->nb_sess_free++] = sn;
 }
 
@@ -144,7 +160,7 @@ pmr_session_create(struct pmr_worker *w, const char *uri,
 		return -EINVAL;
 	if (w->nb_outbox == RTE_DIM(w->outbox))
 		return -EAGAIN;
-	sn = session_alloc(w, true);
+	sn = session_alloc(w, true, w->credits);
 	if (sn < 0)
 		return sn;
 	s = &w->sessions[sn];
@@ -154,6 +170,7 @@ pmr_session_create(struct pmr_worker *w, const char *uri,
 	s->cb_arg = arg;
 	m.local_session = (uint16_t)sn;
 	m.remote_worker = remote_worker;
+	m.credits = w->credits;
 	strcpy(m.uri, uri);
 	rpc_sm_send(w, &m);
 	return sn;
@@ -229,11 +246,13 @@ sm_connect_in(struct pmr_worker *w, const struct pmr_sm_msg *m)
 {
 	struct pmr_sm_msg r = { .cookie = m->cookie };
 	struct rpc_session *s;
-	int sn = session_alloc(w, false);
+	int sn = m->credits != 0 ? session_alloc(w, false, m->credits) :
+		-EINVAL;
 
 	if (sn < 0) {
 		r.type = PMR_SM_REFUSE;
-		r.status = PMR_SM_E_NO_RESOURCES;
+		r.status = sn == -ENOSPC ? PMR_SM_E_NO_RESOURCES :
+			PMR_SM_E_BAD_REQUEST;
 		r.peer = m->peer;
 		rpc_sm_send(w, &r);
 		return;

@@ -18,8 +18,15 @@ RTE_LOG_REGISTER(pmr_rpc_logtype, pmr.rpc, NOTICE);
 
 #define DEFAULT_MAX_SESSIONS 256
 #define DEFAULT_WINDOW 8
+#define DEFAULT_CREDITS 8
 #define DEFAULT_MAX_REQUESTS 4096
+#define DEFAULT_MAX_MSG (8u << 20)
+#define LIMIT_MAX_MSG (64u << 20)
 #define DEFAULT_NB_MSGBUFS 4096
+#define DEFAULT_NB_MID 64
+#define DEFAULT_NB_LARGE 4
+#define DEFAULT_RTO_US 5000
+#define DEFAULT_REQ_TIMEOUT_MS 2000
 #define SHUTDOWN_WAIT_MS 2000
 
 static const char *const status_names[PMR_STATUS_MAX] = {
@@ -50,9 +57,10 @@ static const char *const drop_names[RPC_DROP_MAX] = {
 	[RPC_DROP_TOKEN] = "bad_token",
 	[RPC_DROP_SOURCE] = "bad_source",
 	[RPC_DROP_ROLE] = "wrong_role",
-	[RPC_DROP_STALE] = "stale_response",
-	[RPC_DROP_WINDOW] = "over_window",
-	[RPC_DROP_NOMEM] = "no_buffer",
+	[RPC_DROP_STALE] = "stale",
+	[RPC_DROP_ORDER] = "out_of_order",
+	[RPC_DROP_BUSY] = "slot_busy",
+	[RPC_DROP_BAD_PKT] = "bad_packet",
 };
 
 const char *
@@ -77,7 +85,7 @@ worker_free(struct pmr_worker *w)
 }
 
 static int
-worker_alloc_tables(struct pmr_worker *w, int socket)
+worker_alloc_tables(struct pmr_worker *w, uint32_t nb_msgbufs, int socket)
 {
 	struct rpc_creq **windows;
 	struct pmr_req *srv;
@@ -95,8 +103,7 @@ worker_alloc_tables(struct pmr_worker *w, int socket)
 			w->max_requests * sizeof(*w->creqs), 0, socket);
 	w->creq_free = rte_malloc_socket("pmr_creq_free",
 			w->max_requests * sizeof(*w->creq_free), 0, socket);
-	w->txfree.size = rte_align32pow2(w->max_sessions * w->window +
-			PMR_BURST_MAX * 2);
+	w->txfree.size = rte_align32pow2(nb_msgbufs + 2 * PMR_BURST_MAX);
 	w->txfree.mbs = rte_malloc_socket("pmr_txfree",
 			w->txfree.size * sizeof(*w->txfree.mbs), 0, socket);
 	if (w->sessions == NULL || w->sess_free == NULL || windows == NULL ||
@@ -123,7 +130,56 @@ worker_alloc_tables(struct pmr_worker *w, int socket)
 		w->creq_free[i] = &w->creqs[i];
 	w->nb_creq_free = w->max_requests;
 	TAILQ_INIT(&w->completing);
+	TAILQ_INIT(&w->all);
+	TAILQ_INIT(&w->active);
 	return 0;
+}
+
+/* The msgbuf classes: single-packet, 64 KiB, max_msg_size. */
+static int
+worker_pools_create(struct pmr_worker *w, const struct pmr_worker_conf *conf,
+		uint16_t headroom, int socket)
+{
+	const uint32_t counts[RPC_NB_CLASSES] = {
+		conf->nb_msgbufs != 0 ? conf->nb_msgbufs : DEFAULT_NB_MSGBUFS,
+		conf->nb_mid_msgbufs != 0 ? conf->nb_mid_msgbufs :
+			DEFAULT_NB_MID,
+		conf->nb_large_msgbufs != 0 ? conf->nb_large_msgbufs :
+			DEFAULT_NB_LARGE,
+	};
+	char name[RTE_MEMPOOL_NAMESIZE];
+	unsigned int c;
+
+	w->pool_cap[0] = w->plen;
+	w->pool_cap[1] = RTE_MAX((uint32_t)RPC_MID_SIZE, w->plen);
+	w->pool_cap[2] = RTE_MAX(w->max_msg, w->pool_cap[1]);
+	for (c = 0; c < RPC_NB_CLASSES; c++) {
+		snprintf(name, sizeof(name), "pmr_w%u_c%u", w->worker_id, c);
+		w->pools[c] = pmr_msgbuf_pool_create(name, counts[c],
+				RTE_MIN(counts[c] / 4, 64u), w->pool_cap[c],
+				headroom, socket);
+		if (w->pools[c] == NULL)
+			return -rte_errno;
+	}
+	return 0;
+}
+
+static void
+worker_pools_free(struct pmr_worker *w, int *ret)
+{
+	unsigned int c;
+
+	for (c = 0; c < RPC_NB_CLASSES; c++) {
+		if (w->pools[c] == NULL)
+			continue;
+		if (pmr_msgbuf_pool_free(w->pools[c]) != 0) {
+			RPC_LOG(ERR, "worker %u: %u msgbufs still out of %s, "
+				"pool kept", w->worker_id,
+				pmr_msgbuf_pool_in_use(w->pools[c]),
+				w->pools[c]->name);
+			*ret = -EBUSY;
+		}
+	}
 }
 
 struct pmr_worker *
@@ -131,13 +187,13 @@ pmr_worker_create(struct pmr_nexus *nx, const struct pmr_worker_conf *conf)
 {
 	const struct pmr_transport_driver *drv;
 	struct pmr_transport_caps caps;
-	char name[RTE_MEMPOOL_NAMESIZE];
 	struct pmr_worker *w;
-	int socket, ret;
+	unsigned int c;
+	int socket, ret, c_ret;
 
 	if (nx == NULL || conf == NULL ||
 	    conf->max_sessions > UINT16_MAX + 1u ||
-	    conf->session_window > 1024) {
+	    conf->session_window > 1024 || conf->max_msg_size > LIMIT_MAX_MSG) {
 		rte_errno = EINVAL;
 		return NULL;
 	}
@@ -162,7 +218,22 @@ pmr_worker_create(struct pmr_nexus *nx, const struct pmr_worker_conf *conf)
 		DEFAULT_WINDOW;
 	w->max_requests = conf->max_requests != 0 ? conf->max_requests :
 		DEFAULT_MAX_REQUESTS;
-	ret = worker_alloc_tables(w, socket);
+	w->credits = conf->session_credits != 0 ? conf->session_credits :
+		DEFAULT_CREDITS;
+	w->max_msg = conf->max_msg_size != 0 ? conf->max_msg_size :
+		DEFAULT_MAX_MSG;
+	w->rto = rte_get_timer_hz() * (conf->rto_us != 0 ? conf->rto_us :
+			DEFAULT_RTO_US) / 1000000;
+	w->req_timeout = rte_get_timer_hz() * (conf->req_timeout_ms != 0 ?
+			conf->req_timeout_ms : DEFAULT_REQ_TIMEOUT_MS) / 1000;
+	ret = rpc_faults_parse(&w->faults, conf->faults, w->worker_id);
+	if (ret != 0)
+		goto fail;
+	ret = worker_alloc_tables(w, (conf->nb_msgbufs != 0 ? conf->nb_msgbufs :
+			DEFAULT_NB_MSGBUFS) + (conf->nb_mid_msgbufs != 0 ?
+			conf->nb_mid_msgbufs : DEFAULT_NB_MID) +
+			(conf->nb_large_msgbufs != 0 ? conf->nb_large_msgbufs :
+			DEFAULT_NB_LARGE), socket);
 	if (ret != 0)
 		goto fail;
 
@@ -176,17 +247,19 @@ pmr_worker_create(struct pmr_nexus *nx, const struct pmr_worker_conf *conf)
 		ret = -EINVAL;
 		goto fail;
 	}
-	w->max_msg = caps.mtu - PMR_PKTHDR_LEN;
-	snprintf(name, sizeof(name), "pmr_worker_%u", w->worker_id);
-	w->pool = pmr_msgbuf_pool_create(name, conf->nb_msgbufs != 0 ?
-			conf->nb_msgbufs : DEFAULT_NB_MSGBUFS, 64, w->max_msg,
-			caps.headroom + PMR_PKTHDR_LEN, socket);
-	if (w->pool == NULL) {
-		ret = -rte_errno;
+	w->plen = caps.mtu - PMR_PKTHDR_LEN;
+	w->rx_budget = caps.rx_depth;
+	if (w->credits > w->rx_budget) {
+		RPC_LOG(ERR, "worker %u: %u session credits exceed the "
+			"queue's %u receive slots", w->worker_id, w->credits,
+			w->rx_budget);
+		ret = -EINVAL;
 		goto fail;
 	}
 	w->headroom = caps.headroom + PMR_PKTHDR_LEN;
-	ret = pmr_transport_mem_register(w->q, w->pool);
+	ret = worker_pools_create(w, conf, w->headroom, socket);
+	for (c = 0; ret == 0 && c < RPC_NB_CLASSES; c++)
+		ret = pmr_transport_mem_register(w->q, w->pools[c]);
 	if (ret != 0)
 		goto fail;
 
@@ -197,8 +270,7 @@ pmr_worker_create(struct pmr_nexus *nx, const struct pmr_worker_conf *conf)
 	pmr_nexus_handlers_get(nx, w->handlers);
 	return w;
 fail:
-	if (w->pool != NULL)
-		pmr_msgbuf_pool_free(w->pool);
+	worker_pools_free(w, &c_ret);
 	pmr_transport_queue_destroy(w->q);
 	worker_free(w);
 	rte_errno = -ret;
@@ -261,15 +333,9 @@ pmr_worker_destroy(struct pmr_worker *w)
 			continue;
 		}
 		/* Requests handlers never answered: dropped. */
-		for (i = 0; i < w->window; i++) {
-			struct pmr_req *req = &s->srv[i];
-
-			if (!req->active)
-				continue;
-			pmr_transport_rx_release(w->q, &req->pkt, 1);
-			pmr_msgbuf_free(req->resp_buf);
-			req->active = false;
-		}
+		for (i = 0; i < w->window; i++)
+			if (s->srv[i].state != SRV_FREE)
+				rpc_srv_slot_clear(w, &s->srv[i]);
 		s->srv_active = 0;
 		rpc_session_release(w, (uint16_t)sn, true);
 	}
@@ -281,12 +347,10 @@ pmr_worker_destroy(struct pmr_worker *w)
 	while (w->nb_outbox != 0 && rte_ring_free_count(w->from_worker) > 0)
 		rpc_sm_poll(w);
 	pmr_nexus_worker_detach(w->nx, w->worker_id);
+	if (w->faults.has_held)
+		pmr_transport_rx_release(w->q, &w->faults.held, 1);
 	pmr_transport_queue_destroy(w->q);
-	if (pmr_msgbuf_pool_free(w->pool) != 0) {
-		RPC_LOG(ERR, "worker %u: %u msgbufs still out, pool kept",
-			w->worker_id, pmr_msgbuf_pool_in_use(w->pool));
-		ret = -EBUSY;
-	}
+	worker_pools_free(w, &ret);
 	worker_free(w);
 	return ret;
 }
@@ -349,6 +413,12 @@ pmr_worker_max_msg_size(const struct pmr_worker *w)
 	return w->max_msg;
 }
 
+uint32_t
+pmr_worker_pkt_size(const struct pmr_worker *w)
+{
+	return w->plen;
+}
+
 uint16_t
 pmr_worker_headroom(const struct pmr_worker *w)
 {
@@ -356,13 +426,13 @@ pmr_worker_headroom(const struct pmr_worker *w)
 }
 
 struct rte_mempool *
-pmr_worker_pool(const struct pmr_worker *w)
+pmr_worker_pool(const struct pmr_worker *w, unsigned int cls)
 {
-	return w->pool;
+	return cls < RPC_NB_CLASSES ? w->pools[cls] : NULL;
 }
 
 struct pmr_msgbuf *
 pmr_worker_msgbuf_alloc(struct pmr_worker *w, uint32_t len)
 {
-	return pmr_msgbuf_alloc(w->pool, len);
+	return rpc_msgbuf_alloc(w, len);
 }

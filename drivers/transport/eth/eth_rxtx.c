@@ -38,8 +38,10 @@ eth_tx_copy(struct eth_queue *eq, struct rte_mbuf *m,
 
 	memcpy(frame, peer->hdr, PMR_ETH_HDR_LEN);
 	pmr_eth_hdr_set_len(frame, len, eq->ip_cksum_offload);
-	memcpy(frame + PMR_ETH_HDR_LEN, p->hdr, p->hdr_len);
-	memcpy(frame + PMR_ETH_HDR_LEN + p->hdr_len, p->data, p->len);
+	if (p->hdr_len != 0)
+		memcpy(frame + PMR_ETH_HDR_LEN, p->hdr, p->hdr_len);
+	if (p->len != 0)
+		memcpy(frame + PMR_ETH_HDR_LEN + p->hdr_len, p->data, p->len);
 	m->data_len = (uint16_t)(PMR_ETH_HDR_LEN + len);
 	m->pkt_len = m->data_len;
 }
