@@ -113,7 +113,7 @@ struct rpc_session {
 	pmr_session_cb_t cb;
 	void *cb_arg;
 	/* client */
-	uint64_t next_req_num;
+	uint64_t *slot_req_num;		/* [session_window]: next number */
 	uint16_t in_flight;		/* requests in the window */
 	uint16_t credits;		/* packets we may still send */
 	uint16_t rx_reserve;		/* receive slots reserved for it */

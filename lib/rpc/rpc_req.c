@@ -16,6 +16,7 @@
  * Each client packet takes a session credit; its answer gives it back.
  */
 
+#include <inttypes.h>
 #include <string.h>
 
 #include "rpc_private.h"
@@ -86,19 +87,28 @@ session_kick(struct pmr_worker *w, struct rpc_session *s)
 			creq_tx(w, s, s->window[i]);
 }
 
-/* Move queued requests into the window while there is room. */
+/*
+ * Move queued requests into free window slots. Responses complete out of
+ * order, so a request takes a free slot i and the next number of that
+ * slot (i, i + window, i + 2 window, ...): the server, whose slots are the
+ * same, then sees each slot's numbers grow.
+ */
 void
 rpc_window_fill(struct pmr_worker *w, uint16_t sn)
 {
 	struct rpc_session *s = &w->sessions[sn];
 	struct rpc_creq *r;
+	uint16_t i = 0;
 
 	while (s->in_flight < w->window &&
 	       (r = TAILQ_FIRST(&s->backlog)) != NULL) {
+		while (s->window[i] != NULL)
+			i++;
 		TAILQ_REMOVE(&s->backlog, r, next);
-		r->req_num = s->next_req_num++ & PMR_REQ_NUM_MASK;
+		r->req_num = s->slot_req_num[i] & PMR_REQ_NUM_MASK;
+		s->slot_req_num[i] += w->window;
 		r->in_window = true;
-		s->window[r->req_num % w->window] = r;
+		s->window[i] = r;
 		s->in_flight++;
 		TAILQ_INSERT_TAIL(&w->active, r, active);
 		w->stats.reqs_sent++;
@@ -407,6 +417,11 @@ rpc_timers(struct pmr_worker *w, uint64_t now)
 		uint16_t sn = r->session;
 
 		s = &w->sessions[sn];
+		RPC_LOG(DEBUG, "worker %u: request %" PRIu64 " of session %u "
+			"timed out: %s, packets %u+%u, sent %u, answered %u, "
+			"session credits %u", w->worker_id, r->req_num, sn,
+			r->in_window ? "in window" : "queued", r->req_pkts,
+			r->resp_pkts, r->num_tx, r->num_rx, s->credits);
 		creq_complete(w, r, PMR_E_TIMEOUT, NULL);	/* r is gone */
 		if (s->state == PMR_SESSION_CONNECTED && !s->closing)
 			rpc_window_fill(w, sn);

@@ -84,7 +84,8 @@ session_alloc(struct pmr_worker *w, bool client, uint16_t reserve)
 	s->in_flight = 0;
 	s->credits = w->credits;
 	s->srv_active = 0;
-	s->next_req_num = 0;
+	for (uint16_t i = 0; i < w->window; i++)
+		s->slot_req_num[i] = i;
 	s->peer = NULL;
 	s->cb = NULL;
 	s->cb_arg = NULL;

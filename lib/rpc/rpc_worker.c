@@ -78,6 +78,7 @@ worker_free(struct pmr_worker *w)
 	if (w->sessions != NULL) {
 		rte_free(w->sessions[0].window);
 		rte_free(w->sessions[0].srv);
+		rte_free(w->sessions[0].slot_req_num);
 	}
 	rte_free(w->sess_free);
 	rte_free(w->sessions);
@@ -89,6 +90,7 @@ worker_alloc_tables(struct pmr_worker *w, uint32_t nb_msgbufs, int socket)
 {
 	struct rpc_creq **windows;
 	struct pmr_req *srv;
+	uint64_t *slot_req;
 	uint32_t i;
 
 	w->sessions = rte_zmalloc_socket("pmr_sessions",
@@ -99,6 +101,8 @@ worker_alloc_tables(struct pmr_worker *w, uint32_t nb_msgbufs, int socket)
 			w->window * sizeof(*windows), 0, socket);
 	srv = rte_zmalloc_socket("pmr_srv", (size_t)w->max_sessions *
 			w->window * sizeof(*srv), 0, socket);
+	slot_req = rte_zmalloc_socket("pmr_slot_req", (size_t)w->max_sessions *
+			w->window * sizeof(*slot_req), 0, socket);
 	w->creqs = rte_zmalloc_socket("pmr_creqs",
 			w->max_requests * sizeof(*w->creqs), 0, socket);
 	w->creq_free = rte_malloc_socket("pmr_creq_free",
@@ -107,20 +111,23 @@ worker_alloc_tables(struct pmr_worker *w, uint32_t nb_msgbufs, int socket)
 	w->txfree.mbs = rte_malloc_socket("pmr_txfree",
 			w->txfree.size * sizeof(*w->txfree.mbs), 0, socket);
 	if (w->sessions == NULL || w->sess_free == NULL || windows == NULL ||
-	    srv == NULL || w->creqs == NULL || w->creq_free == NULL ||
-	    w->txfree.mbs == NULL) {
+	    srv == NULL || slot_req == NULL || w->creqs == NULL ||
+	    w->creq_free == NULL || w->txfree.mbs == NULL) {
 		if (w->sessions == NULL) {
 			rte_free(windows);
 			rte_free(srv);
+			rte_free(slot_req);
 		} else {
 			w->sessions[0].window = windows;
 			w->sessions[0].srv = srv;
+			w->sessions[0].slot_req_num = slot_req;
 		}
 		return -ENOMEM;
 	}
 	for (i = 0; i < w->max_sessions; i++) {
 		w->sessions[i].window = &windows[(size_t)i * w->window];
 		w->sessions[i].srv = &srv[(size_t)i * w->window];
+		w->sessions[i].slot_req_num = &slot_req[(size_t)i * w->window];
 		TAILQ_INIT(&w->sessions[i].backlog);
 		/* Lowest numbers first. */
 		w->sess_free[i] = (uint16_t)(w->max_sessions - 1 - i);
