@@ -20,6 +20,7 @@ static const struct rpcperf_workload *const workloads[] = {
 	&rpcperf_wl_ring,
 	&rpcperf_wl_latency,
 	&rpcperf_wl_rate,
+	&rpcperf_wl_memcpy,
 	&rpcperf_wl_drv_latency,
 };
 
@@ -50,11 +51,16 @@ rpcperf_usage(const char *prog)
 		"Options:\n"
 		"  -w, --workload=LIST    workloads to run, comma separated\n"
 		"                         (default: ring,latency,rate)\n"
-		"  -s, --size=BYTES       payload bytes (default: 32)\n"
+		"  -s, --size=BYTES       payload bytes (default: 32, at most 64 MiB)\n"
 		"  -n, --iters=N          measured round trips (default: 1000000)\n"
 		"      --warmup=N         unmeasured round trips first (default: 10000)\n"
 		"  -c, --concurrency=N    rate: RPCs kept outstanding (default: 32)\n"
 		"      --sessions=N       rate: sessions they use (default: 4, max %d)\n"
+		"      --credits=N        session credits: packets in flight per\n"
+		"                         session (default: 8)\n"
+		"      --rto-us=US        retransmission timeout (default: 5000)\n"
+		"      --faults=SPEC      inject faults on both workers, e.g.\n"
+		"                         drop_tx=0.005,drop_rx=0.005 (doc/faults.md)\n"
 		"      --eth-args=KVARGS  extra eth driver devargs, e.g.\n"
 		"                         tx_copy_max=0 (see doc/drivers.md)\n"
 		"      --server-lcore=ID  lcore of the server side (default: the\n"
@@ -127,7 +133,7 @@ int
 rpcperf_parse_args(int argc, char **argv, struct rpcperf_config *cfg)
 {
 	enum { OPT_WARMUP = 256, OPT_ETH_ARGS, OPT_SERVER_LCORE,
-		OPT_SESSIONS };
+		OPT_SESSIONS, OPT_FAULTS, OPT_CREDITS, OPT_RTO };
 	static const struct option longopts[] = {
 		{ "workload", required_argument, NULL, 'w' },
 		{ "size", required_argument, NULL, 's' },
@@ -135,6 +141,9 @@ rpcperf_parse_args(int argc, char **argv, struct rpcperf_config *cfg)
 		{ "warmup", required_argument, NULL, OPT_WARMUP },
 		{ "concurrency", required_argument, NULL, 'c' },
 		{ "sessions", required_argument, NULL, OPT_SESSIONS },
+		{ "faults", required_argument, NULL, OPT_FAULTS },
+		{ "credits", required_argument, NULL, OPT_CREDITS },
+		{ "rto-us", required_argument, NULL, OPT_RTO },
 		{ "eth-args", required_argument, NULL, OPT_ETH_ARGS },
 		{ "server-lcore", required_argument, NULL, OPT_SERVER_LCORE },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -166,7 +175,7 @@ rpcperf_parse_args(int argc, char **argv, struct rpcperf_config *cfg)
 			ret = parse_workloads(optarg, cfg);
 			break;
 		case 's':
-			ret = parse_u64("size", optarg, 0, 65536, &v);
+			ret = parse_u64("size", optarg, 0, 64u << 20, &v);
 			cfg->size = (uint32_t)v;
 			break;
 		case 'n':
@@ -185,6 +194,17 @@ rpcperf_parse_args(int argc, char **argv, struct rpcperf_config *cfg)
 			ret = parse_u64("sessions", optarg, 1,
 					RPCPERF_MAX_SESSIONS, &v);
 			cfg->sessions = (uint32_t)v;
+			break;
+		case OPT_CREDITS:
+			ret = parse_u64("credits", optarg, 1, 1024, &v);
+			cfg->credits = (uint16_t)v;
+			break;
+		case OPT_RTO:
+			ret = parse_u64("rto-us", optarg, 1, 10000000, &v);
+			cfg->rto_us = (uint32_t)v;
+			break;
+		case OPT_FAULTS:
+			cfg->faults = optarg;
 			break;
 		case OPT_ETH_ARGS:
 			cfg->eth_args = optarg;

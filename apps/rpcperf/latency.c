@@ -80,20 +80,23 @@ rpcperf_summarize(struct rpcperf_samples *s, uint64_t hz,
 	r->p999 = rpcperf_percentile(s->cycles, s->n, 99.9) * us;
 	r->mrps = s->elapsed != 0 ?
 		(double)s->n / ((double)s->elapsed / (double)hz) / 1e6 : 0;
+	r->gbps = r->mrps * 1e6 * r->size * 8 / 1e9;
+	r->retransmissions = s->retransmissions;
 }
 
 void
 rpcperf_print_header(void)
 {
-	printf("%-14s %6s %10s %8s %8s %8s %8s %8s %8s %8s\n",
+	printf("%-12s %8s %9s %8s %8s %8s %8s %8s %8s %8s %8s %7s\n",
 		"workload", "bytes", "iters", "min_us", "p50_us", "p90_us",
-		"p99_us", "p99.9_us", "max_us", "Mrps");
+		"p99_us", "p99.9_us", "max_us", "Mrps", "Gb/s", "retrans");
 }
 
 void
 rpcperf_print_result(const struct rpcperf_result *r)
 {
-	printf("%-14s %6u %10" PRIu64 " %8.3f %8.3f %8.3f %8.3f %8.3f "
-		"%8.2f %8.3f\n", r->workload, r->size, r->iters, r->min,
-		r->p50, r->p90, r->p99, r->p999, r->max, r->mrps);
+	printf("%-12s %8u %9" PRIu64 " %8.3f %8.3f %8.3f %8.3f %8.3f "
+		"%8.2f %8.3f %8.2f %7" PRIu64 "\n", r->workload, r->size,
+		r->iters, r->min, r->p50, r->p90, r->p99, r->p999, r->max,
+		r->mrps, r->gbps, r->retransmissions);
 }

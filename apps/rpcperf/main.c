@@ -34,8 +34,8 @@ run_one(const struct rpcperf_config *cfg, const struct rpcperf_workload *wl,
 	if (!cfg->quiet)
 		fprintf(stderr, "rpcperf: running %s (%lu round trips)...\n",
 			wl->name, (unsigned long)(cfg->warmup + cfg->iters));
-	ret = wl->run(cfg, &s);
 	memset(r, 0, sizeof(*r));
+	ret = wl->run(cfg, &s);
 	snprintf(r->workload, sizeof(r->workload), "%s", wl->name);
 	r->one_at_a_time = wl->one_at_a_time;
 	r->size = cfg->size;

@@ -8,6 +8,7 @@
  * a client worker polled by the main lcore, and the client's sessions.
  */
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -23,13 +24,17 @@
 static void
 echo_handler(struct pmr_req *req, void *arg)
 {
-	struct pmr_msgbuf *resp = pmr_req_resp_buf(req);
+	struct pmr_worker *w = pmr_req_worker(req);
+	uint32_t len = pmr_req_len(req);
+	struct pmr_msgbuf *resp;
 
 	(void)arg;
+	resp = len <= pmr_worker_pkt_size(w) ? pmr_req_resp_buf(req) :
+		pmr_worker_msgbuf_alloc(w, len);
 	if (resp == NULL)
-		return;
-	pmr_msgbuf_resize(resp, pmr_req_len(req));
-	memcpy(resp->data, pmr_req_data(req), resp->len);
+		return;		/* the client times out, and says so */
+	pmr_msgbuf_resize(resp, len);
+	memcpy(resp->data, pmr_req_data(req), len);
 	pmr_respond(req, resp);
 }
 
@@ -48,7 +53,17 @@ int
 rpcperf_env_up(const struct rpcperf_config *cfg, struct rpcperf_env *env,
 		unsigned int nb_sessions)
 {
-	struct pmr_worker_conf conf = { .nb_msgbufs = 8192 };
+	/* Enough buffers of the message's class for every one in flight. */
+	uint32_t inflight = 2 * cfg->concurrency + 8;
+	struct pmr_worker_conf conf = {
+		.nb_msgbufs = 8192,
+		.max_msg_size = RTE_MAX(cfg->size, 64u * 1024),
+		.nb_mid_msgbufs = RTE_MAX(inflight, 64u),
+		.nb_large_msgbufs = cfg->size > 64 * 1024 ? inflight : 1,
+		.faults = cfg->faults,
+		.session_credits = cfg->credits,
+		.rto_us = cfg->rto_us,
+	};
 	static unsigned int seq;	/* ethdev names stay taken */
 	char args[256], name[32];
 	unsigned int i;
@@ -127,10 +142,38 @@ rpcperf_env_up(const struct rpcperf_config *cfg, struct rpcperf_env *env,
 	return 0;
 }
 
-void
-rpcperf_env_down(struct rpcperf_env *env)
+/* Say why packets were dropped, if any were. */
+static void
+print_drops(const char *who, struct pmr_worker *w)
 {
+	struct pmr_worker_stats st;
 	unsigned int i;
+
+	pmr_worker_stats_get(w, &st);
+	if (st.rx_drops == 0)
+		return;
+	fprintf(stderr, "rpcperf: %s dropped %" PRIu64 " packets:", who,
+		st.rx_drops);
+	for (i = 0; i < RTE_DIM(st.drops); i++)
+		if (st.drops[i] != 0)
+			fprintf(stderr, " %s %" PRIu64, pmr_worker_drop_name(i),
+				st.drops[i]);
+	fprintf(stderr, "\n");
+}
+
+void
+rpcperf_env_down(struct rpcperf_env *env, struct rpcperf_samples *s)
+{
+	struct pmr_worker_stats st;
+	unsigned int i;
+
+	if (env->client != NULL && s != NULL) {
+		pmr_worker_stats_get(env->client, &st);
+		s->retransmissions = st.retransmissions;
+		print_drops("client", env->client);
+	}
+	if (env->server != NULL)
+		print_drops("server", env->server);
 
 	for (i = 0; i < env->nb_sessions; i++)
 		pmr_session_destroy(env->client, env->sessions[i]);

@@ -25,6 +25,9 @@ struct rpcperf_config {
 	const char *eth_args;	/* extra eth devargs ("tx_copy_max=0") */
 	uint32_t concurrency;	/* rate: requests kept outstanding */
 	uint32_t sessions;	/* rate: sessions they are spread over */
+	const char *faults;	/* fault injection on both workers */
+	uint16_t credits;	/* session credits, 0: the default */
+	uint32_t rto_us;	/* retransmission timeout, 0: the default */
 	unsigned int server_lcore;
 	bool quiet;
 };
@@ -35,6 +38,7 @@ struct rpcperf_samples {
 	uint64_t n;
 	uint64_t cap;
 	uint64_t elapsed;	/* cycles from first send to last receive */
+	uint64_t retransmissions; /* the client worker's, RPC workloads */
 };
 
 /* Summary of a run, in microseconds (rate in million round trips/s). */
@@ -45,6 +49,8 @@ struct rpcperf_result {
 	uint64_t iters;
 	double min, p50, p90, p99, p999, max, mean;
 	double mrps;
+	double gbps;		/* payload bits per second, one way */
+	uint64_t retransmissions;
 };
 
 /*
@@ -65,6 +71,7 @@ extern const struct rpcperf_workload rpcperf_wl_ring;
 extern const struct rpcperf_workload rpcperf_wl_drv_latency;
 extern const struct rpcperf_workload rpcperf_wl_latency;
 extern const struct rpcperf_workload rpcperf_wl_rate;
+extern const struct rpcperf_workload rpcperf_wl_memcpy;
 
 /* rpc_env.c: the in-process server and client the RPC workloads use. */
 #define RPCPERF_MAX_SESSIONS 64
@@ -84,7 +91,7 @@ struct rpcperf_env {
 
 int rpcperf_env_up(const struct rpcperf_config *cfg, struct rpcperf_env *env,
 		unsigned int nb_sessions);
-void rpcperf_env_down(struct rpcperf_env *env);
+void rpcperf_env_down(struct rpcperf_env *env, struct rpcperf_samples *s);
 
 /* args.c */
 int rpcperf_parse_args(int argc, char **argv, struct rpcperf_config *cfg);

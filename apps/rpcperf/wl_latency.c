@@ -73,7 +73,7 @@ latency_run(const struct rpcperf_config *cfg, struct rpcperf_samples *s)
 	s->elapsed = rte_rdtsc() - start;
 out:
 	pmr_msgbuf_free(req);
-	rpcperf_env_down(&env);
+	rpcperf_env_down(&env, s);
 	if (ret != 0)
 		fprintf(stderr, "rpcperf: latency: %s\n", strerror(-ret));
 	return ret;

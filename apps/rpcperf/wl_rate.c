@@ -110,7 +110,7 @@ out:
 	for (i = 0; i < cfg->concurrency; i++)
 		pmr_msgbuf_free(slots[i].req);
 	free(slots);
-	rpcperf_env_down(&env);
+	rpcperf_env_down(&env, s);
 	if (ret != 0)
 		fprintf(stderr, "rpcperf: rate: %s\n", strerror(-ret));
 	return ret;
