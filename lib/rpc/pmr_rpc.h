@@ -102,6 +102,8 @@ struct pmr_worker_stats {
 	uint64_t reqs_handled;	/**< Requests given to handlers (server). */
 	uint64_t resps_sent;	/**< Responses sent (server). */
 	uint64_t tx_stalls;	/**< Bursts the queue did not take whole. */
+	uint64_t tx_dropped;	/**< Packets dropped: the queue stayed full
+				 * (recovered as any loss). */
 	uint64_t retransmissions; /**< Go-back-N rollbacks (client). */
 	uint64_t timeouts;	/**< Requests failed with PMR_E_TIMEOUT. */
 	uint64_t credit_stalls;	/**< Sends held back for want of credits. */

@@ -12,6 +12,8 @@
 
 #include <sched.h>
 
+#include <rte_pause.h>
+
 #include "rpc_private.h"
 
 /*
@@ -49,10 +51,15 @@ rpc_txfree_poll(struct pmr_worker *w)
 	}
 }
 
+/*
+ * Send the queued burst. A queue that stays full (a peer that stopped
+ * reading, a link that went down) does not hold the worker: after a few
+ * tries the rest is dropped, as the wire would, and recovered as any loss.
+ */
 void
 rpc_tx_flush(struct pmr_worker *w)
 {
-	uint16_t n = w->nb_tx, sent = 0, i;
+	uint16_t n = w->nb_tx, sent = 0, i, tries = 0;
 
 	if (unlikely(w->faults.on))
 		n = rpc_faults_tx(w, w->tx, w->tx_free, n);
@@ -63,12 +70,20 @@ rpc_tx_flush(struct pmr_worker *w)
 		for (i = sent; i < sent + k; i++)
 			if (w->tx_free[i])
 				rpc_txfree_push(w, w->tx[i].mb);
-		if (k == 0) {
-			/* Queue full: let completions and the peer catch up. */
-			w->stats.tx_stalls++;
-			pmr_transport_tx_flush(w->q);
-		}
 		sent += k;
+		if (k != 0 || sent == n)
+			continue;
+		/* Queue full: let completions and the peer catch up. */
+		w->stats.tx_stalls++;
+		if (++tries == RPC_TX_TRIES) {
+			w->stats.tx_dropped += n - sent;
+			for (i = sent; i < n; i++)
+				if (w->tx_free[i])
+					rpc_txfree_push(w, w->tx[i].mb);
+			break;
+		}
+		pmr_transport_tx_flush(w->q);
+		rte_pause();
 	}
 	w->nb_tx = 0;
 }

@@ -34,6 +34,9 @@ enum rpc_drop {
 	RPC_DROP_MAX
 };
 
+/* Tries before a burst the queue will not take is dropped. */
+#define RPC_TX_TRIES 64
+
 /* Message buffer classes of a worker. */
 #define RPC_NB_CLASSES 3
 #define RPC_MID_SIZE (64 * 1024)

@@ -1,0 +1,84 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 The pmrpc authors
+#
+# Shared by the multi-process tests: run pmr_peer servers and clients,
+# clean up whatever happens, skip (exit 77) or fail as PMR_REQUIRE_NETNS says.
+
+set -u
+
+PEER=${PMR_PEER:?PMR_PEER must name the pmr_peer binary}
+TMP=$(mktemp -d /tmp/pmr-mp.XXXXXX)
+PIDS=()
+NETNS=()
+
+# EAL arguments of one process: one lcore, no PCI, private memory.
+eal() {
+	echo "-l $1 --no-pci --in-memory --log-level=lib.eal:error"
+}
+
+cleanup() {
+	local p ns
+
+	for p in "${PIDS[@]}"; do
+		kill -TERM "$p" 2>/dev/null
+	done
+	sleep 0.5
+	for p in "${PIDS[@]}"; do
+		kill -KILL "$p" 2>/dev/null
+	done
+	for ns in "${NETNS[@]}"; do
+		ip netns del "$ns" 2>/dev/null
+	done
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+fail() {
+	echo "FAIL: $*"
+	for f in "$TMP"/*.log; do
+		[ -e "$f" ] && { echo "--- $f"; tail -20 "$f"; }
+	done
+	exit 1
+}
+
+# Skip, or fail where the environment must support the test (CI).
+skip_or_fail() {
+	if [ "${PMR_REQUIRE_NETNS:-0}" = 1 ]; then
+		fail "$* (PMR_REQUIRE_NETNS=1)"
+	fi
+	echo "SKIP: $*"
+	exit 77
+}
+
+# start_server NAME LCORE EAL-EXTRA -- PEER-ARGS: run in the background,
+# wait for its "ready" line.
+start_server() {
+	local name=$1 lcore=$2 extra=$3 i
+	shift 3
+	# shellcheck disable=SC2046,SC2086
+	${NS_EXEC:-} "$PEER" $(eal "$lcore") $extra -- --server "$@" \
+		>"$TMP/$name.log" 2>&1 &
+	PIDS+=($!)
+	LAST_PID=$!
+	for i in $(seq 100); do
+		grep -q '^ready' "$TMP/$name.log" && return 0
+		kill -0 "$LAST_PID" 2>/dev/null || fail "$name exited"
+		sleep 0.1
+	done
+	fail "$name not ready after 10 s"
+}
+
+# run_client NAME LCORE EAL-EXTRA -- PEER-ARGS: in the foreground.
+run_client() {
+	local name=$1 lcore=$2 extra=$3
+	shift 3
+	# shellcheck disable=SC2046,SC2086
+	timeout 300 ${NS_EXEC:-} "$PEER" $(eal "$lcore") $extra -- --client \
+		"$@" >"$TMP/$name.log" 2>&1
+}
+
+# stop PID: SIGTERM and wait for the exit status.
+stop() {
+	kill -TERM "$1" 2>/dev/null
+	wait "$1"
+}
