@@ -20,6 +20,7 @@
 
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
+#include <rte_ring.h>
 
 #include "eth_hdr.h"
 #include "pmr_nexus.h"
@@ -756,6 +757,74 @@ test_bad_packets_dropped_and_counted(void **state)
 	assert_int_equal(pmr_session_destroy(env.cli[0], s), 0);
 }
 
+/* Copy a frame into a new mbuf, to tamper with. */
+static struct rte_mbuf *
+frame_copy(const struct rte_mbuf *m)
+{
+	struct rte_mempool *mp = rte_mempool_lookup("rpc_raw");
+	struct rte_mbuf *c;
+
+	if (mp == NULL)
+		mp = rte_pktmbuf_pool_create("rpc_raw", 64, 0, 0,
+				RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+	assert_non_null(mp);
+	c = rte_pktmbuf_alloc(mp);
+	assert_non_null(c);
+	memcpy(rte_pktmbuf_append(c, m->data_len),
+		rte_pktmbuf_mtod(m, const void *), m->data_len);
+	return c;
+}
+
+/*
+ * A real request, captured on its way, replayed from another source and
+ * with another token: both dropped and counted, the real one answered.
+ */
+static void
+test_spoofed_source_and_token(void **state)
+{
+	char name[RTE_RING_NAMESIZE];
+	struct rte_ipv4_hdr *ip;
+	struct rte_mbuf *orig = NULL, *spoof, *badtok;
+	struct rte_ring *r;
+	struct cont_rec c = { 0 };
+	struct pmr_msgbuf *req;
+	struct sess_ev e;
+	uint8_t *tok;
+	int s;
+
+	(void)state;
+	s = connect_to(env.cli[0], 0, &e);
+	req = pmr_worker_msgbuf_alloc(env.cli[0], 16);
+	memset(req->data, 0x11, 16);
+	assert_int_equal(pmr_request(env.cli[0], s, T_ECHO, req, on_resp, &c),
+			0);
+	pmr_worker_poll(env.cli[0]);	/* the request is on the wire now */
+	snprintf(name, sizeof(name), "%s_ba", env.pair[0]);
+	r = rte_ring_lookup(name);
+	assert_non_null(r);
+	assert_int_equal(rte_ring_dequeue(r, (void **)&orig), 0);
+
+	spoof = frame_copy(orig);
+	ip = rte_pktmbuf_mtod_offset(spoof, struct rte_ipv4_hdr *,
+			sizeof(struct rte_ether_hdr));
+	ip->src_addr = RTE_BE32(0x0a020063);	/* 10.2.0.99 */
+	ip->hdr_checksum = 0;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	badtok = frame_copy(orig);
+	tok = rte_pktmbuf_mtod_offset(badtok, uint8_t *, PMR_ETH_HDR_LEN + 12);
+	tok[0] ^= 0x5a;
+	assert_int_equal(rte_ring_enqueue(r, spoof), 0);
+	assert_int_equal(rte_ring_enqueue(r, badtok), 0);
+	assert_int_equal(rte_ring_enqueue(r, orig), 0);
+
+	POLL_UNTIL(c.runs == 1);
+	assert_int_equal(c.status, PMR_OK);
+	assert_int_equal(c.bad, 0);
+	assert_int_equal(drops(env.srv[0], "bad_source"), 1);
+	assert_int_equal(drops(env.srv[0], "bad_token"), 1);
+	assert_int_equal(pmr_session_destroy(env.cli[0], s), 0);
+}
+
 static void
 test_register_after_workers(void **state)
 {
@@ -794,6 +863,8 @@ main(void)
 			setup1, teardown),
 		cmocka_unit_test_setup_teardown(
 			test_bad_packets_dropped_and_counted, setup1, teardown),
+		cmocka_unit_test_setup_teardown(test_spoofed_source_and_token,
+			setup1, teardown),
 		cmocka_unit_test_setup_teardown(test_register_after_workers,
 			setup1, teardown),
 	};
