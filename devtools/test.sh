@@ -108,6 +108,7 @@ for b in "${builds[@]}"; do
 		asan+=":check_initialization_order=1:strict_string_checks=1"
 		ubsan="halt_on_error=1:print_stacktrace=1"
 		test_env=(ASAN_OPTIONS="$asan${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+			LSAN_OPTIONS="suppressions=$PWD/devtools/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 			UBSAN_OPTIONS="$ubsan${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}")
 	fi
 	log=build/$b/meson-logs/testlog.json
