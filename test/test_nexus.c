@@ -408,15 +408,20 @@ raw_recv(int fd, uint8_t *buf, size_t size, unsigned int ms)
 	}
 }
 
+/* Receive a message of a type; heartbeats in between are skipped. */
 static void
 raw_expect(int fd, uint16_t type, struct nexus_wire_msg *m, uint8_t *raw,
 		ssize_t *raw_len)
 {
 	uint8_t buf[NEXUS_WIRE_MAX_LEN + 1];
-	ssize_t n = raw_recv(fd, buf, sizeof(buf), WAIT_MS);
+	ssize_t n;
 
-	assert_true(n > 0);
-	assert_int_equal(nexus_wire_decode(buf, (size_t)n, m), 0);
+	do {
+		n = raw_recv(fd, buf, sizeof(buf), WAIT_MS);
+		assert_true(n > 0);
+		assert_int_equal(nexus_wire_decode(buf, (size_t)n, m), 0);
+	} while (m->type == NEXUS_WIRE_HEARTBEAT &&
+		 type != NEXUS_WIRE_HEARTBEAT);
 	assert_int_equal(m->type, type);
 	if (raw != NULL) {
 		memcpy(raw, buf, (size_t)n);
@@ -663,10 +668,12 @@ test_unresolvable_uri(void **state)
 static void
 test_disconnect_from_client(void **state)
 {
-	/* No retransmission may blur the message counts below. */
+	/* No retransmission or heartbeat may blur the message counts. */
 	struct pmr_nexus_conf conf = {
 		.connect_timeout_ms = 5000,
 		.connect_retry_ms = 5000,
+		.heartbeat_interval_ms = 10000,
+		.peer_timeout_ms = 60000,
 	};
 	struct pmr_nexus_stats before, after;
 	struct pmr_sm_msg conn, in;
@@ -738,6 +745,11 @@ test_retransmit_dedup(void **state)
 static void
 test_server_dedup_resend(void **state)
 {
+	/* The hand-made client sends no heartbeats: no timeout here. */
+	struct pmr_nexus_conf conf = {
+		.heartbeat_interval_ms = 10000,
+		.peer_timeout_ms = 60000,
+	};
 	uint8_t first[NEXUS_WIRE_MAX_LEN + 1], again[NEXUS_WIRE_MAX_LEN + 1];
 	struct nexus_wire_msg req = {
 		.type = NEXUS_WIRE_CONNECT_REQ,
@@ -747,6 +759,7 @@ test_server_dedup_resend(void **state)
 			.client_session = 5,
 			.server_worker = SERVER_ID,
 			.driver = "eth_cnt",
+			.boot_id = 1,
 		},
 	};
 	struct nexus_wire_msg m, disc;
@@ -756,7 +769,7 @@ test_server_dedup_resend(void **state)
 	int fd;
 
 	(void)state;
-	env_up(&e, NULL);
+	env_up(&e, &conf);
 	fd = raw_socket();
 	assert_int_equal(pmr_transport_queue_addr(e.cw.q, &req.req.addr), 0);
 	raw_send_msg(fd, e.sn, &req);
@@ -857,7 +870,7 @@ test_malformed_datagrams(void **state)
 	bad++;
 	raw_send(fd, e.sn, buf, sizeof(buf));	/* far too long */
 	bad++;
-	buf[4] = 2;				/* version 2 */
+	buf[4] = NEXUS_WIRE_VERSION + 1;	/* a later version */
 	raw_send(fd, e.sn, buf, (size_t)len);
 	bad++;
 	WAIT_FOR(stats(e.sn).rx_bad == bad);
@@ -888,7 +901,7 @@ test_unknown_accept_disconnected(void **state)
 		.accept = {
 			.client_worker = CLIENT_ID, .client_session = 3,
 			.server_worker = 12, .server_session = 13,
-			.token = 0xabcdef,
+			.token = 0xabcdef, .boot_id = 1,
 		},
 	};
 	struct nexus_wire_msg m;
@@ -998,6 +1011,416 @@ test_detach_cleans_up(void **state)
 	tworker_detach(&e.sw);
 	expect_msg(e.cw.to, PMR_SM_CONNECT_FAILED, &m);
 	assert_int_equal(m.status, PMR_SM_E_NO_WORKER);
+	env_down(&e);
+}
+
+/* Failure detection: a remote nexus played by the test on a raw socket. */
+
+/* Boot ids of the nexuses the test plays. */
+#define RAW_BOOT_A UINT64_C(0xa0a0a0a0a0a0a0a0)
+#define RAW_BOOT_B UINT64_C(0xb0b0b0b0b0b0b0b0)
+#define RAW_BOOT_C UINT64_C(0xc0c0c0c0c0c0c0c0)
+
+static uint16_t
+raw_port(int fd)
+{
+	struct sockaddr_in sa;
+	socklen_t len = sizeof(sa);
+
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
+	return ntohs(sa.sin_port);
+}
+
+static void
+raw_heartbeat(int fd, struct pmr_nexus *nx, uint64_t boot,
+		uint64_t peer_boot)
+{
+	struct nexus_wire_msg m = {
+		.type = NEXUS_WIRE_HEARTBEAT,
+		.hb = { .boot_id = boot, .peer_boot_id = peer_boot },
+	};
+
+	raw_send_msg(fd, nx, &m);
+}
+
+/*
+ * The raw socket plays a server nexus with boot id boot: the client worker
+ * asks it for session cs, and it accepts as server session ss. Return the
+ * client nexus's boot id. The CONNECTED is left to the caller.
+ */
+static uint64_t
+raw_serve(struct env *e, int fd, uint16_t cs, uint16_t ss, uint64_t boot)
+{
+	struct nexus_wire_msg req, acc;
+	char uri[PMR_URI_MAX];
+
+	snprintf(uri, sizeof(uri), "127.0.0.1:%u", raw_port(fd));
+	worker_connect(&e->cw, cs, SERVER_ID, uri);
+	raw_expect(fd, NEXUS_WIRE_CONNECT_REQ, &req, NULL, NULL);
+	assert_int_equal(req.req.client_worker, CLIENT_ID);
+	assert_int_equal(req.req.client_session, cs);
+	assert_int_equal(req.req.server_worker, SERVER_ID);
+	assert_true(req.req.boot_id != 0);
+	acc = (struct nexus_wire_msg){
+		.type = NEXUS_WIRE_ACCEPT,
+		.hs_id = req.hs_id,
+		.accept = {
+			.client_worker = CLIENT_ID,
+			.client_session = cs,
+			.server_worker = SERVER_ID,
+			.server_session = ss,
+			.token = 0x5000u + ss,
+			.boot_id = boot,
+		},
+	};
+	/* Any address of the right driver makes a peer. */
+	assert_int_equal(pmr_transport_queue_addr(e->sw.q, &acc.accept.addr),
+			0);
+	raw_send_msg(fd, e->cn, &acc);
+	return req.req.boot_id;
+}
+
+static void
+expect_connected(struct tworker *w, uint16_t cs, uint16_t ss,
+		struct pmr_sm_msg *m)
+{
+	expect_msg(w->to, PMR_SM_CONNECTED, m);
+	assert_int_equal(m->local_session, cs);
+	assert_int_equal(m->remote_session, ss);
+	assert_non_null(m->peer);
+}
+
+static void
+expect_peer_dead(struct tworker *w, uint16_t session, struct pmr_sm_msg *m)
+{
+	expect_msg(w->to, PMR_SM_DISCONNECTED, m);
+	assert_int_equal(m->local_session, session);
+	assert_int_equal(m->status, PMR_SM_E_PEER_DEAD);
+}
+
+/*
+ * Read what reaches the raw socket in the next ms: heartbeats from a
+ * nexus with boot id boot to peer_boot (0: any) only, never a DISCONNECT.
+ * Return their number.
+ */
+static unsigned int
+raw_only_heartbeats(int fd, uint64_t boot, uint64_t peer_boot,
+		unsigned int ms)
+{
+	uint8_t buf[NEXUS_WIRE_MAX_LEN + 1];
+	uint64_t end = now_ms() + ms;
+	struct nexus_wire_msg m;
+	unsigned int n = 0;
+	ssize_t len;
+
+	while ((len = raw_recv(fd, buf, sizeof(buf),
+			(unsigned int)(end - RTE_MIN(end, now_ms())))) >= 0) {
+		assert_int_equal(nexus_wire_decode(buf, (size_t)len, &m), 0);
+		if (m.type != NEXUS_WIRE_HEARTBEAT)
+			fail_msg("message type %u to a dead peer", m.type);
+		assert_true(m.hb.boot_id == boot);
+		if (peer_boot != 0)
+			assert_true(m.hb.peer_boot_id == peer_boot);
+		n++;
+	}
+	return n;
+}
+
+/* Send heartbeats from the raw nexus every interval ms for ms. */
+static void
+raw_keep_alive(int fd, struct pmr_nexus *nx, uint64_t boot,
+		uint64_t peer_boot, unsigned int interval, unsigned int ms)
+{
+	uint64_t end = now_ms() + ms;
+
+	while (now_ms() < end) {
+		raw_heartbeat(fd, nx, boot, peer_boot);
+		usleep(interval * 1000);
+	}
+}
+
+/* A remote nexus goes silent: its sessions are reset, others are not. */
+static void
+test_peer_dead(void **state)
+{
+	struct pmr_nexus_conf conf = {
+		.heartbeat_interval_ms = 50,
+		.peer_timeout_ms = 250,
+	};
+	struct pmr_sm_msg conn, in, c5, c6, m;
+	struct pmr_nexus_stats st;
+	uint64_t cn_boot, last, took;
+	struct env e;
+	int fd;
+
+	(void)state;
+	env_up(&e, &conf);
+	/* A session with a live nexus, which must not be disturbed. */
+	open_session(&e, 1, 2, &conn, &in);
+	/* Two with the remote nexus the test plays. */
+	fd = raw_socket();
+	cn_boot = raw_serve(&e, fd, 5, 50, RAW_BOOT_A);
+	expect_connected(&e.cw, 5, 50, &c5);
+	assert_true(raw_serve(&e, fd, 6, 60, RAW_BOOT_A) == cn_boot);
+	expect_connected(&e.cw, 6, 60, &c6);
+
+	/* While it answers, it lives well past the timeout. */
+	raw_keep_alive(fd, e.cn, RAW_BOOT_A, cn_boot, 50, 600);
+	expect_quiet(e.cw.to, 0);
+	assert_true(raw_only_heartbeats(fd, cn_boot, RAW_BOOT_A, 0) >= 3);
+	assert_int_equal(stats(e.cn).peers_dead, 0);
+
+	/* Then it goes silent. */
+	last = now_ms();
+	raw_heartbeat(fd, e.cn, RAW_BOOT_A, cn_boot);
+	if (ring_wait(e.cw.to, &m, 5 * conf.peer_timeout_ms) != 0)
+		fail_msg("no reset within 5 peer timeouts");
+	took = now_ms() - last;
+	assert_int_equal(m.type, PMR_SM_DISCONNECTED);
+	assert_int_equal(m.status, PMR_SM_E_PEER_DEAD);
+	assert_true(took >= conf.peer_timeout_ms);
+	assert_true(took < 5 * conf.peer_timeout_ms);
+	assert_int_equal(m.local_session, 5);	/* in the order of linking */
+	assert_ptr_equal(m.peer, c5.peer);
+	expect_peer_dead(&e.cw, 6, &m);
+	assert_ptr_equal(m.peer, c6.peer);
+
+	/* The worker gives the peers back, as after any DISCONNECTED. */
+	worker_disconnect(&e.cw, 5, c5.peer, PMR_SM_E_REMOTE);
+	worker_disconnect(&e.cw, 6, c6.peer, PMR_SM_E_REMOTE);
+	WAIT_FOR(live_peers() == e.peers_base + 2);
+	/* Nothing but heartbeats went to the dead nexus, and they stopped. */
+	raw_only_heartbeats(fd, cn_boot, RAW_BOOT_A, QUIET_MS);
+	assert_int_equal(raw_only_heartbeats(fd, cn_boot, 0, QUIET_MS), 0);
+	st = stats(e.cn);
+	assert_int_equal(st.peers_dead, 1);
+	assert_int_equal(st.sessions_reset, 2);
+	assert_true(st.heartbeats_sent >= 3);
+	assert_int_equal(st.rx_bad, 0);
+
+	/* The live session is untouched, and closes normally. */
+	expect_quiet(e.cw.to, 0);
+	expect_quiet(e.sw.to, 0);
+	assert_int_equal(stats(e.sn).peers_dead, 0);
+	assert_int_equal(stats(e.sn).sessions_reset, 0);
+	close_session(&e, true, &conn, &in);
+	close(fd);
+	env_down(&e);
+}
+
+/*
+ * Heartbeats keep an idle session alive, even with a poll interval longer
+ * than the peer timeout (the thread wakes for the heartbeat timers), and
+ * stop when the last session closes.
+ */
+static void
+test_heartbeat_keeps_alive(void **state)
+{
+	struct pmr_nexus_conf conf = {
+		.poll_interval_ms = 400,
+		.heartbeat_interval_ms = 50,
+		.peer_timeout_ms = 250,
+	};
+	struct pmr_nexus_stats c0, s0, c1, s1;
+	struct pmr_sm_msg conn, in;
+	struct env e;
+
+	(void)state;
+	env_up(&e, &conf);
+	open_session(&e, 3, 4, &conn, &in);
+	c0 = stats(e.cn);
+	s0 = stats(e.sn);
+	expect_quiet(e.cw.to, 3 * conf.peer_timeout_ms);
+	expect_quiet(e.sw.to, 0);
+	c1 = stats(e.cn);
+	s1 = stats(e.sn);
+	/* 750 ms at 50: 15 each, give or take a slow machine. */
+	assert_true(c1.heartbeats_sent >= c0.heartbeats_sent + 5);
+	assert_true(s1.heartbeats_sent >= s0.heartbeats_sent + 5);
+	assert_int_equal(c1.peers_dead + s1.peers_dead, 0);
+	assert_int_equal(c1.sessions_reset + s1.sessions_reset, 0);
+	assert_int_equal(c1.rx_bad + s1.rx_bad, 0);
+
+	close_session(&e, true, &conn, &in);
+	/* Both nexuses forgot each other: no more heartbeats. */
+	usleep(100 * 1000);
+	c0 = stats(e.cn);
+	s0 = stats(e.sn);
+	expect_quiet(e.cw.to, 4 * conf.heartbeat_interval_ms);
+	assert_true(stats(e.cn).heartbeats_sent == c0.heartbeats_sent);
+	assert_true(stats(e.sn).heartbeats_sent == s0.heartbeats_sent);
+	assert_int_equal(stats(e.cn).peers_dead + stats(e.sn).peers_dead, 0);
+	env_down(&e);
+}
+
+/* The raw socket plays a client nexus with boot id boot. */
+static void
+raw_request(struct env *e, int fd, uint64_t hs_id, uint16_t cs,
+		uint64_t boot)
+{
+	struct nexus_wire_msg req = {
+		.type = NEXUS_WIRE_CONNECT_REQ,
+		.hs_id = hs_id,
+		.req = {
+			.client_worker = CLIENT_ID,
+			.client_session = cs,
+			.server_worker = SERVER_ID,
+			.credits = 8,
+			.driver = "eth_cnt",
+			.boot_id = boot,
+		},
+	};
+
+	assert_int_equal(pmr_transport_queue_addr(e->cw.q, &req.req.addr), 0);
+	raw_send_msg(fd, e->sn, &req);
+}
+
+/* Server side: the client nexus restarts; its old sessions go at once. */
+static void
+test_boot_id_change(void **state)
+{
+	/* Long enough that only the boot id can be the reason. */
+	struct pmr_nexus_conf conf = {
+		.heartbeat_interval_ms = 50,
+		.peer_timeout_ms = 5000,
+	};
+	struct pmr_sm_msg in4, in7, m;
+	struct nexus_wire_msg acc, disc;
+	struct pmr_nexus_stats st;
+	uint64_t sn_boot, start, took;
+	struct env e;
+	int fd;
+
+	(void)state;
+	env_up(&e, &conf);
+	fd = raw_socket();
+	raw_request(&e, fd, 100, 5, RAW_BOOT_A);
+	expect_msg(e.sw.to, PMR_SM_CONNECT_IN, &in4);
+	worker_answer(&e.sw, PMR_SM_ACCEPT, in4.cookie, 4, PMR_SM_OK);
+	raw_expect(fd, NEXUS_WIRE_ACCEPT, &acc, NULL, NULL);
+	sn_boot = acc.accept.boot_id;
+	assert_true(sn_boot != 0 && sn_boot != RAW_BOOT_A);
+
+	/* Its heartbeats are welcome; one for another nexus is counted. */
+	raw_heartbeat(fd, e.sn, RAW_BOOT_A, sn_boot);
+	raw_heartbeat(fd, e.sn, RAW_BOOT_A, sn_boot + 1);
+	WAIT_FOR(stats(e.sn).rx_bad == 1);
+	/* The nexus heartbeats it, with its boot id. */
+	raw_expect(fd, NEXUS_WIRE_HEARTBEAT, &acc, NULL, NULL);
+	assert_true(acc.hb.boot_id == sn_boot);
+	assert_true(acc.hb.peer_boot_id == RAW_BOOT_A);
+
+	/*
+	 * It restarts (boot id B) and connects again, with the same session
+	 * number: a request proves nothing, so nothing is reset yet...
+	 */
+	raw_request(&e, fd, 200, 5, RAW_BOOT_B);
+	expect_msg(e.sw.to, PMR_SM_CONNECT_IN, &in7);
+	worker_answer(&e.sw, PMR_SM_ACCEPT, in7.cookie, 7, PMR_SM_OK);
+	raw_expect(fd, NEXUS_WIRE_ACCEPT, &acc, NULL, NULL);
+	assert_int_equal(acc.accept.server_session, 7);
+	expect_quiet(e.sw.to, QUIET_MS);
+	/* ...until its first heartbeat: session 4 goes at once. */
+	start = now_ms();
+	raw_heartbeat(fd, e.sn, RAW_BOOT_B, sn_boot);
+	expect_peer_dead(&e.sw, 4, &m);
+	took = now_ms() - start;
+	assert_true(took < conf.peer_timeout_ms / 5);
+	assert_ptr_equal(m.peer, in4.peer);
+	worker_disconnect(&e.sw, 4, in4.peer, PMR_SM_E_REMOTE);
+	/* Session 7, of the new incarnation, stays. */
+	expect_quiet(e.sw.to, QUIET_MS);
+	/* Heartbeats now go to boot id B; no DISCONNECT went out. */
+	raw_only_heartbeats(fd, sn_boot, 0, 0);
+	assert_true(raw_only_heartbeats(fd, sn_boot, RAW_BOOT_B,
+			3 * conf.heartbeat_interval_ms) >= 1);
+	/* A late heartbeat of the old incarnation changes nothing. */
+	raw_heartbeat(fd, e.sn, RAW_BOOT_A, sn_boot);
+	expect_quiet(e.sw.to, QUIET_MS);
+	st = stats(e.sn);
+	assert_int_equal(st.peers_dead, 1);
+	assert_int_equal(st.sessions_reset, 1);
+	assert_int_equal(st.rx_bad, 1);
+
+	/* Session 7 works as any: the client closes it. */
+	disc = (struct nexus_wire_msg){
+		.type = NEXUS_WIRE_DISCONNECT,
+		.hs_id = 200,
+		.disc = {
+			.dst_worker = SERVER_ID, .dst_session = 7,
+			.src_worker = CLIENT_ID, .src_session = 5,
+			.token = in7.token,
+		},
+	};
+	raw_send_msg(fd, e.sn, &disc);
+	expect_msg(e.sw.to, PMR_SM_DISCONNECTED, &m);
+	assert_int_equal(m.local_session, 7);
+	assert_int_equal(m.status, PMR_SM_E_REMOTE);
+	worker_disconnect(&e.sw, 7, in7.peer, PMR_SM_E_REMOTE);
+	WAIT_FOR(live_peers() == e.peers_base);
+	assert_int_equal(stats(e.sn).sessions_reset, 1);
+	close(fd);
+	env_down(&e);
+}
+
+/* After a reset, the restarted peer and a live one can be connected to. */
+static void
+test_reconnect_after_peer_dead(void **state)
+{
+	struct pmr_nexus_conf conf = {
+		.heartbeat_interval_ms = 50,
+		.peer_timeout_ms = 250,
+	};
+	struct pmr_sm_msg c3, c4, conn, in, m;
+	struct pmr_nexus_stats st;
+	uint64_t cn_boot;
+	struct env e;
+	int fd;
+
+	(void)state;
+	env_up(&e, &conf);
+	fd = raw_socket();
+	/* Boot A serves session 3, then dies silently. */
+	cn_boot = raw_serve(&e, fd, 3, 30, RAW_BOOT_A);
+	expect_connected(&e.cw, 3, 30, &c3);
+	expect_peer_dead(&e.cw, 3, &m);
+	worker_disconnect(&e.cw, 3, c3.peer, PMR_SM_E_REMOTE);
+
+	/* Restarted on the same address (boot B): a fresh handshake. */
+	assert_true(raw_serve(&e, fd, 3, 31, RAW_BOOT_B) == cn_boot);
+	expect_connected(&e.cw, 3, 31, &c3);
+	raw_keep_alive(fd, e.cn, RAW_BOOT_B, cn_boot, 50,
+			2 * conf.peer_timeout_ms);
+	expect_quiet(e.cw.to, 0);
+
+	/*
+	 * Restarted again (boot C) without a silence: its ACCEPT, an answer
+	 * to our random handshake id, proves it, and session 3 goes at once.
+	 */
+	raw_serve(&e, fd, 4, 40, RAW_BOOT_C);
+	expect_peer_dead(&e.cw, 3, &m);
+	assert_ptr_equal(m.peer, c3.peer);
+	expect_connected(&e.cw, 4, 40, &c4);
+	worker_disconnect(&e.cw, 3, c3.peer, PMR_SM_E_REMOTE);
+	raw_keep_alive(fd, e.cn, RAW_BOOT_C, cn_boot, 50,
+			2 * conf.peer_timeout_ms);
+	expect_quiet(e.cw.to, 0);
+
+	/* Boot C goes silent too. */
+	expect_peer_dead(&e.cw, 4, &m);
+	worker_disconnect(&e.cw, 4, c4.peer, PMR_SM_E_REMOTE);
+	WAIT_FOR(live_peers() == e.peers_base);
+	raw_only_heartbeats(fd, cn_boot, 0, QUIET_MS);
+
+	/* A live nexus is reachable as ever. */
+	open_session(&e, 8, 9, &conn, &in);
+	close_session(&e, true, &conn, &in);
+	st = stats(e.cn);
+	assert_int_equal(st.peers_dead, 3);
+	assert_int_equal(st.sessions_reset, 3);
+	assert_int_equal(st.sessions_connected, 4);
+	assert_int_equal(st.rx_bad, 0);
+	close(fd);
 	env_down(&e);
 }
 
@@ -1146,6 +1569,22 @@ test_create_errors(void **state)
 	nx = pmr_nexus_create("127.0.0.1:0", &conf);
 	assert_non_null(nx);
 	assert_int_equal(pmr_nexus_destroy(nx), 0);
+	/* A peer timeout must be longer than the heartbeat interval. */
+	conf = (struct pmr_nexus_conf){ .heartbeat_interval_ms = 100,
+		.peer_timeout_ms = 100 };
+	assert_null(pmr_nexus_create("127.0.0.1:0", &conf));
+	assert_int_equal(rte_errno, EINVAL);
+	conf = (struct pmr_nexus_conf){ .peer_timeout_ms = 100 };
+	assert_null(pmr_nexus_create("127.0.0.1:0", &conf));
+	assert_int_equal(rte_errno, EINVAL);
+	conf = (struct pmr_nexus_conf){ .heartbeat_interval_ms = 500 };
+	assert_null(pmr_nexus_create("127.0.0.1:0", &conf));
+	assert_int_equal(rte_errno, EINVAL);
+	conf = (struct pmr_nexus_conf){ .heartbeat_interval_ms = 10,
+		.peer_timeout_ms = 11 };
+	nx = pmr_nexus_create("127.0.0.1:0", &conf);
+	assert_non_null(nx);
+	assert_int_equal(pmr_nexus_destroy(nx), 0);
 
 	/* Port 0 is replaced by the real one, and it is taken. */
 	nx = pmr_nexus_create("127.0.0.1:0", NULL);
@@ -1185,6 +1624,10 @@ main(void)
 		cmocka_unit_test(test_late_accept_after_timeout),
 		cmocka_unit_test(test_connect_abandoned),
 		cmocka_unit_test(test_detach_cleans_up),
+		cmocka_unit_test(test_peer_dead),
+		cmocka_unit_test(test_heartbeat_keeps_alive),
+		cmocka_unit_test(test_boot_id_change),
+		cmocka_unit_test(test_reconnect_after_peer_dead),
 		cmocka_unit_test(test_register_handler),
 		cmocka_unit_test(test_destroy_busy),
 		cmocka_unit_test(test_attach_duplicate),

@@ -28,10 +28,15 @@
 #define OFF_VERSION	4
 #define OFF_TYPE	6
 #define OFF_REQ_DRIVER	22
+#define OFF_HS_ID	8
 #define OFF_REQ_CREDITS	38
-#define OFF_REQ_ALEN	40
-#define OFF_ACC_ALEN	28
+#define OFF_REQ_BOOT	40
+#define OFF_REQ_ALEN	48
+#define OFF_ACC_BOOT	28
+#define OFF_ACC_ALEN	36
 #define OFF_REF_STATUS	22
+#define OFF_HB_BOOT	16
+#define OFF_HB_PEER	24
 
 /* Decode len bytes of buf from an exactly sized heap copy. */
 static int
@@ -69,6 +74,7 @@ sample_req(void)
 			.client_session = 0xfffe,
 			.server_worker = 7,
 			.credits = 0x0102,
+			.boot_id = UINT64_C(0x1122334455667788),
 		},
 	};
 
@@ -89,6 +95,7 @@ sample_accept(void)
 			.server_worker = 3,
 			.server_session = 0x8001,
 			.token = 0xdeadbeef,
+			.boot_id = UINT64_C(0xa1b2c3d4e5f60718),
 		},
 	};
 
@@ -127,6 +134,18 @@ sample_disconnect(void)
 	};
 }
 
+static struct nexus_wire_msg
+sample_heartbeat(void)
+{
+	return (struct nexus_wire_msg){
+		.type = NEXUS_WIRE_HEARTBEAT,
+		.hb = {
+			.boot_id = UINT64_C(0x0102030405060708),
+			.peer_boot_id = UINT64_C(0xf0e0d0c0b0a09080),
+		},
+	};
+}
+
 static int
 encode(const struct nexus_wire_msg *m, uint8_t *buf)
 {
@@ -153,7 +172,7 @@ test_roundtrip_connect_req(void **state)
 
 	(void)state;
 	len = encode(&m, buf);
-	assert_int_equal(len, 41 + 12);
+	assert_int_equal(len, 49 + 12);
 	assert_int_equal(decode_exact(buf, (size_t)len, &d), 0);
 	assert_int_equal(d.type, NEXUS_WIRE_CONNECT_REQ);
 	assert_true(d.hs_id == m.hs_id);
@@ -161,6 +180,7 @@ test_roundtrip_connect_req(void **state)
 	assert_int_equal(d.req.client_session, 0xfffe);
 	assert_int_equal(d.req.server_worker, 7);
 	assert_int_equal(d.req.credits, 0x0102);
+	assert_true(d.req.boot_id == UINT64_C(0x1122334455667788));
 	assert_string_equal(d.req.driver, "eth");
 	assert_addr_equal(&d.req.addr, &m.req.addr);
 
@@ -182,7 +202,7 @@ test_roundtrip_connect_req(void **state)
 	m.req.driver[PMR_TRANSPORT_NAME_MAX - 1] = '\0';
 	len = encode(&m, buf);
 	assert_int_equal(len, NEXUS_WIRE_CONNECT_REQ_LEN);
-	assert_int_equal(len, 41);
+	assert_int_equal(len, 49);
 	assert_int_equal(decode_exact(buf, (size_t)len, &d), 0);
 	assert_string_equal(d.req.driver, m.req.driver);
 	assert_int_equal(d.req.credits, 65535);
@@ -198,7 +218,7 @@ test_roundtrip_accept(void **state)
 
 	(void)state;
 	len = encode(&m, buf);
-	assert_int_equal(len, 29 + PMR_TRANSPORT_ADDR_MAX);
+	assert_int_equal(len, 37 + PMR_TRANSPORT_ADDR_MAX);
 	assert_int_equal(decode_exact(buf, (size_t)len, &d), 0);
 	assert_int_equal(d.type, NEXUS_WIRE_ACCEPT);
 	assert_true(d.hs_id == m.hs_id);
@@ -207,6 +227,7 @@ test_roundtrip_accept(void **state)
 	assert_int_equal(d.accept.server_worker, 3);
 	assert_int_equal(d.accept.server_session, 0x8001);
 	assert_int_equal(d.accept.token, 0xdeadbeef);
+	assert_true(d.accept.boot_id == UINT64_C(0xa1b2c3d4e5f60718));
 	assert_addr_equal(&d.accept.addr, &m.accept.addr);
 }
 
@@ -257,13 +278,39 @@ test_roundtrip_disconnect(void **state)
 	assert_int_equal(d.disc.token, 1);
 }
 
+static void
+test_roundtrip_heartbeat(void **state)
+{
+	struct nexus_wire_msg m = sample_heartbeat(), d;
+	uint8_t buf[NEXUS_WIRE_MAX_LEN];
+	int len;
+
+	(void)state;
+	len = encode(&m, buf);
+	assert_int_equal(len, NEXUS_WIRE_HEARTBEAT_LEN);
+	assert_int_equal(len, 32);
+	assert_int_equal(decode_exact(buf, (size_t)len, &d), 0);
+	assert_int_equal(d.type, NEXUS_WIRE_HEARTBEAT);
+	assert_true(d.hs_id == 0);
+	assert_true(d.hb.boot_id == UINT64_C(0x0102030405060708));
+	assert_true(d.hb.peer_boot_id == UINT64_C(0xf0e0d0c0b0a09080));
+
+	/* Boot ids at the ends of their range. */
+	m.hb.boot_id = 1;
+	m.hb.peer_boot_id = UINT64_MAX;
+	len = encode(&m, buf);
+	assert_int_equal(decode_exact(buf, (size_t)len, &d), 0);
+	assert_true(d.hb.boot_id == 1);
+	assert_true(d.hb.peer_boot_id == UINT64_MAX);
+}
+
 /* Little-endian layout, byte for byte, worked out by hand. */
 static void
 test_golden_bytes(void **state)
 {
 	static const uint8_t refuse[] = {
 		0x50, 0x4d, 0x52, 0x4e,		/* "PMRN" */
-		0x01, 0x00,			/* version 1 */
+		0x02, 0x00,			/* version 2 */
 		0x03, 0x00,			/* REFUSE */
 		0x2a, 0, 0, 0, 0, 0, 0, 0,	/* hs_id 42 */
 		0x0a, 0x00, 0x0b, 0x00, 0x0c, 0x00,	/* 10, 11, 12 */
@@ -271,24 +318,34 @@ test_golden_bytes(void **state)
 	};
 	static const uint8_t req[] = {
 		0x50, 0x4d, 0x52, 0x4e,		/* "PMRN" */
-		0x01, 0x00,			/* version 1 */
+		0x02, 0x00,			/* version 2 */
 		0x01, 0x00,			/* CONNECT_REQ */
 		0xef, 0xcd, 0xab, 0x89, 0x67, 0x45, 0x23, 0x01,	/* hs_id */
 		0x34, 0x12, 0xfe, 0xff, 0x07, 0x00,	/* 0x1234, 0xfffe, 7 */
 		'e', 't', 'h', 0, 0, 0, 0, 0,	/* driver, NUL-padded */
 		0, 0, 0, 0, 0, 0, 0, 0,		/* to its 16 bytes */
 		0x02, 0x01,			/* credits 0x0102 */
+		0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11,	/* boot id */
 		0x0c,				/* addr.len 12 */
 		0x40, 0x4d, 0x5a, 0x67, 0x74, 0x81,	/* 0x40 + 13 * i */
 		0x8e, 0x9b, 0xa8, 0xb5, 0xc2, 0xcf,
 	};
 	static const uint8_t accept_head[] = {
-		0x50, 0x4d, 0x52, 0x4e, 0x01, 0x00, 0x02, 0x00,
+		0x50, 0x4d, 0x52, 0x4e, 0x02, 0x00, 0x02, 0x00,
 		0x10, 0x32, 0x54, 0x76, 0x98, 0xba, 0xdc, 0xfe,
 		0x01, 0x00, 0x02, 0x00, 0x03, 0x00, 0x01, 0x80,
 		0xef, 0xbe, 0xad, 0xde,		/* token */
+		0x18, 0x07, 0xf6, 0xe5, 0xd4, 0xc3, 0xb2, 0xa1,	/* boot id */
 		PMR_TRANSPORT_ADDR_MAX,		/* addr.len */
 		0x80, 0x8d,			/* first addr bytes */
+	};
+	static const uint8_t heartbeat[] = {
+		0x50, 0x4d, 0x52, 0x4e,		/* "PMRN" */
+		0x02, 0x00,			/* version 2 */
+		0x05, 0x00,			/* HEARTBEAT */
+		0, 0, 0, 0, 0, 0, 0, 0,		/* no handshake id */
+		0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01,	/* boot id */
+		0x80, 0x90, 0xa0, 0xb0, 0xc0, 0xd0, 0xe0, 0xf0,	/* peer's */
 	};
 	struct nexus_wire_msg m;
 	uint8_t buf[NEXUS_WIRE_MAX_LEN];
@@ -310,7 +367,15 @@ test_golden_bytes(void **state)
 	assert_memory_equal(buf, req, sizeof(req));
 	assert_int_equal(buf[OFF_REQ_CREDITS], 0x02);
 	assert_int_equal(buf[OFF_REQ_CREDITS + 1], 0x01);
+	assert_int_equal(buf[OFF_REQ_BOOT], 0x88);
 	assert_int_equal(buf[OFF_REQ_ALEN], 12);
+
+	m = sample_heartbeat();
+	len = encode(&m, buf);
+	assert_int_equal(len, sizeof(heartbeat));
+	assert_memory_equal(buf, heartbeat, sizeof(heartbeat));
+	assert_int_equal(buf[OFF_HB_BOOT], 0x08);
+	assert_int_equal(buf[OFF_HB_PEER + 7], 0xf0);
 }
 
 /* Every prefix shorter than the message is rejected, and so is one more. */
@@ -351,6 +416,8 @@ test_short_and_long_rejected(void **state)
 	check_truncations(&m);
 	m = sample_disconnect();
 	check_truncations(&m);
+	m = sample_heartbeat();
+	check_truncations(&m);
 }
 
 static void
@@ -380,14 +447,17 @@ test_bad_version(void **state)
 
 	(void)state;
 	len = encode(&m, buf);
-	buf[OFF_VERSION] = 2;
+	buf[OFF_VERSION] = 1;		/* before boot ids */
+	assert_int_equal(decode_exact(buf, (size_t)len, &d),
+			-NEXUS_WIRE_E_VERSION);
+	buf[OFF_VERSION] = 3;
 	assert_int_equal(decode_exact(buf, (size_t)len, &d),
 			-NEXUS_WIRE_E_VERSION);
 	buf[OFF_VERSION] = 0;
 	assert_int_equal(decode_exact(buf, (size_t)len, &d),
 			-NEXUS_WIRE_E_VERSION);
-	buf[OFF_VERSION] = 1;
-	buf[OFF_VERSION + 1] = 1;	/* 257 */
+	buf[OFF_VERSION] = 2;
+	buf[OFF_VERSION + 1] = 1;	/* 258 */
 	assert_int_equal(decode_exact(buf, (size_t)len, &d),
 			-NEXUS_WIRE_E_VERSION);
 }
@@ -395,7 +465,7 @@ test_bad_version(void **state)
 static void
 test_unknown_type(void **state)
 {
-	static const uint16_t bad[] = { 0, 5, 0x0100, 0xffff };
+	static const uint16_t bad[] = { 0, 6, 0x0100, 0x0105, 0xffff };
 	struct nexus_wire_msg m = sample_refuse(), d;
 	uint8_t buf[NEXUS_WIRE_MAX_LEN];
 	unsigned int i;
@@ -439,11 +509,70 @@ test_wrong_length_for_type(void **state)
 	buf[OFF_REQ_ALEN] = 13;
 	assert_int_equal(decode_exact(buf, (size_t)len, &d),
 			-NEXUS_WIRE_E_LENGTH);
-	/* The 39 bytes of an empty-address CONNECT_REQ without credits. */
+	/* The 41 bytes of an empty-address CONNECT_REQ of version 1. */
 	m.req.addr.len = 0;
 	len = encode(&m, buf);
-	assert_int_equal(len, 41);
-	assert_int_equal(decode_exact(buf, 39, &d), -NEXUS_WIRE_E_LENGTH);
+	assert_int_equal(len, 49);
+	assert_int_equal(decode_exact(buf, 41, &d), -NEXUS_WIRE_E_LENGTH);
+	/* A HEARTBEAT of DISCONNECT's length, and the other way round. */
+	m = sample_disconnect();
+	len = encode(&m, buf);
+	buf[OFF_TYPE] = NEXUS_WIRE_HEARTBEAT;	/* 28 bytes, needs 32 */
+	assert_int_equal(decode_exact(buf, (size_t)len, &d),
+			-NEXUS_WIRE_E_LENGTH);
+	m = sample_heartbeat();
+	len = encode(&m, buf);
+	buf[OFF_TYPE] = NEXUS_WIRE_DISCONNECT;	/* 32 bytes, needs 28 */
+	assert_int_equal(decode_exact(buf, (size_t)len, &d),
+			-NEXUS_WIRE_E_LENGTH);
+	buf[OFF_TYPE] = NEXUS_WIRE_HEARTBEAT;
+	assert_int_equal(decode_exact(buf, (size_t)len - 8, &d),
+			-NEXUS_WIRE_E_LENGTH);
+	buf[len] = 0;
+	assert_int_equal(decode_exact(buf, (size_t)len + 1, &d),
+			-NEXUS_WIRE_E_LENGTH);
+	assert_int_equal(decode_exact(buf, (size_t)len, &d), 0);
+}
+
+/* A zero boot id anywhere, and a HEARTBEAT with a handshake id. */
+static void
+test_boot_id_zero(void **state)
+{
+	uint8_t buf[NEXUS_WIRE_MAX_LEN];
+	struct nexus_wire_msg m, d;
+	int len, i;
+
+	(void)state;
+	m = sample_req();
+	len = encode(&m, buf);
+	memset(buf + OFF_REQ_BOOT, 0, 8);
+	assert_int_equal(decode_exact(buf, (size_t)len, &d),
+			-NEXUS_WIRE_E_BOOT_ID);
+	buf[OFF_REQ_BOOT + 7] = 0x80;	/* any non-zero byte will do */
+	assert_int_equal(decode_exact(buf, (size_t)len, &d), 0);
+	assert_true(d.req.boot_id == UINT64_C(0x8000000000000000));
+
+	m = sample_accept();
+	len = encode(&m, buf);
+	memset(buf + OFF_ACC_BOOT, 0, 8);
+	assert_int_equal(decode_exact(buf, (size_t)len, &d),
+			-NEXUS_WIRE_E_BOOT_ID);
+
+	m = sample_heartbeat();
+	len = encode(&m, buf);
+	memset(buf + OFF_HB_BOOT, 0, 8);
+	assert_int_equal(decode_exact(buf, (size_t)len, &d),
+			-NEXUS_WIRE_E_BOOT_ID);
+	len = encode(&m, buf);
+	memset(buf + OFF_HB_PEER, 0, 8);
+	assert_int_equal(decode_exact(buf, (size_t)len, &d),
+			-NEXUS_WIRE_E_BOOT_ID);
+	for (i = 0; i < 8; i++) {
+		len = encode(&m, buf);
+		buf[OFF_HS_ID + i] = 1;
+		assert_int_equal(decode_exact(buf, (size_t)len, &d),
+				-NEXUS_WIRE_E_HS_ID);
+	}
 }
 
 static void
@@ -496,7 +625,8 @@ test_status_out_of_range(void **state)
 {
 	static const uint16_t bad[] = {
 		PMR_SM_OK, PMR_SM_E_TIMEOUT, PMR_SM_E_UNREACHABLE,
-		PMR_SM_E_REMOTE, PMR_SM_E_REMOTE + 1, 0x0100, 0xffff,
+		PMR_SM_E_REMOTE, PMR_SM_E_PEER_DEAD, PMR_SM_E_PEER_DEAD + 1,
+		0x0100, 0xffff,
 	};
 	struct nexus_wire_msg m = sample_refuse(), d;
 	uint8_t buf[NEXUS_WIRE_MAX_LEN];
@@ -535,6 +665,24 @@ test_encode_refuses_invalid(void **state)
 	m = sample_refuse();
 	m.refuse.status = PMR_SM_OK;
 	assert_int_equal(nexus_wire_encode(&m, buf, sizeof(buf)), -EINVAL);
+	m = sample_req();
+	m.req.boot_id = 0;
+	assert_int_equal(nexus_wire_encode(&m, buf, sizeof(buf)), -EINVAL);
+	m = sample_accept();
+	m.accept.boot_id = 0;
+	assert_int_equal(nexus_wire_encode(&m, buf, sizeof(buf)), -EINVAL);
+	m = sample_heartbeat();
+	m.hb.boot_id = 0;
+	assert_int_equal(nexus_wire_encode(&m, buf, sizeof(buf)), -EINVAL);
+	m = sample_heartbeat();
+	m.hb.peer_boot_id = 0;
+	assert_int_equal(nexus_wire_encode(&m, buf, sizeof(buf)), -EINVAL);
+	m = sample_heartbeat();
+	m.hs_id = 1;
+	assert_int_equal(nexus_wire_encode(&m, buf, sizeof(buf)), -EINVAL);
+	m = sample_heartbeat();
+	assert_int_equal(nexus_wire_encode(&m, buf, 31), -ENOSPC);
+	assert_int_equal(nexus_wire_encode(&m, buf, 32), 32);
 	m = sample_disconnect();
 	assert_int_equal(nexus_wire_encode(&m, buf, 27), -ENOSPC);
 	assert_int_equal(nexus_wire_encode(&m, buf, 28), 28);
@@ -550,6 +698,10 @@ test_strerror(void **state)
 			"magic");
 	assert_string_equal(nexus_wire_strerror(-NEXUS_WIRE_E_STATUS),
 			"status");
+	assert_string_equal(nexus_wire_strerror(-NEXUS_WIRE_E_BOOT_ID),
+			"boot_id");
+	assert_string_equal(nexus_wire_strerror(-NEXUS_WIRE_E_HS_ID),
+			"hs_id");
 	assert_string_equal(nexus_wire_strerror(-1000), "unknown");
 }
 
@@ -561,12 +713,14 @@ main(void)
 		cmocka_unit_test(test_roundtrip_accept),
 		cmocka_unit_test(test_roundtrip_refuse),
 		cmocka_unit_test(test_roundtrip_disconnect),
+		cmocka_unit_test(test_roundtrip_heartbeat),
 		cmocka_unit_test(test_golden_bytes),
 		cmocka_unit_test(test_short_and_long_rejected),
 		cmocka_unit_test(test_bad_magic),
 		cmocka_unit_test(test_bad_version),
 		cmocka_unit_test(test_unknown_type),
 		cmocka_unit_test(test_wrong_length_for_type),
+		cmocka_unit_test(test_boot_id_zero),
 		cmocka_unit_test(test_addr_len_over_max),
 		cmocka_unit_test(test_driver_name_unterminated),
 		cmocka_unit_test(test_status_out_of_range),

@@ -5,6 +5,7 @@
 /* The nexus object: create and destroy, URI, request handlers, counters. */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +25,9 @@ static uint32_t nexus_seq;	/* unique ring names per process */
 /*
  * Apply defaults; a default retry interval shrinks to a shorter timeout.
  * A setting is bad if handshakes could never be resent: connect_retry_ms
- * above connect_timeout_ms.
+ * above connect_timeout_ms; or if a live remote could be declared dead
+ * between two of its heartbeats: peer_timeout_ms not above
+ * heartbeat_interval_ms.
  */
 static int
 conf_init(struct pmr_nexus_conf *c, const struct pmr_nexus_conf *user)
@@ -41,7 +44,12 @@ conf_init(struct pmr_nexus_conf *c, const struct pmr_nexus_conf *user)
 			c->connect_timeout_ms);
 	if (c->poll_interval_ms == 0)
 		c->poll_interval_ms = NEXUS_POLL_INTERVAL_MS_DEFAULT;
-	if (c->connect_retry_ms > c->connect_timeout_ms)
+	if (c->heartbeat_interval_ms == 0)
+		c->heartbeat_interval_ms = NEXUS_HEARTBEAT_INTERVAL_MS_DEFAULT;
+	if (c->peer_timeout_ms == 0)
+		c->peer_timeout_ms = NEXUS_PEER_TIMEOUT_MS_DEFAULT;
+	if (c->connect_retry_ms > c->connect_timeout_ms ||
+	    c->peer_timeout_ms <= c->heartbeat_interval_ms)
 		return -EINVAL;
 	return 0;
 }
@@ -96,8 +104,14 @@ pmr_nexus_create(const char *uri, const struct pmr_nexus_conf *conf)
 	TAILQ_INIT(&nx->answered);
 	for (i = 0; i < NEXUS_SHS_BUCKETS; i++)
 		LIST_INIT(&nx->shs_hash[i]);
+	TAILQ_INIT(&nx->remotes);
+	for (i = 0; i < NEXUS_REMOTE_BUCKETS; i++)
+		LIST_INIT(&nx->remote_hash[i]);
 	nx->seq = __atomic_fetch_add(&nexus_seq, 1, __ATOMIC_RELAXED);
 	nexus_random(&nx->shs_seed, sizeof(nx->shs_seed));
+	/* Zero means "none" on the wire. */
+	while (nx->boot_id == 0)
+		nexus_random(&nx->boot_id, sizeof(nx->boot_id));
 
 	ret = conf_init(&nx->conf, conf);
 	if (ret == 0)
@@ -119,7 +133,8 @@ pmr_nexus_create(const char *uri, const struct pmr_nexus_conf *conf)
 		rte_errno = -ret;
 		return NULL;
 	}
-	NX_LOG(INFO, "nexus %u on %s", nx->seq, nx->uri);
+	NX_LOG(INFO, "nexus %u on %s, boot id %016" PRIx64, nx->seq, nx->uri,
+		nx->boot_id);
 	return nx;
 }
 

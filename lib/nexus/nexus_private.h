@@ -12,6 +12,8 @@
  *   nexus_thread.c   the control thread: poll(), UDP receive and send
  *   nexus_worker.c   attach/detach, the worker rings and their backlog
  *   nexus_session.c  handshakes (both sides), timers, disconnects
+ *   nexus_heartbeat.c  remote nexuses with sessions up: heartbeats, failure
+ *                    and restart detection
  *
  * Locking: one mutex (pmr_nexus.lock) protects everything below that can
  * change after create. The control thread holds it while it works (never
@@ -39,6 +41,8 @@ extern int pmr_nexus_logtype;
 #define NEXUS_CONNECT_TIMEOUT_MS_DEFAULT 1000
 #define NEXUS_CONNECT_RETRY_MS_DEFAULT 100
 #define NEXUS_POLL_INTERVAL_MS_DEFAULT 5
+#define NEXUS_HEARTBEAT_INTERVAL_MS_DEFAULT 100
+#define NEXUS_PEER_TIMEOUT_MS_DEFAULT 500
 
 /* Answered server handshakes are kept this many connect timeouts. */
 #define NEXUS_ANSWER_LINGER_TIMEOUTS 10
@@ -46,6 +50,8 @@ extern int pmr_nexus_logtype;
 #define NEXUS_SHS_MAX 16384
 /* Buckets of the server handshake hash (a power of two). */
 #define NEXUS_SHS_BUCKETS 4096
+/* Buckets of the remote nexus hash (a power of two). */
+#define NEXUS_REMOTE_BUCKETS 1024
 /* UDP DISCONNECT copies sent for one session (UDP may drop some). */
 #define NEXUS_DISCONNECT_COPIES 3
 /* Most datagrams / ring messages handled per wake-up and source. */
@@ -65,6 +71,8 @@ enum nexus_session_state {
 /* A session of a local worker, from CONNECT (client) or ACCEPT (server). */
 struct nexus_session {
 	TAILQ_ENTRY(nexus_session) next;	/* nexus.connecting */
+	TAILQ_ENTRY(nexus_session) rnext;	/* rem->sessions, while UP */
+	struct nexus_remote *rem;	/* UP: its remote nexus, or NULL */
 	enum nexus_session_state state;
 	bool is_client;
 	struct nexus_worker *w;		/* the local worker */
@@ -75,6 +83,7 @@ struct nexus_session {
 	uint32_t token;			/* valid once UP */
 	uint64_t hs_id;
 	struct sockaddr_in remote;	/* the remote nexus */
+	uint64_t remote_boot;		/* its boot id, from the handshake */
 	struct pmr_transport_peer *peer; /* on the local worker's queue */
 	uint64_t next_retry_ms;		/* CONNECTING */
 	uint64_t deadline_ms;		/* CONNECTING */
@@ -96,10 +105,27 @@ struct nexus_shs {
 	struct pmr_transport_peer *peer; /* pending: for the worker */
 	uint16_t client_worker;
 	uint16_t client_session;
+	uint64_t client_boot;		/* the client nexus's boot id */
 	uint32_t token;
 	uint64_t expire_ms;		/* answered */
 	uint16_t reply_len;		/* answered: the reply, to resend */
 	uint8_t reply[NEXUS_WIRE_MAX_LEN];
+};
+
+/*
+ * A remote nexus with which sessions are UP: it gets heartbeats, and if it
+ * stays silent for peer_timeout_ms its sessions are reset. Freed when its
+ * last UP session leaves that state.
+ */
+struct nexus_remote {
+	LIST_ENTRY(nexus_remote) hash;	/* nexus.remote_hash[] */
+	TAILQ_ENTRY(nexus_remote) next;	/* nexus.remotes */
+	struct sockaddr_in addr;
+	uint64_t boot_id;		/* its boot id, as last confirmed */
+	uint64_t prev_boot_id;		/* the one before a restart, or 0 */
+	uint64_t last_seen_ms;		/* last valid message from it */
+	TAILQ_HEAD(, nexus_session) sessions;	/* UP, with this remote */
+	unsigned int nb_sessions;
 };
 
 /* A message to a worker that did not fit in its to_worker ring yet. */
@@ -127,6 +153,7 @@ struct pmr_nexus {
 	char uri[PMR_URI_MAX];
 	struct pmr_nexus_conf conf;
 	unsigned int seq;		/* unique per process, for names */
+	uint64_t boot_id;		/* random, non-zero: this incarnation */
 	struct sockaddr_in local;	/* bound address */
 	int sock;			/* UDP, non-blocking */
 	int stop_fd;			/* eventfd: stop the thread */
@@ -145,6 +172,10 @@ struct pmr_nexus {
 	TAILQ_HEAD(, nexus_shs) answered;	/* oldest first */
 	unsigned int nb_shs;
 	uint64_t next_cookie;
+
+	TAILQ_HEAD(, nexus_remote) remotes;	/* with sessions UP */
+	LIST_HEAD(, nexus_remote) remote_hash[NEXUS_REMOTE_BUCKETS];
+	uint64_t next_heartbeat_ms;
 
 	struct pmr_nexus_stats stats;	/* written under lock */
 };
@@ -182,5 +213,16 @@ void nexus_session_worker_msg(struct pmr_nexus *nx, struct nexus_worker *w,
 void nexus_session_timers(struct pmr_nexus *nx, uint64_t now);
 void nexus_session_worker_gone(struct pmr_nexus *nx, struct nexus_worker *w);
 void nexus_session_free_all(struct pmr_nexus *nx);
+void nexus_session_tell_closed(struct pmr_nexus *nx, struct nexus_session *s,
+		uint16_t status);
+
+/* nexus_heartbeat.c */
+void nexus_remote_link(struct pmr_nexus *nx, struct nexus_session *s);
+void nexus_remote_unlink(struct pmr_nexus *nx, struct nexus_session *s);
+void nexus_remote_seen(struct pmr_nexus *nx, const struct sockaddr_in *src);
+void nexus_remote_rx_heartbeat(struct pmr_nexus *nx,
+		const struct sockaddr_in *src, const struct nexus_wire_msg *m);
+void nexus_remote_timers(struct pmr_nexus *nx, uint64_t now);
+uint64_t nexus_remote_next_ms(struct pmr_nexus *nx, uint64_t now);
 
 #endif /* PMR_NEXUS_PRIVATE_H */

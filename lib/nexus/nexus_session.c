@@ -18,6 +18,10 @@
  * An ACCEPT for a handshake the client no longer knows (timed out, given
  * up by the worker) is answered with one DISCONNECT so that the server's
  * session does not linger; duplicates of handled ACCEPTs are ignored.
+ *
+ * A session that is UP is linked to its remote nexus (nexus_heartbeat.c),
+ * which may reset it when that nexus dies; it is unlinked when it leaves
+ * that state.
  */
 
 #include <errno.h>
@@ -72,6 +76,8 @@ session_free(struct pmr_nexus *nx, struct nexus_session *s)
 		page[s->local_session & (NEXUS_SESSION_PAGE_SIZE - 1)] = NULL;
 		w->nb_sessions--;
 	}
+	if (s->rem != NULL)
+		nexus_remote_unlink(nx, s);
 	if (s->state == NEXUS_S_CONNECTING)
 		TAILQ_REMOVE(&nx->connecting, s, next);
 	free(s);
@@ -127,6 +133,7 @@ client_send_req(struct pmr_nexus *nx, const struct nexus_session *s)
 			.client_session = s->local_session,
 			.server_worker = s->remote_worker,
 			.credits = s->credits,
+			.boot_id = nx->boot_id,
 			.addr = s->w->addr,
 		},
 	};
@@ -250,7 +257,9 @@ client_rx_accept(struct pmr_nexus *nx, const struct sockaddr_in *src,
 	s->remote_session = a->server_session;
 	s->token = a->token;
 	s->remote = *src;
+	s->remote_boot = a->boot_id;
 	s->peer = peer;
+	nexus_remote_link(nx, s);
 	out = (struct pmr_sm_msg){
 		.type = PMR_SM_CONNECTED,
 		.status = PMR_SM_OK,
@@ -343,6 +352,7 @@ shs_new(struct pmr_nexus *nx, const struct sockaddr_in *src,
 	h->src = *src;
 	h->client_worker = m->req.client_worker;
 	h->client_session = m->req.client_session;
+	h->client_boot = m->req.boot_id;
 	LIST_INSERT_HEAD(&nx->shs_hash[shs_bucket(nx, src, m->hs_id)], h,
 			hash);
 	nx->nb_shs++;
@@ -505,6 +515,7 @@ server_accept(struct pmr_nexus *nx, struct nexus_worker *w,
 		s->token = h->token;
 		s->hs_id = h->hs_id;
 		s->remote = h->src;
+		s->remote_boot = h->client_boot;
 		s->peer = h->peer;
 		if (session_put(w, s) != 0) {
 			free(s);
@@ -530,10 +541,12 @@ server_accept(struct pmr_nexus *nx, struct nexus_worker *w,
 			.server_worker = w->id,
 			.server_session = msg->local_session,
 			.token = h->token,
+			.boot_id = nx->boot_id,
 			.addr = w->addr,
 		},
 	};
 	nx->stats.sessions_accepted++;
+	nexus_remote_link(nx, s);
 	shs_answer(nx, h, &reply);
 }
 
@@ -554,6 +567,29 @@ server_refuse(struct pmr_nexus *nx, struct nexus_worker *w,
 }
 
 /* Teardown. */
+
+/* Tell the worker that the remote side of an UP session is gone. */
+void
+nexus_session_tell_closed(struct pmr_nexus *nx, struct nexus_session *s,
+		uint16_t status)
+{
+	struct pmr_sm_msg out = {
+		.type = PMR_SM_DISCONNECTED,
+		.status = status,
+		.local_session = s->local_session,
+		.remote_session = s->remote_session,
+		.remote_worker = s->remote_worker,
+		.token = s->token,
+		.cookie = s->hs_id,
+		.peer = s->peer,
+	};
+
+	if (s->rem != NULL)
+		nexus_remote_unlink(nx, s);
+	/* From here on, the worker's DISCONNECT sends nothing. */
+	s->state = NEXUS_S_REMOTE_CLOSED;
+	nexus_worker_send(s->w, &out);
+}
 
 static void
 local_disconnect(struct pmr_nexus *nx, struct nexus_worker *w,
@@ -587,7 +623,6 @@ rx_disconnect(struct pmr_nexus *nx, const struct sockaddr_in *src,
 	const struct nexus_wire_disconnect *d = &m->disc;
 	struct nexus_session *s = NULL;
 	struct nexus_worker *w;
-	struct pmr_sm_msg out;
 
 	w = nexus_worker_find(nx, d->dst_worker);
 	if (w != NULL)
@@ -615,18 +650,7 @@ rx_disconnect(struct pmr_nexus *nx, const struct sockaddr_in *src,
 	nx->stats.rx_msgs++;
 	if (s->state != NEXUS_S_UP)
 		return;		/* a duplicate */
-	s->state = NEXUS_S_REMOTE_CLOSED;
-	out = (struct pmr_sm_msg){
-		.type = PMR_SM_DISCONNECTED,
-		.status = PMR_SM_E_REMOTE,
-		.local_session = s->local_session,
-		.remote_session = s->remote_session,
-		.remote_worker = s->remote_worker,
-		.token = s->token,
-		.cookie = s->hs_id,
-		.peer = s->peer,
-	};
-	nexus_worker_send(w, &out);
+	nexus_session_tell_closed(nx, s, PMR_SM_E_REMOTE);
 }
 
 /* Entry points. */
@@ -635,6 +659,12 @@ void
 nexus_session_rx(struct pmr_nexus *nx, const struct sockaddr_in *src,
 		const struct nexus_wire_msg *m)
 {
+	if (m->type == NEXUS_WIRE_HEARTBEAT) {
+		nexus_remote_rx_heartbeat(nx, src, m);
+		return;
+	}
+	/* Any other valid message shows that its sender is alive. */
+	nexus_remote_seen(nx, src);
 	switch (m->type) {
 	case NEXUS_WIRE_CONNECT_REQ:
 		server_rx_connect_req(nx, src, m);
@@ -699,6 +729,7 @@ nexus_session_timers(struct pmr_nexus *nx, uint64_t now)
 	}
 	while ((h = TAILQ_FIRST(&nx->answered)) != NULL && h->expire_ms <= now)
 		shs_free(nx, h);
+	nexus_remote_timers(nx, now);
 }
 
 /*

@@ -5,8 +5,10 @@
 /*
  * The nexus's control thread: it sleeps in poll() on the UDP socket and
  * an eventfd (for a prompt stop), and on each wake-up receives datagrams,
- * drains the worker rings and runs the handshake timers. Also the UDP send
- * path, the clock and the random numbers the nexus uses.
+ * drains the worker rings and runs the handshake and heartbeat timers; it
+ * sleeps no longer than poll_interval_ms, nor past the next heartbeat or
+ * peer deadline. Also the UDP send path, the clock and the random numbers
+ * the nexus uses.
  */
 
 #include <arpa/inet.h>
@@ -141,6 +143,7 @@ nexus_thread_main(void *arg)
 {
 	struct pmr_nexus *nx = arg;
 	struct pollfd fds[2];
+	uint64_t next;
 	int timeout;
 
 	timeout = nx->conf.poll_interval_ms > INT_MAX ?
@@ -159,7 +162,10 @@ nexus_thread_main(void *arg)
 		nexus_udp_rx(nx);
 		nexus_workers_poll(nx);
 		nexus_session_timers(nx, nexus_now_ms());
+		next = RTE_MIN((uint64_t)nx->conf.poll_interval_ms,
+				nexus_remote_next_ms(nx, nexus_now_ms()));
 		pthread_mutex_unlock(&nx->lock);
+		timeout = next > INT_MAX ? INT_MAX : (int)next;
 	}
 	return NULL;
 }

@@ -26,8 +26,12 @@
 #define OFF_TOKEN	24	/* ACCEPT, DISCONNECT */
 #define OFF_REQ_DRIVER	22
 #define OFF_REQ_CREDITS	(OFF_REQ_DRIVER + PMR_TRANSPORT_NAME_MAX)
-#define OFF_REQ_ADDR	(OFF_REQ_CREDITS + 2)
-#define OFF_ACC_ADDR	28
+#define OFF_REQ_BOOT	(OFF_REQ_CREDITS + 2)
+#define OFF_REQ_ADDR	(OFF_REQ_BOOT + 8)
+#define OFF_ACC_BOOT	28
+#define OFF_ACC_ADDR	(OFF_ACC_BOOT + 8)
+#define OFF_HB_BOOT	16
+#define OFF_HB_PEER	24
 
 static inline void
 put16(uint8_t *p, uint16_t v)
@@ -135,6 +139,8 @@ encoded_len(const struct nexus_wire_msg *m)
 		return NEXUS_WIRE_REFUSE_LEN;
 	case NEXUS_WIRE_DISCONNECT:
 		return NEXUS_WIRE_DISCONNECT_LEN;
+	case NEXUS_WIRE_HEARTBEAT:
+		return NEXUS_WIRE_HEARTBEAT_LEN;
 	default:
 		return 0;
 	}
@@ -153,11 +159,18 @@ nexus_wire_encode(const struct nexus_wire_msg *m, uint8_t *buf, size_t size)
 	switch (m->type) {
 	case NEXUS_WIRE_CONNECT_REQ:
 		if (m->req.addr.len > PMR_TRANSPORT_ADDR_MAX ||
+		    m->req.boot_id == 0 ||
 		    memchr(m->req.driver, '\0', sizeof(m->req.driver)) == NULL)
 			return -EINVAL;
 		break;
 	case NEXUS_WIRE_ACCEPT:
-		if (m->accept.addr.len > PMR_TRANSPORT_ADDR_MAX)
+		if (m->accept.addr.len > PMR_TRANSPORT_ADDR_MAX ||
+		    m->accept.boot_id == 0)
+			return -EINVAL;
+		break;
+	case NEXUS_WIRE_HEARTBEAT:
+		if (m->hs_id != 0 || m->hb.boot_id == 0 ||
+		    m->hb.peer_boot_id == 0)
 			return -EINVAL;
 		break;
 	case NEXUS_WIRE_REFUSE:
@@ -184,6 +197,7 @@ nexus_wire_encode(const struct nexus_wire_msg *m, uint8_t *buf, size_t size)
 		memcpy(buf + OFF_REQ_DRIVER, m->req.driver,
 				strlen(m->req.driver));
 		put16(buf + OFF_REQ_CREDITS, m->req.credits);
+		put64(buf + OFF_REQ_BOOT, m->req.boot_id);
 		put_addr(buf + OFF_REQ_ADDR, &m->req.addr);
 		break;
 	case NEXUS_WIRE_ACCEPT:
@@ -192,6 +206,7 @@ nexus_wire_encode(const struct nexus_wire_msg *m, uint8_t *buf, size_t size)
 		put16(buf + OFF_W2, m->accept.server_worker);
 		put16(buf + OFF_W3, m->accept.server_session);
 		put32(buf + OFF_TOKEN, m->accept.token);
+		put64(buf + OFF_ACC_BOOT, m->accept.boot_id);
 		put_addr(buf + OFF_ACC_ADDR, &m->accept.addr);
 		break;
 	case NEXUS_WIRE_REFUSE:
@@ -206,6 +221,10 @@ nexus_wire_encode(const struct nexus_wire_msg *m, uint8_t *buf, size_t size)
 		put16(buf + OFF_W2, m->disc.src_worker);
 		put16(buf + OFF_W3, m->disc.src_session);
 		put32(buf + OFF_TOKEN, m->disc.token);
+		break;
+	case NEXUS_WIRE_HEARTBEAT:
+		put64(buf + OFF_HB_BOOT, m->hb.boot_id);
+		put64(buf + OFF_HB_PEER, m->hb.peer_boot_id);
 		break;
 	}
 	return (int)len;
@@ -224,6 +243,9 @@ decode_connect_req(const uint8_t *buf, size_t len,
 		return -NEXUS_WIRE_E_NAME;
 	memcpy(r->driver, buf + OFF_REQ_DRIVER, PMR_TRANSPORT_NAME_MAX);
 	r->credits = get16(buf + OFF_REQ_CREDITS);
+	r->boot_id = get64(buf + OFF_REQ_BOOT);
+	if (r->boot_id == 0)
+		return -NEXUS_WIRE_E_BOOT_ID;
 	return get_addr(buf, len, OFF_REQ_ADDR, &r->addr);
 }
 
@@ -237,6 +259,9 @@ decode_accept(const uint8_t *buf, size_t len, struct nexus_wire_accept *a)
 	a->server_worker = get16(buf + OFF_W2);
 	a->server_session = get16(buf + OFF_W3);
 	a->token = get32(buf + OFF_TOKEN);
+	a->boot_id = get64(buf + OFF_ACC_BOOT);
+	if (a->boot_id == 0)
+		return -NEXUS_WIRE_E_BOOT_ID;
 	return get_addr(buf, len, OFF_ACC_ADDR, &a->addr);
 }
 
@@ -268,6 +293,21 @@ decode_disconnect(const uint8_t *buf, size_t len,
 	return 0;
 }
 
+static int
+decode_heartbeat(const uint8_t *buf, size_t len, uint64_t hs_id,
+		struct nexus_wire_heartbeat *h)
+{
+	if (len != NEXUS_WIRE_HEARTBEAT_LEN)
+		return -NEXUS_WIRE_E_LENGTH;
+	if (hs_id != 0)
+		return -NEXUS_WIRE_E_HS_ID;
+	h->boot_id = get64(buf + OFF_HB_BOOT);
+	h->peer_boot_id = get64(buf + OFF_HB_PEER);
+	if (h->boot_id == 0 || h->peer_boot_id == 0)
+		return -NEXUS_WIRE_E_BOOT_ID;
+	return 0;
+}
+
 int
 nexus_wire_decode(const uint8_t *buf, size_t len, struct nexus_wire_msg *m)
 {
@@ -289,6 +329,8 @@ nexus_wire_decode(const uint8_t *buf, size_t len, struct nexus_wire_msg *m)
 		return decode_refuse(buf, len, &m->refuse);
 	case NEXUS_WIRE_DISCONNECT:
 		return decode_disconnect(buf, len, &m->disc);
+	case NEXUS_WIRE_HEARTBEAT:
+		return decode_heartbeat(buf, len, m->hs_id, &m->hb);
 	default:
 		return -NEXUS_WIRE_E_TYPE;
 	}
@@ -307,6 +349,8 @@ nexus_wire_strerror(int err)
 		[NEXUS_WIRE_E_ADDR_LEN] = "addr_len",
 		[NEXUS_WIRE_E_NAME] = "name",
 		[NEXUS_WIRE_E_STATUS] = "status",
+		[NEXUS_WIRE_E_BOOT_ID] = "boot_id",
+		[NEXUS_WIRE_E_HS_ID] = "hs_id",
 	};
 
 	if (err < 0)

@@ -18,24 +18,35 @@
  *   header (16 bytes, every type)
  *     0  magic u32 (NEXUS_WIRE_MAGIC)   4  version u16   6  type u16
  *     8  handshake id u64
- *   CONNECT_REQ (41 + addr.len bytes)
+ *   CONNECT_REQ (49 + addr.len bytes)
  *     16 client_worker u16  18 client_session u16  20 server_worker u16
  *     22 driver name [PMR_TRANSPORT_NAME_MAX], NUL-terminated, zero-padded
  *     38 credits u16 (packets the client may have in flight to the server)
- *     40 addr.len u8  41 addr.bytes[addr.len]
- *   ACCEPT (29 + addr.len bytes)
+ *     40 boot id u64 (the client nexus's, non-zero)
+ *     48 addr.len u8  49 addr.bytes[addr.len]
+ *   ACCEPT (37 + addr.len bytes)
  *     16 client_worker u16  18 client_session u16  20 server_worker u16
  *     22 server_session u16  24 token u32
- *     28 addr.len u8  29 addr.bytes[addr.len]
+ *     28 boot id u64 (the server nexus's, non-zero)
+ *     36 addr.len u8  37 addr.bytes[addr.len]
  *   REFUSE (24 bytes)
  *     16 client_worker u16  18 client_session u16  20 server_worker u16
  *     22 status u16 (a refusal reason of enum pmr_sm_status)
  *   DISCONNECT (28 bytes)
  *     16 dst_worker u16  18 dst_session u16  20 src_worker u16
  *     22 src_session u16  24 token u32
+ *   HEARTBEAT (32 bytes; handshake id 0)
+ *     16 boot id u64 (the sender's, non-zero)
+ *     24 peer boot id u64 (the receiver's, as the sender knows it; non-zero)
  *
  * The handshake id is the client's random id of the handshake; DISCONNECT
  * carries the id of the handshake that opened the session.
+ *
+ * A boot id is a random number a nexus picks when it is created: a nexus
+ * restarted on the same address has another one. Both ends learn each
+ * other's in the handshake; a HEARTBEAT echoes the receiver's, so that
+ * only a nexus that took part in a handshake with the receiver can make
+ * one it accepts.
  */
 
 #include <stdbool.h>
@@ -50,16 +61,17 @@ extern "C" {
 
 /** First four bytes of every message ("PMRN" as a little-endian u32). */
 #define NEXUS_WIRE_MAGIC UINT32_C(0x4e524d50)
-/** Version of this format. */
-#define NEXUS_WIRE_VERSION 1
+/** Version of this format (2: boot ids and HEARTBEAT). */
+#define NEXUS_WIRE_VERSION 2
 
 /** Bytes of the common header. */
 #define NEXUS_WIRE_HDR_LEN 16
 /** Bytes of each type without its address bytes. */
-#define NEXUS_WIRE_CONNECT_REQ_LEN (NEXUS_WIRE_HDR_LEN + 25)
-#define NEXUS_WIRE_ACCEPT_LEN (NEXUS_WIRE_HDR_LEN + 13)
+#define NEXUS_WIRE_CONNECT_REQ_LEN (NEXUS_WIRE_HDR_LEN + 33)
+#define NEXUS_WIRE_ACCEPT_LEN (NEXUS_WIRE_HDR_LEN + 21)
 #define NEXUS_WIRE_REFUSE_LEN (NEXUS_WIRE_HDR_LEN + 8)
 #define NEXUS_WIRE_DISCONNECT_LEN (NEXUS_WIRE_HDR_LEN + 12)
+#define NEXUS_WIRE_HEARTBEAT_LEN (NEXUS_WIRE_HDR_LEN + 16)
 /** Longest message. */
 #define NEXUS_WIRE_MAX_LEN (NEXUS_WIRE_CONNECT_REQ_LEN + PMR_TRANSPORT_ADDR_MAX)
 
@@ -69,6 +81,7 @@ enum nexus_wire_type {
 	NEXUS_WIRE_ACCEPT,		/**< Server nexus: session is up. */
 	NEXUS_WIRE_REFUSE,		/**< Server nexus: no session. */
 	NEXUS_WIRE_DISCONNECT,		/**< Either: the session is gone. */
+	NEXUS_WIRE_HEARTBEAT,		/**< Either: still alive. */
 };
 
 /** Why nexus_wire_decode() rejected a message (returned negated). */
@@ -82,6 +95,8 @@ enum nexus_wire_error {
 	NEXUS_WIRE_E_ADDR_LEN,	/**< Address over PMR_TRANSPORT_ADDR_MAX. */
 	NEXUS_WIRE_E_NAME,	/**< Driver name not NUL-padded to its end. */
 	NEXUS_WIRE_E_STATUS,	/**< Status is not a refusal reason. */
+	NEXUS_WIRE_E_BOOT_ID,	/**< A boot id is zero. */
+	NEXUS_WIRE_E_HS_ID,	/**< HEARTBEAT with a handshake id. */
 	NEXUS_WIRE_E_MAX
 };
 
@@ -93,6 +108,7 @@ struct nexus_wire_connect_req {
 	/** Packets the client may have in flight toward the server. */
 	uint16_t credits;
 	char driver[PMR_TRANSPORT_NAME_MAX];	/**< Client queue's driver. */
+	uint64_t boot_id;			/**< Client nexus's boot id. */
 	struct pmr_transport_addr addr;		/**< Client queue's address. */
 };
 
@@ -103,6 +119,7 @@ struct nexus_wire_accept {
 	uint16_t server_worker;
 	uint16_t server_session;
 	uint32_t token;
+	uint64_t boot_id;			/**< Server nexus's boot id. */
 	struct pmr_transport_addr addr;		/**< Server queue's address. */
 };
 
@@ -123,6 +140,12 @@ struct nexus_wire_disconnect {
 	uint32_t token;
 };
 
+/** HEARTBEAT: either nexus -> the other, while they share sessions. */
+struct nexus_wire_heartbeat {
+	uint64_t boot_id;	/**< Sender's boot id. */
+	uint64_t peer_boot_id;	/**< Receiver's, as the sender knows it. */
+};
+
 /** A message, decoded. */
 struct nexus_wire_msg {
 	uint16_t type;		/**< enum nexus_wire_type */
@@ -132,6 +155,7 @@ struct nexus_wire_msg {
 		struct nexus_wire_accept accept;
 		struct nexus_wire_refuse refuse;
 		struct nexus_wire_disconnect disc;
+		struct nexus_wire_heartbeat hb;
 	};
 };
 
@@ -140,7 +164,8 @@ struct nexus_wire_msg {
  *
  * @return the number of bytes written to buf, or -EINVAL for a message
  *   that would not decode (unknown type, address too long, driver name
- *   without NUL, status not a refusal reason), -ENOSPC if size is too small.
+ *   without NUL, status not a refusal reason, zero boot id, HEARTBEAT with
+ *   a handshake id), -ENOSPC if size is too small.
  */
 int nexus_wire_encode(const struct nexus_wire_msg *m, uint8_t *buf,
 		size_t size);

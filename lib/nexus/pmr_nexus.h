@@ -16,6 +16,12 @@
  * It sleeps in poll() and talks to each worker only through two rte_rings
  * (see pmr_nexus_worker.h), so workers never block.
  *
+ * While it has sessions up with a remote nexus, it sends that nexus a
+ * heartbeat every heartbeat_interval_ms; a remote that stays silent for
+ * peer_timeout_ms, or comes back with another boot id (restarted), is
+ * dead, and its sessions are reset (the workers are told, with status
+ * PMR_SM_E_PEER_DEAD).
+ *
  * Request handlers are process-wide: register them on the nexus before
  * creating workers.
  */
@@ -47,6 +53,17 @@ struct pmr_nexus_conf {
 	uint32_t connect_retry_ms;
 	/** Longest sleep in poll() between ring checks (default 5 ms). */
 	uint32_t poll_interval_ms;
+	/**
+	 * Send each remote nexus with which a session is up a heartbeat this
+	 * often (default 100 ms).
+	 */
+	uint32_t heartbeat_interval_ms;
+	/**
+	 * Declare a remote nexus dead, and reset its sessions, when nothing
+	 * came from it for this long (default 500 ms). Must be longer than
+	 * heartbeat_interval_ms.
+	 */
+	uint32_t peer_timeout_ms;
 };
 
 /** Counters of a nexus, for tests and telemetry. */
@@ -59,6 +76,10 @@ struct pmr_nexus_stats {
 	uint64_t sessions_refused;	/**< As server. */
 	uint64_t sessions_connected;	/**< As client. */
 	uint64_t sessions_failed;	/**< As client: refused or timed out. */
+	uint64_t heartbeats_sent;	/**< HEARTBEAT messages sent. */
+	/** Remote nexuses found silent or restarted, with sessions reset. */
+	uint64_t peers_dead;
+	uint64_t sessions_reset;	/**< Sessions reset for a dead peer. */
 };
 
 /**
@@ -71,7 +92,9 @@ struct pmr_nexus_stats {
  *   Settings, or NULL for the defaults.
  * @return
  *   The nexus, or NULL with rte_errno set: EINVAL for a bad URI or
- *   setting, EADDRINUSE, ENOMEM, or the socket's errno.
+ *   setting (connect_retry_ms over connect_timeout_ms, peer_timeout_ms
+ *   not over heartbeat_interval_ms), EADDRINUSE, ENOMEM, or the socket's
+ *   errno.
  */
 struct pmr_nexus *pmr_nexus_create(const char *uri,
 		const struct pmr_nexus_conf *conf);

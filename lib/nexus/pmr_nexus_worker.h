@@ -34,7 +34,14 @@
  * PMR_SM_DISCONNECTED) sends PMR_SM_DISCONNECT {local_session, peer,
  * status}; the nexus destroys the peer and, unless the remote side started
  * the teardown (status PMR_SM_E_REMOTE), tells the remote nexus, which sends
- * its worker PMR_SM_DISCONNECTED {local_session}.
+ * its worker PMR_SM_DISCONNECTED {local_session} (status PMR_SM_E_REMOTE).
+ *
+ * Failure detection: the nexuses exchange UDP heartbeats while they have
+ * sessions up with each other. When a remote nexus is silent for
+ * peer_timeout_ms or shows another boot id (it restarted), the nexus sends
+ * PMR_SM_DISCONNECTED {local_session} with status PMR_SM_E_PEER_DEAD for
+ * each session with it; the worker answers with PMR_SM_DISCONNECT as for
+ * any DISCONNECTED, and nothing is sent to the dead remote.
  */
 
 #include <stdint.h>
@@ -59,7 +66,7 @@ enum pmr_sm_type {
 	PMR_SM_CONNECT_IN,	/**< Server: a client asks for a session. */
 	PMR_SM_CONNECTED,	/**< Client: local_session is up. */
 	PMR_SM_CONNECT_FAILED,	/**< Client: refused or timed out (status). */
-	PMR_SM_DISCONNECTED,	/**< The remote side closed local_session. */
+	PMR_SM_DISCONNECTED,	/**< The remote side closed or died (status). */
 };
 
 /** Handshake results and reasons (pmr_sm_msg.status). */
@@ -71,6 +78,7 @@ enum pmr_sm_status {
 	PMR_SM_E_BAD_REQUEST,	/**< Incompatible driver or bad address. */
 	PMR_SM_E_UNREACHABLE,	/**< URI did not resolve, or send failed. */
 	PMR_SM_E_REMOTE,	/**< DISCONNECT: the remote side closed. */
+	PMR_SM_E_PEER_DEAD,	/**< DISCONNECTED: remote nexus dead. */
 };
 
 /** One message on a worker ring. */

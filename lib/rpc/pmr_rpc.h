@@ -220,7 +220,9 @@ enum pmr_session_event {
  * Session event callback; runs on the worker's lcore. err is 0 or a
  * negative errno: -ENOENT (no such remote worker), -ENOSPC (remote out of
  * sessions), -ETIMEDOUT (nobody answered), -EHOSTUNREACH (URI did not
- * resolve), -EPROTO (incompatible peer), -ECONNRESET (remote closed).
+ * resolve), -EPROTO (incompatible peer), -ECONNRESET (remote closed),
+ * -ETIMEDOUT on PMR_SESSION_EV_RESET (the remote nexus went silent: see
+ * pmr_nexus_conf.peer_timeout_ms).
  */
 typedef void (*pmr_session_cb_t)(struct pmr_worker *w, int session,
 		enum pmr_session_event ev, int err, void *arg);

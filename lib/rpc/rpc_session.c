@@ -25,6 +25,8 @@ sm_status_errno(uint16_t status)
 		return -EHOSTUNREACH;
 	case PMR_SM_E_REMOTE:
 		return -ECONNRESET;
+	case PMR_SM_E_PEER_DEAD:
+		return -ETIMEDOUT;
 	default:
 		return -EPROTO;
 	}
@@ -215,10 +217,13 @@ pmr_session_state(const struct pmr_worker *w, int session)
 	return w->sessions[session].state;
 }
 
-/* The remote side is gone: fail what is pending, release the peer. */
-void
-rpc_session_reset(struct pmr_worker *w, uint16_t sn,
-		enum pmr_session_state state)
+/*
+ * The remote side is gone: fail what is pending, release the peer; err is
+ * for the session callback.
+ */
+static void
+session_reset(struct pmr_worker *w, uint16_t sn,
+		enum pmr_session_state state, int err)
 {
 	struct rpc_session *s = &w->sessions[sn];
 
@@ -227,8 +232,7 @@ rpc_session_reset(struct pmr_worker *w, uint16_t sn,
 		rpc_creq_fail_all(w, s, PMR_E_SESSION_RESET);
 		rpc_session_release(w, sn, false);
 		if (s->cb != NULL && !s->closing)
-			s->cb(w, sn, PMR_SESSION_EV_RESET, -ECONNRESET,
-				s->cb_arg);
+			s->cb(w, sn, PMR_SESSION_EV_RESET, err, s->cb_arg);
 		return;
 	}
 	rpc_srv_drop_all(w, s);
@@ -240,6 +244,13 @@ rpc_session_reset(struct pmr_worker *w, uint16_t sn,
 		s->state = state;
 		session_return_peer(w, sn, false);
 	}
+}
+
+void
+rpc_session_reset(struct pmr_worker *w, uint16_t sn,
+		enum pmr_session_state state)
+{
+	session_reset(w, sn, state, -ECONNRESET);
 }
 
 static void
@@ -345,8 +356,9 @@ rpc_sm_poll(struct pmr_worker *w)
 			if (w->sessions[m.local_session].state ==
 			    PMR_SESSION_CONNECTED &&
 			    !w->sessions[m.local_session].closing)
-				rpc_session_reset(w, m.local_session,
-						PMR_SESSION_RESET);
+				session_reset(w, m.local_session,
+						PMR_SESSION_RESET,
+						sm_status_errno(m.status));
 			break;
 		default:
 			RPC_LOG(ERR, "worker %u: unexpected nexus message %u",

@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The pmrpc authors
+ */
+
+/*
+ * Failure detection between nexuses, on the nexus thread or under the
+ * nexus lock.
+ *
+ * A remote nexus with which this one has sessions UP (either role) is
+ * tracked by its UDP address: it gets a HEARTBEAT every
+ * heartbeat_interval_ms, and every valid message from it is a sign of
+ * life. Silent for peer_timeout_ms, it is dead: each of its sessions is
+ * reset (its worker gets PMR_SM_DISCONNECTED with PMR_SM_E_PEER_DEAD and
+ * the session becomes REMOTE_CLOSED, so that the worker's DISCONNECT sends
+ * nothing to the dead nexus), and the remote is forgotten. A remote is
+ * also forgotten when its last UP session leaves that state. The tracked
+ * remotes are kept oldest sign of life first, so that finding the dead
+ * ones and the next deadline costs nothing per wake-up.
+ *
+ * Restarts: each session holds the boot id its remote nexus gave in the
+ * handshake. A proven new boot id from the address (a HEARTBEAT that
+ * echoes our own boot id, or an ACCEPT to one of our handshakes, which
+ * carries our random handshake id) means that the incarnation before is
+ * dead: its sessions are reset at once, and sessions made with the new one
+ * stay. A CONNECT_REQ proves nothing (anyone can send one), so a server
+ * session made from one is linked with its boot id until a heartbeat
+ * decides.
+ */
+
+#include <arpa/inet.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <rte_common.h>
+#include <rte_jhash.h>
+#include <rte_tailq.h>
+
+#include "nexus_private.h"
+
+static unsigned int
+remote_bucket(const struct pmr_nexus *nx, const struct sockaddr_in *addr)
+{
+	return rte_jhash_2words(addr->sin_addr.s_addr, addr->sin_port,
+			nx->shs_seed) & (NEXUS_REMOTE_BUCKETS - 1);
+}
+
+static struct nexus_remote *
+remote_find(struct pmr_nexus *nx, const struct sockaddr_in *addr)
+{
+	struct nexus_remote *r;
+
+	LIST_FOREACH(r, &nx->remote_hash[remote_bucket(nx, addr)], hash)
+		if (r->addr.sin_addr.s_addr == addr->sin_addr.s_addr &&
+		    r->addr.sin_port == addr->sin_port)
+			return r;
+	return NULL;
+}
+
+static struct nexus_remote *
+remote_new(struct pmr_nexus *nx, const struct sockaddr_in *addr,
+		uint64_t boot_id, uint64_t now)
+{
+	struct nexus_remote *r = calloc(1, sizeof(*r));
+
+	if (r == NULL)
+		return NULL;
+	r->addr = *addr;
+	r->boot_id = boot_id;
+	r->last_seen_ms = now;
+	TAILQ_INIT(&r->sessions);
+	/* The handshake was a sign of life: the first beat is due later. */
+	if (TAILQ_EMPTY(&nx->remotes))
+		nx->next_heartbeat_ms = now + nx->conf.heartbeat_interval_ms;
+	LIST_INSERT_HEAD(&nx->remote_hash[remote_bucket(nx, addr)], r, hash);
+	TAILQ_INSERT_TAIL(&nx->remotes, r, next);
+	return r;
+}
+
+/* Forget a remote (it has no sessions left). */
+static void
+remote_free(struct pmr_nexus *nx, struct nexus_remote *r)
+{
+	LIST_REMOVE(r, hash);
+	TAILQ_REMOVE(&nx->remotes, r, next);
+	free(r);
+}
+
+/* A sign of life: r goes to the end of the list, which stays in order. */
+static void
+remote_refresh(struct pmr_nexus *nx, struct nexus_remote *r, uint64_t now)
+{
+	r->last_seen_ms = now;
+	TAILQ_REMOVE(&nx->remotes, r, next);
+	TAILQ_INSERT_TAIL(&nx->remotes, r, next);
+}
+
+static void
+remote_send_heartbeat(struct pmr_nexus *nx, const struct nexus_remote *r)
+{
+	struct nexus_wire_msg m = {
+		.type = NEXUS_WIRE_HEARTBEAT,
+		.hb = {
+			.boot_id = nx->boot_id,
+			.peer_boot_id = r->boot_id,
+		},
+	};
+
+	if (nexus_udp_send_msg(nx, &r->addr, &m) == 0)
+		nx->stats.heartbeats_sent++;
+}
+
+static void
+remote_name(const struct nexus_remote *r, char *buf, size_t size)
+{
+	char ip[INET_ADDRSTRLEN];
+
+	inet_ntop(AF_INET, &r->addr.sin_addr, ip, sizeof(ip));
+	snprintf(buf, size, "%s:%u", ip, ntohs(r->addr.sin_port));
+}
+
+/*
+ * Reset r's sessions whose remote boot id is not keep (all of them if keep
+ * is 0); r itself stays, maybe empty. Return how many were reset.
+ */
+static unsigned int
+remote_reset(struct pmr_nexus *nx, struct nexus_remote *r, uint64_t keep)
+{
+	struct nexus_session *s, *tmp;
+	unsigned int n = 0;
+
+	RTE_TAILQ_FOREACH_SAFE(s, &r->sessions, rnext, tmp) {
+		if (keep != 0 && s->remote_boot == keep)
+			continue;
+		TAILQ_REMOVE(&r->sessions, s, rnext);
+		r->nb_sessions--;
+		s->rem = NULL;
+		nexus_session_tell_closed(nx, s, PMR_SM_E_PEER_DEAD);
+		n++;
+	}
+	nx->stats.sessions_reset += n;
+	return n;
+}
+
+static void
+remote_dead(struct pmr_nexus *nx, struct nexus_remote *r, uint64_t now)
+{
+	char name[PMR_URI_MAX];
+	unsigned int n;
+
+	remote_name(r, name, sizeof(name));
+	n = remote_reset(nx, r, 0);
+	NX_LOG(NOTICE, "peer %s silent for %" PRIu64 " ms: %u session%s reset",
+		name, now - r->last_seen_ms, n, n == 1 ? "" : "s");
+	nx->stats.peers_dead++;
+	remote_free(nx, r);
+}
+
+/*
+ * r proved to have restarted with boot_id: reset the sessions of its
+ * incarnation before. Return r, or NULL if no session was left with it
+ * (it is then forgotten).
+ */
+static struct nexus_remote *
+remote_restarted(struct pmr_nexus *nx, struct nexus_remote *r,
+		uint64_t boot_id, uint64_t now)
+{
+	char name[PMR_URI_MAX];
+	unsigned int n;
+
+	n = remote_reset(nx, r, boot_id);
+	if (n > 0) {
+		remote_name(r, name, sizeof(name));
+		NX_LOG(NOTICE, "peer %s restarted (boot id %016" PRIx64 "): "
+			"%u session%s reset", name, boot_id, n,
+			n == 1 ? "" : "s");
+		nx->stats.peers_dead++;
+	}
+	r->prev_boot_id = r->boot_id;
+	r->boot_id = boot_id;
+	if (r->nb_sessions == 0) {
+		remote_free(nx, r);
+		return NULL;
+	}
+	remote_refresh(nx, r, now);
+	/* Let it hear from us with its new boot id at once. */
+	remote_send_heartbeat(nx, r);
+	return r;
+}
+
+/* s has just become UP: watch its remote nexus. */
+void
+nexus_remote_link(struct pmr_nexus *nx, struct nexus_session *s)
+{
+	struct nexus_remote *r = remote_find(nx, &s->remote);
+	uint64_t now = nexus_now_ms();
+
+	/* An ACCEPT to our random handshake id proves its boot id. */
+	if (r != NULL && s->is_client && s->remote_boot != r->boot_id)
+		r = remote_restarted(nx, r, s->remote_boot, now);
+	if (r == NULL) {
+		r = remote_new(nx, &s->remote, s->remote_boot, now);
+		if (r == NULL) {
+			NX_LOG(WARNING, "worker %u session %u: no memory to "
+				"watch its peer", s->w->id, s->local_session);
+			return;
+		}
+	}
+	TAILQ_INSERT_TAIL(&r->sessions, s, rnext);
+	r->nb_sessions++;
+	s->rem = r;
+}
+
+/* s leaves the UP state: forget its remote if it was the last session. */
+void
+nexus_remote_unlink(struct pmr_nexus *nx, struct nexus_session *s)
+{
+	struct nexus_remote *r = s->rem;
+
+	TAILQ_REMOVE(&r->sessions, s, rnext);
+	s->rem = NULL;
+	if (--r->nb_sessions == 0)
+		remote_free(nx, r);
+}
+
+/* A valid message (not a HEARTBEAT) came from src. */
+void
+nexus_remote_seen(struct pmr_nexus *nx, const struct sockaddr_in *src)
+{
+	struct nexus_remote *r = remote_find(nx, src);
+
+	if (r != NULL)
+		remote_refresh(nx, r, nexus_now_ms());
+}
+
+void
+nexus_remote_rx_heartbeat(struct pmr_nexus *nx, const struct sockaddr_in *src,
+		const struct nexus_wire_msg *m)
+{
+	const struct nexus_wire_heartbeat *hb = &m->hb;
+	struct nexus_remote *r;
+
+	if (hb->peer_boot_id != nx->boot_id) {
+		/* For an incarnation of ours before this one, or forged. */
+		nx->stats.rx_bad++;
+		return;
+	}
+	nx->stats.rx_msgs++;
+	r = remote_find(nx, src);
+	if (r == NULL)
+		return;		/* no session with it (any more) */
+	if (hb->boot_id == r->boot_id)
+		remote_refresh(nx, r, nexus_now_ms());
+	else if (hb->boot_id != r->prev_boot_id)
+		remote_restarted(nx, r, hb->boot_id, nexus_now_ms());
+	/* else: a late one from the incarnation before, ignored */
+}
+
+void
+nexus_remote_timers(struct pmr_nexus *nx, uint64_t now)
+{
+	struct nexus_remote *r;
+
+	while ((r = TAILQ_FIRST(&nx->remotes)) != NULL &&
+	       now >= r->last_seen_ms + nx->conf.peer_timeout_ms)
+		remote_dead(nx, r, now);
+	if (TAILQ_EMPTY(&nx->remotes) || now < nx->next_heartbeat_ms)
+		return;
+	TAILQ_FOREACH(r, &nx->remotes, next)
+		remote_send_heartbeat(nx, r);
+	nx->next_heartbeat_ms = now + nx->conf.heartbeat_interval_ms;
+}
+
+/* @return ms from now to the next heartbeat or death, UINT64_MAX if none. */
+uint64_t
+nexus_remote_next_ms(struct pmr_nexus *nx, uint64_t now)
+{
+	struct nexus_remote *r = TAILQ_FIRST(&nx->remotes);
+	uint64_t next;
+
+	if (r == NULL)
+		return UINT64_MAX;
+	next = RTE_MIN(nx->next_heartbeat_ms,
+			r->last_seen_ms + nx->conf.peer_timeout_ms);
+	return next > now ? next - now : 0;
+}
