@@ -13,6 +13,7 @@
 #include <rte_service_component.h>
 
 #include "rpc_private.h"
+#include "rpc_telemetry.h"
 
 RTE_LOG_REGISTER(pmr_rpc_logtype, pmr.rpc, NOTICE);
 
@@ -275,6 +276,7 @@ pmr_worker_create(struct pmr_nexus *nx, const struct pmr_worker_conf *conf)
 	if (ret != 0)
 		goto fail;
 	pmr_nexus_handlers_get(nx, w->handlers);
+	rpc_telemetry_add(w);
 	return w;
 fail:
 	worker_pools_free(w, &c_ret);
@@ -323,6 +325,7 @@ pmr_worker_destroy(struct pmr_worker *w)
 
 	if (w == NULL)
 		return -EINVAL;
+	rpc_telemetry_del(w);
 	if (w->has_service) {
 		rte_service_component_runstate_set(w->service_id, 0);
 		rte_service_component_unregister(w->service_id);
