@@ -37,23 +37,11 @@ results+=("$(peer_pair memif "--vdev=net_memif0,role=server,socket=$TMP/m.sock" 
 	"--vdev=net_memif0,role=client,socket=$TMP/m.sock" 127.0.0.1:31990 \
 	127.0.0.1:0)")
 
-a=pmr-ba-$$ b=pmr-bb-$$
-if ip netns add "$a" 2>/dev/null; then
-	NETNS+=("$a")
-	ip netns add "$b"
-	NETNS+=("$b")
-	ip link add pd1 netns "$a" type veth peer name pd2 netns "$b"
-	ip link add pc1 netns "$a" type veth peer name pc2 netns "$b"
-	for ns in "$a" "$b"; do
-		ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
-		ip -n "$ns" link set lo up
-	done
-	ip -n "$a" link set pd1 up
-	ip -n "$b" link set pd2 up
-	ip -n "$a" link set pc1 up
-	ip -n "$b" link set pc2 up
-	ip -n "$a" addr add 10.99.0.1/24 dev pc1
-	ip -n "$b" addr add 10.99.0.2/24 dev pc2
+if ip netns add pmr-probe-$$ 2>/dev/null; then
+	ip netns del pmr-probe-$$
+	netns_pair
+	a=$NS_A
+	b=$NS_B
 	NS_EXEC="ip netns exec $a" start_server afp-s 0 \
 		"--vdev=net_af_packet0,iface=pd1" --uri=10.99.0.1:31850 \
 		--devargs=port=0,ip=10.88.0.1

@@ -82,3 +82,33 @@ stop() {
 	kill -TERM "$1" 2>/dev/null
 	wait "$1"
 }
+
+# netns_pair: two namespaces NS_A and NS_B (made here, removed on exit)
+# joined by a veth pair pd1/pd2 for the data path, left without kernel
+# addresses (or the kernel would answer every packet with ICMP), and a
+# pair pc1/pc2 with 10.99.0.1 and 10.99.0.2 for the nexuses' kernel UDP.
+netns_pair() {
+	NS_A=pmr-a-$$
+	NS_B=pmr-b-$$
+	if ! ip netns add "$NS_A" 2>"$TMP/netns.err"; then
+		skip_or_fail "cannot create network namespaces:" \
+			"$(cat "$TMP/netns.err")"
+	fi
+	NETNS+=("$NS_A")
+	ip netns add "$NS_B" || fail "ip netns add $NS_B"
+	NETNS+=("$NS_B")
+	ip link add pd1 netns "$NS_A" type veth peer name pd2 netns "$NS_B" &&
+	ip link add pc1 netns "$NS_A" type veth peer name pc2 netns "$NS_B" ||
+		fail "cannot create veth pairs"
+	for ns in "$NS_A" "$NS_B"; do
+		ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
+		ip netns exec "$ns" sysctl -qw \
+			net.ipv6.conf.default.disable_ipv6=1
+		ip -n "$ns" link set lo up
+	done
+	ip -n "$NS_A" link set pd1 up && ip -n "$NS_B" link set pd2 up &&
+	ip -n "$NS_A" link set pc1 up && ip -n "$NS_B" link set pc2 up &&
+	ip -n "$NS_A" addr add 10.99.0.1/24 dev pc1 &&
+	ip -n "$NS_B" addr add 10.99.0.2/24 dev pc2 ||
+		fail "cannot configure links"
+}

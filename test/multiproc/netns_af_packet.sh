@@ -9,26 +9,9 @@
 
 . "$(dirname "$0")/lib.sh"
 
-a=pmr-a-$$
-b=pmr-b-$$
-if ! ip netns add "$a" 2>"$TMP/netns.err"; then
-	skip_or_fail "cannot create network namespaces: $(cat "$TMP/netns.err")"
-fi
-NETNS+=("$a")
-ip netns add "$b" || fail "ip netns add $b"
-NETNS+=("$b")
-ip link add pd1 netns "$a" type veth peer name pd2 netns "$b" &&
-ip link add pc1 netns "$a" type veth peer name pc2 netns "$b" ||
-	fail "cannot create veth pairs"
-for ns in "$a" "$b"; do
-	ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
-	ip netns exec "$ns" sysctl -qw net.ipv6.conf.default.disable_ipv6=1
-	ip -n "$ns" link set lo up
-done
-ip -n "$a" link set pd1 up && ip -n "$b" link set pd2 up &&
-ip -n "$a" link set pc1 up && ip -n "$b" link set pc2 up &&
-ip -n "$a" addr add 10.99.0.1/24 dev pc1 &&
-ip -n "$b" addr add 10.99.0.2/24 dev pc2 || fail "cannot configure links"
+netns_pair
+a=$NS_A
+b=$NS_B
 
 run_pair() {
 	local name=$1 vdev_a=$2 vdev_b=$3

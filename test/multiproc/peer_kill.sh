@@ -6,24 +6,26 @@
 # with 5% loss injected. The client's nexus notices within its peer timeout
 # (heartbeats), every pending request completes with SESSION_RESET, nothing
 # leaks (the client checks its pools), and once a server is back at the
-# same address the client connects again and finishes its work.
+# same address the client connects again and finishes its work. Two hosts
+# (namespaces) over af_packet: a data path that outlives its processes.
 
 . "$(dirname "$0")/lib.sh"
 
-sock=$TMP/memif.sock
-port=$((33000 + $$ % 1000))
+netns_pair
+port=31850
 loss=drop_tx=0.025,drop_rx=0.025
 peer_timeout=300
 bound_ms=5000	# generous: ASan builds on two busy cores
 
-start_server server 0 "--vdev=net_memif0,role=server,socket=$sock" \
-	--uri=127.0.0.1:$port --devargs=port=0,ip=10.5.0.1 --faults=$loss,seed=3
+NS_EXEC="ip netns exec $NS_A" start_server server 0 \
+	"--vdev=net_af_packet0,iface=pd1" --uri=10.99.0.1:$port \
+	--devargs=port=0,ip=10.88.0.1 --faults=$loss,seed=3
 server=$LAST_PID
-run_client client 1 "--vdev=net_memif0,role=client,socket=$sock" \
-	--uri=127.0.0.1:0 --devargs=port=0,ip=10.5.0.2 \
-	--connect=127.0.0.1:$port --until-reset --count=2000 --max-size=3000 \
-	--faults=$loss,seed=4 --peer-timeout-ms=$peer_timeout \
-	--reconnect-ms=30000 &
+NS_EXEC="ip netns exec $NS_B" run_client client 1 \
+	"--vdev=net_af_packet1,iface=pd2" --uri=10.99.0.2:0 \
+	--devargs=port=0,ip=10.88.0.2 --connect=10.99.0.1:$port \
+	--until-reset --count=2000 --max-size=3000 --faults=$loss,seed=4 \
+	--peer-timeout-ms=$peer_timeout --reconnect-ms=30000 &
 client=$!
 sleep 2
 kill -0 "$client" 2>/dev/null || fail "client ended before the kill"
@@ -31,9 +33,9 @@ kill -KILL "$server"
 wait "$server" 2>/dev/null
 # A new server at the same address, a little later.
 sleep 1
-rm -f "$sock"
-start_server server2 0 "--vdev=net_memif0,role=server,socket=$sock" \
-	--uri=127.0.0.1:$port --devargs=port=0,ip=10.5.0.1
+NS_EXEC="ip netns exec $NS_A" start_server server2 0 \
+	"--vdev=net_af_packet0,iface=pd1" --uri=10.99.0.1:$port \
+	--devargs=port=0,ip=10.88.0.1
 wait "$client" || fail "client failed"
 grep '^reset\|^reconnected\|^result' "$TMP/client.log"
 ms=$(awk '/^reset after/{print $3}' "$TMP/client.log")

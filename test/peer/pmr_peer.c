@@ -9,6 +9,7 @@
  *   pmr_peer [EAL args] -- --client --uri=HOST:0 --devargs=D
  *            --connect=HOST:PORT [--remote-worker=N] [--count=N] [--conc=N]
  *            [--max-size=B | --size=B] [--until-reset] [--reconnect-ms=MS]
+ *            [--faults=SPEC] [--peer-timeout-ms=MS]
  *
  * A server runs one worker per --devargs (ids 0, 1, ...) on the main lcore
  * and echoes every request with its bytes inverted, until SIGTERM/SIGINT;
@@ -489,6 +490,10 @@ main(int argc, char **argv)
 			"the top of test/peer/pmr_peer.c)\n");
 		rte_eal_cleanup();
 		return 2;
+	}
+	if (o.peer_timeout_ms != 0) {
+		nconf.peer_timeout_ms = o.peer_timeout_ms;
+		nconf.heartbeat_interval_ms = o.peer_timeout_ms / 5;
 	}
 	nx = pmr_nexus_create(o.uri, &nconf);
 	if (nx == NULL) {
