@@ -6,6 +6,10 @@
 
 packages=(build-essential pkg-config meson ninja-build libdpdk-dev dpdk
 	libibverbs-dev rdma-core libcmocka-dev python3-pyelftools valgrind)
+# The libFuzzer targets (devtools/fuzz.sh): clang 14 and, for libFuzzer
+# itself, its compiler-rt (only recommended by clang-14's dependencies).
+packages+=(clang libclang-rt-14-dev)
+packages+=(ucx-utils)	# ucx_perftest, for devtools/bench-compare.sh (~1 MB)
 
 hugepages_want=1024	# 2-MiB pages: 2 GiB, enough for two tests at once
 

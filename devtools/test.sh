@@ -8,6 +8,8 @@
 #      --no-huge otherwise);
 #   3. build build/release and build/sanitize (ASan + UBSan), -Dwerror=true;
 #   4. run meson test in each, cmocka's per-case lines shown;
+#      then run each libFuzzer target (devtools/fuzz.sh) for a while, one
+#      test result per target, when clang with libFuzzer is there;
 #   5. print the totals as the last line: "N passed, N failed".
 # Exits non-zero if a build or a test failed.
 #
@@ -15,6 +17,8 @@
 #   PMR_TEST_BUILDS    builds to run, from "release sanitize" (the default)
 #   PMR_TEST_EAL_ARGS  EAL arguments for the tests instead of the fixture's
 #                      choice (test/common/pmr_test.h); passed through
+#   PMR_FUZZ_SECONDS   seconds of each libFuzzer run (default 60; 0 skips
+#                      the fuzz step)
 
 set -euo pipefail
 
@@ -132,6 +136,29 @@ for b in "${builds[@]}"; do
 	total_fail=$((total_fail + fail))
 	total_skip=$((total_skip + skip))
 done
+
+# Bounded libFuzzer runs on copies of the seed corpora, in build/fuzz; a
+# crash fails its target and devtools/fuzz.sh prints the input's path.
+fuzz_seconds=${PMR_FUZZ_SECONDS:-60}
+if [[ ! $fuzz_seconds =~ ^[0-9]+$ ]]; then
+	say "PMR_FUZZ_SECONDS must be a number of seconds: '$fuzz_seconds'" >&2
+	total_fail=$((total_fail + 1))
+elif ((10#$fuzz_seconds > 0)); then
+	for t in rx nexus; do
+		say "== fuzz $t: $fuzz_seconds s"
+		rc=0
+		devtools/fuzz.sh "$t" "$fuzz_seconds" </dev/null || rc=$?
+		if ((rc == 0)); then
+			total_pass=$((total_pass + 1))
+		elif ((rc == 77)); then
+			say "== fuzz $t: skipped (no clang with libFuzzer)"
+			total_skip=$((total_skip + 1))
+		else
+			say "== fuzz $t: FAILED" >&2
+			total_fail=$((total_fail + 1))
+		fi
+	done
+fi
 
 summary="$total_pass passed, $total_fail failed"
 ((total_skip == 0)) || summary+=", $total_skip skipped"

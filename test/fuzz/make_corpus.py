@@ -1,0 +1,242 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 The pmrpc authors
+"""Write the seed corpora of the fuzz targets (doc/fuzzing.md).
+
+    test/fuzz/make_corpus.py [--check] [OUTDIR]
+
+Writes OUTDIR/rx/*.bin and OUTDIR/nexus/*.bin (OUTDIR defaults to
+test/fuzz/corpus beside this script): valid inputs of each type and a few
+near misses, each rejected by one check only. The layouts are written out
+here by hand from the headers (eth_hdr.h, pmr_pkthdr.h, nexus_wire.h), not
+by the code under test. Files of other names (regression inputs) are left
+alone. With --check, writes nothing and exits 1 if a file differs.
+
+An rx input is one byte of PMR_ETH_PARSE_* flags (bit 0: IP checksum good,
+bit 1: L4 checksum good), then an Ethernet frame to the local endpoint of
+fuzz_rx.c: LOCAL_MAC, LOCAL_IP, LOCAL_PORT below. A nexus input is one
+datagram between nexuses.
+"""
+
+import os
+import struct
+import sys
+
+# fuzz_rx.c: local endpoint.
+LOCAL_MAC = bytes([0x02, 0, 0, 0, 0, 0x01])
+LOCAL_IP = bytes([10, 0, 0, 1])
+LOCAL_PORT = 31850
+PEER_MAC = bytes([0x02, 0, 0, 0, 0, 0x02])
+PEER_IP = bytes([10, 0, 0, 2])
+PEER_PORT = 31851
+
+# eth_hdr.h
+PARSE_IP_CKSUM_GOOD = 1
+PARSE_L4_CKSUM_GOOD = 2
+ETHERTYPE_IPV4 = 0x0800
+IPPROTO_UDP = 17
+IP_DF = 0x4000
+IP_MF = 0x2000
+
+# pmr_pkthdr.h
+PKTHDR_MAGIC = 0xa7
+PKTHDR_VERSION = 1
+PKT_REQ, PKT_RESP, PKT_CR, PKT_RFR = 1, 2, 3, 4
+
+# nexus_wire.h
+NEXUS_MAGIC = 0x4e524d50
+NEXUS_VERSION = 2
+CONNECT_REQ, ACCEPT, REFUSE, DISCONNECT, HEARTBEAT = 1, 2, 3, 4, 5
+CLIENT_BOOT_ID = 0x1111222233334444
+SERVER_BOOT_ID = 0x5555666677778888
+NAME_MAX = 16  # PMR_TRANSPORT_NAME_MAX
+ADDR_MAX = 32  # PMR_TRANSPORT_ADDR_MAX
+# enum pmr_sm_status: the refusal reasons
+SM_E_NO_WORKER, SM_E_NO_RESOURCES, SM_E_TIMEOUT, SM_E_BAD_REQUEST = 1, 2, 3, 4
+
+
+def cksum(data):
+    """Internet checksum (RFC 1071) of data."""
+    if len(data) % 2:
+        data += b'\0'
+    s = sum(struct.unpack('!%dH' % (len(data) // 2), data))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return ~s & 0xffff
+
+
+def pkthdr(pkt_type, msg_size, pkt_num=0, status=0, req_type=7,
+           dest_session=3, token=0x5eed1234, req_num=42,
+           magic=PKTHDR_MAGIC, version=PKTHDR_VERSION):
+    """The 24-byte RPC packet header, little-endian."""
+    return struct.pack('<BBBBHHIIQ', magic, version, pkt_type, req_type,
+                       dest_session, pkt_num, msg_size, token,
+                       req_num | (status << 56))
+
+
+def frame(payload, flags=0, udp_cksum=False, ip_options=b'', frag=IP_DF,
+          ip_len_delta=0, pad_to=0, bad_ip_cksum=False, bad_udp_cksum=False):
+    """Flag byte and a frame from PEER to LOCAL carrying payload."""
+    udp_len = 8 + len(payload)
+    ihl = 20 + len(ip_options)
+    ip_len = ihl + udp_len + ip_len_delta
+    ip = struct.pack('!BBHHHBBH4s4s', 0x40 | (ihl // 4), 0, ip_len, 1, frag,
+                     64, IPPROTO_UDP, 0, PEER_IP, LOCAL_IP) + ip_options
+    c = cksum(ip) ^ (0x0100 if bad_ip_cksum else 0)
+    ip = ip[:10] + struct.pack('!H', c) + ip[12:]
+    udp = struct.pack('!HHHH', PEER_PORT, LOCAL_PORT, udp_len, 0) + payload
+    if udp_cksum:
+        pseudo = PEER_IP + LOCAL_IP + struct.pack('!BBH', 0, IPPROTO_UDP,
+                                                  udp_len)
+        c = cksum(pseudo + udp) or 0xffff
+        if bad_udp_cksum:
+            c ^= 0x0001
+        udp = udp[:6] + struct.pack('!H', c) + udp[8:]
+    eth = LOCAL_MAC + PEER_MAC + struct.pack('!H', ETHERTYPE_IPV4)
+    f = eth + ip + udp
+    if len(f) < pad_to:
+        f += bytes(pad_to - len(f))
+    return bytes([flags]) + f
+
+
+def data(n):
+    return bytes((i * 7 + 1) & 0xff for i in range(n))
+
+
+def rx_corpus():
+    return {
+        # Accepted, each packet type.
+        'req_small.bin': frame(pkthdr(PKT_REQ, 16) + data(16)),
+        'req_udp_cksum.bin': frame(pkthdr(PKT_REQ, 100) + data(100),
+                                   udp_cksum=True),
+        'req_multi_pkt.bin': frame(pkthdr(PKT_REQ, 3000, pkt_num=2) +
+                                   data(64), udp_cksum=True),
+        'req_empty.bin': frame(pkthdr(PKT_REQ, 0)),
+        'resp_status.bin': frame(pkthdr(PKT_RESP, 8, status=3) + data(8),
+                                 udp_cksum=True),
+        'cr_padded.bin': frame(pkthdr(PKT_CR, 5000, pkt_num=1), pad_to=80),
+        'rfr_ip_options.bin': frame(pkthdr(PKT_RFR, 5000, pkt_num=4),
+                                    ip_options=bytes([1, 1, 1, 0])),
+        # Accepted only thanks to the NIC's checksum flags.
+        'offload_bad_cksums.bin': frame(
+            pkthdr(PKT_REQ, 32) + data(32), udp_cksum=True,
+            bad_ip_cksum=True, bad_udp_cksum=True,
+            flags=PARSE_IP_CKSUM_GOOD | PARSE_L4_CKSUM_GOOD),
+        # Near misses: one check fails.
+        'miss_udp_cksum.bin': frame(pkthdr(PKT_REQ, 16) + data(16),
+                                    udp_cksum=True, bad_udp_cksum=True),
+        'miss_ip_frag.bin': frame(pkthdr(PKT_REQ, 16) + data(16),
+                                  frag=IP_MF),
+        'miss_ip_len.bin': frame(pkthdr(PKT_REQ, 16) + data(16),
+                                 ip_len_delta=1),
+        'miss_pkthdr_version.bin': frame(pkthdr(PKT_REQ, 16, version=2) +
+                                         data(16)),
+        'miss_pkt_num.bin': frame(pkthdr(PKT_RESP, 16, pkt_num=1) +
+                                  data(16)),
+    }
+
+
+def nexus_hdr(msg_type, hs_id=0x0123456789abcdef, version=NEXUS_VERSION):
+    return struct.pack('<IHHQ', NEXUS_MAGIC, version, msg_type, hs_id)
+
+
+def eth_addr(mac=PEER_MAC, ip=PEER_IP, port=PEER_PORT):
+    """An eth queue address: MAC, IPv4 and UDP port, network order."""
+    return mac + ip + struct.pack('!H', port)
+
+
+def addr_field(addr):
+    return bytes([len(addr)]) + addr
+
+
+def connect_req(driver=b'eth', addr=None, credits=32, name=None,
+                boot_id=CLIENT_BOOT_ID):
+    if addr is None:
+        addr = eth_addr()
+    if name is None:
+        name = driver.ljust(NAME_MAX, b'\0')
+    return (nexus_hdr(CONNECT_REQ) + struct.pack('<HHH', 1, 5, 0) + name +
+            struct.pack('<HQ', credits, boot_id) + addr_field(addr))
+
+
+def accept(addr=None, token=0x5eed1234, boot_id=SERVER_BOOT_ID):
+    if addr is None:
+        addr = eth_addr(LOCAL_MAC, LOCAL_IP, LOCAL_PORT)
+    return (nexus_hdr(ACCEPT) +
+            struct.pack('<HHHHIQ', 1, 5, 0, 9, token, boot_id) +
+            addr_field(addr))
+
+
+def refuse(status):
+    return nexus_hdr(REFUSE) + struct.pack('<HHHH', 1, 5, 0, status)
+
+
+def disconnect():
+    return nexus_hdr(DISCONNECT) + struct.pack('<HHHHI', 0, 9, 1, 5,
+                                               0x5eed1234)
+
+
+def heartbeat(hs_id=0):
+    return nexus_hdr(HEARTBEAT, hs_id=hs_id) + struct.pack(
+        '<QQ', CLIENT_BOOT_ID, SERVER_BOOT_ID)
+
+
+def nexus_corpus():
+    return {
+        # Accepted, each type.
+        'connect_req_eth.bin': connect_req(),
+        'connect_req_verbs.bin': connect_req(b'verbs', addr=data(ADDR_MAX)),
+        'connect_req_no_addr.bin': connect_req(addr=b'', credits=0),
+        'accept_eth.bin': accept(),
+        'refuse_no_worker.bin': refuse(SM_E_NO_WORKER),
+        'refuse_bad_request.bin': refuse(SM_E_BAD_REQUEST),
+        'disconnect.bin': disconnect(),
+        'heartbeat.bin': heartbeat(),
+        # Near misses: one check fails.
+        'miss_name_unpadded.bin': connect_req(
+            name=b'eth\0x'.ljust(NAME_MAX, b'\0')),
+        'miss_addr_too_long.bin': accept(addr=data(ADDR_MAX + 1)),
+        'miss_accept_trailing.bin': accept() + b'\0',
+        'miss_accept_boot_id.bin': accept(boot_id=0),
+        'miss_refuse_status.bin': refuse(SM_E_TIMEOUT),
+        'miss_heartbeat_hs_id.bin': heartbeat(hs_id=1),
+        'miss_version.bin': nexus_hdr(DISCONNECT, version=NEXUS_VERSION + 1) +
+        disconnect()[16:],
+    }
+
+
+def main(argv):
+    check = '--check' in argv[1:]
+    args = [a for a in argv[1:] if a != '--check']
+    if len(args) > 1 or any(a.startswith('-') for a in args):
+        sys.stderr.write(__doc__)
+        return 2
+    out = args[0] if args else os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), 'corpus')
+    differ = 0
+    for target, files in (('rx', rx_corpus()), ('nexus', nexus_corpus())):
+        d = os.path.join(out, target)
+        if not check:
+            os.makedirs(d, exist_ok=True)
+        for name, content in sorted(files.items()):
+            path = os.path.join(d, name)
+            if check:
+                try:
+                    with open(path, 'rb') as f:
+                        same = f.read() == content
+                except OSError:
+                    same = False
+                if not same:
+                    print('differs: %s' % path)
+                    differ += 1
+                continue
+            with open(path, 'wb') as f:
+                f.write(content)
+    if check:
+        return 1 if differ else 0
+    print('wrote the seed corpora in %s' % out)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv))
