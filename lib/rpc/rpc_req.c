@@ -57,6 +57,7 @@ creq_tx(struct pmr_worker *w, struct rpc_session *s, struct rpc_creq *r)
 	while (r->num_tx < total) {
 		if (s->credits == 0) {
 			w->stats.credit_stalls++;
+			s->starved = true;
 			return;
 		}
 		s->credits--;
@@ -82,9 +83,13 @@ session_kick(struct pmr_worker *w, struct rpc_session *s)
 {
 	uint16_t i;
 
+	s->starved = false;
 	for (i = 0; i < w->window && s->credits != 0; i++)
 		if (s->window[i] != NULL)
 			creq_tx(w, s, s->window[i]);
+	/* Out of credits before the last slot: some may still wait. */
+	if (s->credits == 0)
+		s->starved = true;
 }
 
 /*
@@ -363,39 +368,51 @@ rpc_rx_reply(struct pmr_worker *w, uint16_t sn, const struct pmr_pkthdr *h,
 				RPC_DROP_ORDER);
 		goto release;
 	}
+	r->num_rx++;
+	s->credits++;
 	if (h->pkt_type == PMR_PKT_RESP) {
 		ret = creq_rx_resp(w, r, h, pkt);
 		if (unlikely(ret == -EPROTO)) {
+			r->num_rx--;
+			s->credits--;
 			rpc_count_drop(w, RPC_DROP_BAD_PKT);
 			goto release;
 		}
-		r->num_rx++;
-		s->credits++;
 		if (ret == -ENOMEM) {
 			pmr_transport_rx_release(w->q, pkt, 1);
 			creq_complete(w, r, PMR_E_NOMEM, NULL);
+			r = NULL;
 		} else if (h->status != PMR_OK) {
 			pmr_transport_rx_release(w->q, pkt, 1);
 			creq_complete(w, r, (enum pmr_status)h->status, NULL);
+			r = NULL;
 		} else if (r->resp_pkts == 1) {
 			creq_complete(w, r, PMR_OK, pkt);	/* zero-copy */
+			r = NULL;
 		} else {
 			pmr_transport_rx_release(w->q, pkt, 1);
 			if (r->num_rx == creq_total_tx(r)) {
 				r->resp_mb->len = r->resp_size;
 				creq_ack(w, s, r);
 				creq_complete(w, r, PMR_OK, NULL);
+				r = NULL;
 			}
 		}
 	} else {
-		r->num_rx++;
-		s->credits++;
 		pmr_transport_rx_release(w->q, pkt, 1);
 	}
-	/* The continuation may have closed the session. */
+	/*
+	 * r (if not completed: r is recycled then) may send on; others
+	 * waiting for the credit get their turn; the window refills. The
+	 * continuation may have closed the session.
+	 */
 	if (s->state == PMR_SESSION_CONNECTED && !s->closing) {
-		session_kick(w, s);
-		rpc_window_fill(w, sn);
+		if (r != NULL)
+			creq_tx(w, s, r);
+		if (s->starved)
+			session_kick(w, s);
+		if (!TAILQ_EMPTY(&s->backlog))
+			rpc_window_fill(w, sn);
 	}
 	return;
 release:
@@ -423,8 +440,11 @@ rpc_timers(struct pmr_worker *w, uint64_t now)
 			r->in_window ? "in window" : "queued", r->req_pkts,
 			r->resp_pkts, r->num_tx, r->num_rx, s->credits);
 		creq_complete(w, r, PMR_E_TIMEOUT, NULL);	/* r is gone */
-		if (s->state == PMR_SESSION_CONNECTED && !s->closing)
+		if (s->state == PMR_SESSION_CONNECTED && !s->closing) {
+			if (s->starved)
+				session_kick(w, s);	/* its credits */
 			rpc_window_fill(w, sn);
+		}
 	}
 	for (r = TAILQ_FIRST(&w->active); r != NULL; r = tmp) {
 		tmp = TAILQ_NEXT(r, active);
