@@ -205,7 +205,9 @@ pmr_worker_poll(struct pmr_worker *w)
 	uint16_t nb, i;
 	int work;
 
-	work = rpc_sm_poll(w);
+	/* Session events are rare: look for them every few polls. */
+	work = (w->nb_polls++ & (RPC_SM_POLL_EVERY - 1)) == 0 ?
+		rpc_sm_poll(w) : 0;
 	if (unlikely(!TAILQ_EMPTY(&w->completing)))
 		work += rpc_completing_poll(w);
 

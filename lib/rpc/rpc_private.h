@@ -34,6 +34,9 @@ enum rpc_drop {
 	RPC_DROP_MAX
 };
 
+/* Polls between two looks at the nexus ring (a power of 2). */
+#define RPC_SM_POLL_EVERY 8
+
 /* Tries before a burst the queue will not take is dropped. */
 #define RPC_TX_TRIES 64
 
@@ -162,6 +165,7 @@ struct pmr_worker {
 	bool tx_free[2 * PMR_BURST_MAX];	/* free tx[i].mb once sent */
 	uint8_t tx_hdr[PMR_BURST_MAX][PMR_PKTHDR_LEN];
 	uint16_t nb_tx;
+	uint32_t nb_polls;
 	struct rpc_txfree txfree;
 	struct rpc_creq_list completing;
 	struct rpc_creq_list all;	/* every pending request */
