@@ -16,6 +16,7 @@ int
 rpcperf_samples_init(struct rpcperf_samples *s, uint64_t cap)
 {
 	memset(s, 0, sizeof(*s));
+	s->workload = "?";
 	s->cycles = calloc(cap != 0 ? cap : 1, sizeof(*s->cycles));
 	if (s->cycles == NULL)
 		return -1;
@@ -40,16 +41,26 @@ cmp_u64(const void *a, const void *b)
 
 /*
  * Nearest-rank percentile: the smallest sample with at least pct percent
- * of the samples at or below it.
+ * of the samples at or below it. The rank is computed in integers, pct in
+ * millionths of a percent: in doubles, 99.9 / 100 * 1000 is a hair over
+ * 999 and its ceiling took the max for p99.9 of 1000 samples.
  */
 double
 rpcperf_percentile(const uint64_t *sorted, uint64_t n, double pct)
 {
+	const uint64_t scale = 100000000;	/* 100 percent */
+	unsigned __int128 k;
 	uint64_t rank;
 
 	if (n == 0)
 		return 0;
-	rank = (uint64_t)ceil(pct / 100.0 * (double)n);
+	if (!(pct > 0))		/* NaN too */
+		k = 0;
+	else if (pct >= 100)
+		k = scale;
+	else
+		k = (uint64_t)llround(pct * 1000000);
+	rank = (uint64_t)((k * n + scale - 1) / scale);
 	if (rank < 1)
 		rank = 1;
 	if (rank > n)
@@ -80,8 +91,12 @@ rpcperf_summarize(struct rpcperf_samples *s, uint64_t hz,
 	r->p999 = rpcperf_percentile(s->cycles, s->n, 99.9) * us;
 	r->mrps = s->elapsed != 0 ?
 		(double)s->n / ((double)s->elapsed / (double)hz) / 1e6 : 0;
-	r->gbps = r->mrps * 1e6 * r->size * 8 / 1e9;
+	r->gbps = s->bytes != 0 && s->elapsed != 0 ?
+		(double)s->bytes * 8 / ((double)s->elapsed / (double)hz) / 1e9 :
+		r->mrps * 1e6 * r->size * 8 / 1e9;
 	r->retransmissions = s->retransmissions;
+	r->sessions = s->sessions;
+	r->client_heap = s->client_heap;
 }
 
 void

@@ -7,6 +7,7 @@
  * EAL arguments, then "--", then rpcperf's own (see --help).
  */
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,66 @@
 #include "pmr_config.h"
 #include "rpcperf.h"
 
+/* --histogram: the CDF file and the rate file, or NULL. */
+static FILE *cdf_csv;
+static FILE *rate_csv;
+static char rate_path[4096];
+
+static int
+histogram_open(const char *path)
+{
+	if (rpcperf_rate_path(path, rate_path, sizeof(rate_path)) != 0) {
+		fprintf(stderr, "rpcperf: --histogram=%s: name too long\n",
+			path);
+		return -1;
+	}
+	cdf_csv = fopen(path, "w");
+	if (cdf_csv == NULL) {
+		fprintf(stderr, "rpcperf: --histogram=%s: %s\n", path,
+			strerror(errno));
+		return -1;
+	}
+	rate_csv = fopen(rate_path, "w");
+	if (rate_csv == NULL) {
+		fprintf(stderr, "rpcperf: %s: %s\n", rate_path,
+			strerror(errno));
+		fclose(cdf_csv);
+		cdf_csv = NULL;
+		return -1;
+	}
+	fprintf(cdf_csv, "workload,percentile,latency_us\n");
+	fprintf(rate_csv, "workload,time_s,done,mrps\n");
+	return 0;
+}
+
+/* Close f; -1 if anything written to it was lost. */
+static int
+csv_close(FILE *f, const char *path)
+{
+	int bad;
+
+	if (f == NULL)
+		return 0;
+	bad = ferror(f);
+	if (fclose(f) != 0 || bad) {
+		fprintf(stderr, "rpcperf: %s: write failed\n", path);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+histogram_close(const char *path)
+{
+	int ret;
+
+	ret = csv_close(cdf_csv, path);
+	ret |= csv_close(rate_csv, rate_path);
+	cdf_csv = NULL;
+	rate_csv = NULL;
+	return ret;
+}
+
 static int
 run_one(const struct rpcperf_config *cfg, const struct rpcperf_workload *wl,
 		struct rpcperf_result *r)
@@ -26,6 +87,11 @@ run_one(const struct rpcperf_config *cfg, const struct rpcperf_workload *wl,
 	struct rpcperf_samples s;
 	int ret;
 
+	/* Named even when it fails: the table and the JSON list it. */
+	memset(r, 0, sizeof(*r));
+	snprintf(r->workload, sizeof(r->workload), "%s", wl->name);
+	r->one_at_a_time = wl->one_at_a_time;
+	r->size = cfg->size;
 	if (rpcperf_samples_init(&s, cfg->iters) != 0) {
 		fprintf(stderr, "rpcperf: no memory for %lu samples\n",
 			(unsigned long)cfg->iters);
@@ -34,13 +100,16 @@ run_one(const struct rpcperf_config *cfg, const struct rpcperf_workload *wl,
 	if (!cfg->quiet)
 		fprintf(stderr, "rpcperf: running %s (%lu round trips)...\n",
 			wl->name, (unsigned long)(cfg->warmup + cfg->iters));
-	memset(r, 0, sizeof(*r));
+	s.workload = wl->name;
+	rpcperf_progress_begin(cfg);
 	ret = wl->run(cfg, &s);
-	snprintf(r->workload, sizeof(r->workload), "%s", wl->name);
-	r->one_at_a_time = wl->one_at_a_time;
-	r->size = cfg->size;
+	rpcperf_progress_end(ret == 0 ? rate_csv : NULL, wl->name);
 	if (ret == 0)
 		rpcperf_summarize(&s, rte_get_tsc_hz(), r);
+	/* rpcperf_summarize() sorted the samples. */
+	if (ret == 0 && cdf_csv != NULL)
+		rpcperf_cdf_write(cdf_csv, wl->name, s.cycles, s.n,
+				rte_get_tsc_hz());
 	rpcperf_samples_free(&s);
 	return ret;
 }
@@ -54,11 +123,11 @@ main(int argc, char **argv)
 	unsigned int i;
 	int ret, failed = 0;
 
-	/* --help works without EAL. */
+	/*
+	 * --help works without EAL, before "--" too: "rpcperf --help" is
+	 * rpcperf's usage, not EAL's (which the usage points to).
+	 */
 	for (i = 1; i < (unsigned int)argc; i++)
-		if (strcmp(argv[i], "--") == 0)
-			break;
-	for (i = i + 1; i < (unsigned int)argc; i++)
 		if (strcmp(argv[i], "-h") == 0 ||
 		    strcmp(argv[i], "--help") == 0) {
 			rpcperf_usage(argv[0]);
@@ -89,6 +158,10 @@ main(int argc, char **argv)
 		rte_eal_cleanup();
 		return 2;
 	}
+	if (cfg.histogram != NULL && histogram_open(cfg.histogram) != 0) {
+		rte_eal_cleanup();
+		return 2;
+	}
 	if (!cfg.quiet)
 		fprintf(stderr, "rpcperf %s: client on lcore %u, server on "
 			"lcore %u, %u-byte payload, TSC %.3f GHz\n",
@@ -103,6 +176,12 @@ main(int argc, char **argv)
 			failed++;
 	}
 
+	if (cfg.json) {
+		if (rpcperf_print_json(stdout, &cfg, results,
+				cfg.nb_workloads) != 0)
+			failed++;
+		goto out;
+	}
 	rpcperf_print_header();
 	for (i = 0; i < cfg.nb_workloads; i++) {
 		rpcperf_print_result(&results[i]);
@@ -118,6 +197,9 @@ main(int argc, char **argv)
 			results[i].workload, results[i].p50 / base->p50,
 			results[i].p99 / base->p99);
 	}
+out:
+	if (histogram_close(cfg.histogram) != 0)
+		failed++;
 	rte_eal_cleanup();
 	return failed != 0 ? 1 : 0;
 }

@@ -10,6 +10,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_errno.h>
@@ -17,6 +18,7 @@
 #include <rte_ethdev.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
+#include <rte_malloc.h>
 #include <rte_ring.h>
 
 #include "rpcperf.h"
@@ -39,6 +41,16 @@ echo_handler(struct pmr_req *req, void *arg)
 }
 
 static void
+sink_handler(struct pmr_req *req, void *arg)
+{
+	struct pmr_msgbuf *resp = pmr_req_resp_buf(req);
+
+	(void)arg;
+	if (resp != NULL)
+		pmr_respond(req, resp);
+}
+
+static void
 on_session(struct pmr_worker *w, int session, enum pmr_session_event ev,
 		int err, void *arg)
 {
@@ -49,25 +61,39 @@ on_session(struct pmr_worker *w, int session, enum pmr_session_event ev,
 	*state = ev == PMR_SESSION_EV_CONNECTED ? 1 : err;
 }
 
+/* Poll until every session opened so far has come up or failed. */
+static void
+sessions_wait(struct rpcperf_env *env, const int *up)
+{
+	unsigned int k;
+
+	for (k = 0; k < env->nb_sessions; k++)
+		while (up[k] == 0)
+			pmr_worker_poll(env->client);
+}
+
 int
 rpcperf_env_up(const struct rpcperf_config *cfg, struct rpcperf_env *env,
-		unsigned int nb_sessions)
+		unsigned int nb_sessions, bool partial_ok, uint32_t max_size)
 {
 	/* Enough buffers of the message's class for every one in flight. */
 	uint32_t inflight = 2 * cfg->concurrency + 8;
 	struct pmr_worker_conf conf = {
 		.nb_msgbufs = 8192,
-		.max_msg_size = RTE_MAX(cfg->size, 64u * 1024),
+		.max_msg_size = RTE_MAX(max_size, 64u * 1024),
 		.nb_mid_msgbufs = RTE_MAX(inflight, 64u),
-		.nb_large_msgbufs = cfg->size > 64 * 1024 ? inflight : 1,
+		.nb_large_msgbufs = max_size > 64 * 1024 ? inflight : 1,
 		.faults = cfg->faults,
 		.session_credits = cfg->credits,
 		.rto_us = cfg->rto_us,
+		.max_sessions = RTE_MAX(nb_sessions + 1, 256u),
+		.max_requests = RTE_MAX(4096u, 2 * cfg->concurrency),
 	};
+	struct rte_malloc_socket_stats before, after;
 	static unsigned int seq;	/* ethdev names stay taken */
 	char args[256], name[32];
-	unsigned int i;
-	int up[RPCPERF_MAX_SESSIONS];
+	unsigned int i, n;
+	int *up;
 
 	memset(env, 0, sizeof(*env));
 	env->port_s = -1;
@@ -75,6 +101,9 @@ rpcperf_env_up(const struct rpcperf_config *cfg, struct rpcperf_env *env,
 	env->server_lcore = cfg->server_lcore;
 	if (nb_sessions == 0 || nb_sessions > RPCPERF_MAX_SESSIONS)
 		return -EINVAL;
+	env->sessions = calloc(nb_sessions, sizeof(*env->sessions));
+	if (env->sessions == NULL)
+		return -ENOMEM;
 	seq++;
 	snprintf(name, sizeof(name), "rpcperf_ab%u", seq);
 	env->ab = rte_ring_create(name, 1024, rte_socket_id(),
@@ -98,6 +127,8 @@ rpcperf_env_up(const struct rpcperf_config *cfg, struct rpcperf_env *env,
 		return -rte_errno;
 	pmr_nexus_register_handler(env->nx, RPCPERF_REQ_ECHO, echo_handler,
 			NULL);
+	pmr_nexus_register_handler(env->nx, RPCPERF_REQ_SINK, sink_handler,
+			NULL);
 
 	conf.worker_id = 0;
 	snprintf(args, sizeof(args), "port=%d,ip=198.18.1.1%s%s",
@@ -111,12 +142,15 @@ rpcperf_env_up(const struct rpcperf_config *cfg, struct rpcperf_env *env,
 	snprintf(args, sizeof(args), "port=%d,ip=198.18.1.2%s%s",
 		env->port_c, cfg->eth_args[0] != '\0' ? "," : "",
 		cfg->eth_args);
+	rte_malloc_get_socket_stats(rte_socket_id(), &before);
 	env->client = pmr_worker_create(env->nx, &conf);
 	if (env->client == NULL)
 		return -rte_errno;
-	if (cfg->size > pmr_worker_max_msg_size(env->client)) {
-		fprintf(stderr, "rpcperf: --size=%u is over the largest "
-			"message, %u\n", cfg->size,
+	rte_malloc_get_socket_stats(rte_socket_id(), &after);
+	env->client_heap = after.heap_allocsz_bytes - before.heap_allocsz_bytes;
+	if (max_size > pmr_worker_max_msg_size(env->client)) {
+		fprintf(stderr, "rpcperf: %u bytes is over the largest "
+			"message, %u\n", max_size,
 			pmr_worker_max_msg_size(env->client));
 		return -EMSGSIZE;
 	}
@@ -125,20 +159,38 @@ rpcperf_env_up(const struct rpcperf_config *cfg, struct rpcperf_env *env,
 		return -EBUSY;
 	env->server_running = true;
 
+	/* Open them in batches, so the nexus rings never overflow. */
+	up = calloc(nb_sessions, sizeof(*up));
+	if (up == NULL)
+		return -ENOMEM;
 	for (i = 0; i < nb_sessions; i++) {
-		up[i] = 0;
-		env->sessions[i] = pmr_session_create(env->client,
-				pmr_nexus_uri(env->nx), 0, on_session, &up[i]);
-		if (env->sessions[i] < 0)
-			return env->sessions[i];
-		env->nb_sessions++;
+		int sn = pmr_session_create(env->client,
+				pmr_nexus_uri(env->nx), 0, on_session,
+				&up[env->nb_sessions]);
+
+		if (sn < 0) {
+			env->session_err = sn;
+			break;
+		}
+		env->sessions[env->nb_sessions++] = sn;
+		if (env->nb_sessions % 256 == 0)
+			sessions_wait(env, up);
 	}
-	for (i = 0; i < nb_sessions; i++) {
-		while (up[i] == 0)
-			pmr_worker_poll(env->client);
-		if (up[i] != 1)
-			return up[i];
+	sessions_wait(env, up);
+	/* Keep only the sessions that came up. */
+	for (i = 0, n = 0; i < env->nb_sessions; i++) {
+		if (up[i] == 1) {
+			env->sessions[n++] = env->sessions[i];
+			continue;
+		}
+		if (env->session_err == 0)
+			env->session_err = up[i];
+		pmr_session_destroy(env->client, env->sessions[i]);
 	}
+	env->nb_sessions = n;
+	free(up);
+	if (env->session_err != 0 && (!partial_ok || env->nb_sessions == 0))
+		return env->session_err;
 	return 0;
 }
 
@@ -196,5 +248,6 @@ rpcperf_env_down(struct rpcperf_env *env, struct rpcperf_samples *s)
 		rte_eth_dev_close((uint16_t)env->port_c);
 	rte_ring_free(env->ab);
 	rte_ring_free(env->ba);
+	free(env->sessions);
 	memset(env, 0, sizeof(*env));
 }

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <rte_ring.h>
 
@@ -30,6 +31,8 @@ struct rpcperf_config {
 	uint32_t rto_us;	/* retransmission timeout, 0: the default */
 	unsigned int server_lcore;
 	bool quiet;
+	bool json;		/* results as JSON on stdout */
+	const char *histogram;	/* CSV of the latency CDFs, or NULL */
 };
 
 /* Round-trip samples of one run, in TSC cycles. */
@@ -39,6 +42,10 @@ struct rpcperf_samples {
 	uint64_t cap;
 	uint64_t elapsed;	/* cycles from first send to last receive */
 	uint64_t retransmissions; /* the client worker's, RPC workloads */
+	const char *workload;	/* its name, for messages */
+	uint32_t sessions;	/* sessions the run used */
+	uint64_t bytes;		/* request bytes measured, 0: size each */
+	size_t client_heap;	/* bytes the client worker took */
 };
 
 /* Summary of a run, in microseconds (rate in million round trips/s). */
@@ -51,6 +58,8 @@ struct rpcperf_result {
 	double mrps;
 	double gbps;		/* payload bits per second, one way */
 	uint64_t retransmissions;
+	uint32_t sessions;
+	size_t client_heap;
 };
 
 /*
@@ -72,10 +81,14 @@ extern const struct rpcperf_workload rpcperf_wl_drv_latency;
 extern const struct rpcperf_workload rpcperf_wl_latency;
 extern const struct rpcperf_workload rpcperf_wl_rate;
 extern const struct rpcperf_workload rpcperf_wl_memcpy;
+extern const struct rpcperf_workload rpcperf_wl_bandwidth;
+extern const struct rpcperf_workload rpcperf_wl_mixed;
+extern const struct rpcperf_workload rpcperf_wl_sessions;
 
 /* rpc_env.c: the in-process server and client the RPC workloads use. */
-#define RPCPERF_MAX_SESSIONS 64
-#define RPCPERF_REQ_ECHO 1
+#define RPCPERF_MAX_SESSIONS 20000
+#define RPCPERF_REQ_ECHO 1	/* the request back */
+#define RPCPERF_REQ_SINK 2	/* an empty response */
 
 struct rpcperf_env {
 	struct rte_ring *ab, *ba;
@@ -85,18 +98,36 @@ struct rpcperf_env {
 	struct pmr_worker *client;	/* polled on the main lcore */
 	unsigned int server_lcore;
 	bool server_running;
-	int sessions[RPCPERF_MAX_SESSIONS];
-	unsigned int nb_sessions;
+	int *sessions;
+	unsigned int nb_sessions;	/* connected */
+	int session_err;		/* why the next one was refused */
+	size_t client_heap;		/* bytes the client worker took */
 };
 
 int rpcperf_env_up(const struct rpcperf_config *cfg, struct rpcperf_env *env,
-		unsigned int nb_sessions);
+		unsigned int nb_sessions, bool partial_ok, uint32_t max_size);
+
+/* wl_rate.c: the rate loop the rate, bandwidth, mixed and sessions
+ * workloads share. */
+struct rpcperf_rate_spec {
+	uint8_t req_type;	/* RPCPERF_REQ_* */
+	uint32_t sessions;	/* to open */
+	bool partial_ok;	/* go on with those admitted */
+	uint32_t max_size;	/* largest request size() returns */
+	/* Request size of call i. */
+	uint32_t (*size)(const struct rpcperf_config *cfg, uint64_t i);
+};
+int rpcperf_rate_run(const struct rpcperf_config *cfg,
+		struct rpcperf_samples *s, const struct rpcperf_rate_spec *spec);
+uint32_t rpcperf_size_fixed(const struct rpcperf_config *cfg, uint64_t i);
 void rpcperf_env_down(struct rpcperf_env *env, struct rpcperf_samples *s);
 
 /* args.c */
 int rpcperf_parse_args(int argc, char **argv, struct rpcperf_config *cfg);
 const struct rpcperf_workload *rpcperf_workload_find(const char *name);
 void rpcperf_usage(const char *prog);
+/* Name of long option i, NULL past the last (the tests check --help). */
+const char *rpcperf_option_name(unsigned int i);
 
 /* latency.c */
 int rpcperf_samples_init(struct rpcperf_samples *s, uint64_t cap);
@@ -112,5 +143,27 @@ void rpcperf_summarize(struct rpcperf_samples *s, uint64_t hz,
 double rpcperf_percentile(const uint64_t *sorted, uint64_t n, double pct);
 void rpcperf_print_header(void);
 void rpcperf_print_result(const struct rpcperf_result *r);
+
+/* output.c: --json and --histogram (doc/rpcperf.md). */
+#define RPCPERF_CDF_POINTS 1000	/* CDF steps from 0 to 100 percent */
+const struct rpcperf_result *rpcperf_baseline(const struct rpcperf_result *r,
+		unsigned int n);
+int rpcperf_print_json(FILE *f, const struct rpcperf_config *cfg,
+		const struct rpcperf_result *r, unsigned int n);
+int rpcperf_cdf_write(FILE *f, const char *wl, const uint64_t *sorted,
+		uint64_t n, uint64_t hz);
+int rpcperf_rate_path(const char *histogram, char *buf, size_t len);
+
+/*
+ * progress.c: workloads call rpcperf_progress() from their loops, outside
+ * what they time, with round trips done (warmup included) out of total.
+ * It costs a decrement on most calls; it prints a line to stderr each
+ * second unless --quiet, and with --histogram records the rate every
+ * 100 ms. main.c calls begin and end around each workload.
+ */
+void rpcperf_progress_begin(const struct rpcperf_config *cfg);
+void rpcperf_progress(const struct rpcperf_config *cfg, const char *wl,
+		uint64_t done, uint64_t total);
+int rpcperf_progress_end(FILE *rate_csv, const char *wl);
 
 #endif /* RPCPERF_H */

@@ -212,6 +212,8 @@ drv_latency_run(const struct rpcperf_config *cfg, struct rpcperf_samples *s)
 			;
 		if (i >= cfg->warmup)
 			rpcperf_sample_add(s, rte_rdtsc() - t0);
+		rpcperf_progress(cfg, s->workload, i + 1,
+				cfg->warmup + cfg->iters);
 		if (rx.len != req->len || (rx.len > 0 &&
 				rx.data[0] != (uint8_t)i)) {
 			fprintf(stderr, "rpcperf: drv-latency: bad echo\n");

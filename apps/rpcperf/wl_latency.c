@@ -41,7 +41,7 @@ latency_run(const struct rpcperf_config *cfg, struct rpcperf_samples *s)
 	uint64_t i, t0, start = 0;
 	int ret;
 
-	ret = rpcperf_env_up(cfg, &env, 1);
+	ret = rpcperf_env_up(cfg, &env, 1, false, cfg->size);
 	if (ret != 0)
 		goto out;
 	req = pmr_worker_msgbuf_alloc(env.client, cfg->size);
@@ -63,6 +63,8 @@ latency_run(const struct rpcperf_config *cfg, struct rpcperf_samples *s)
 			pmr_worker_poll(env.client);
 		if (i >= cfg->warmup)
 			rpcperf_sample_add(s, rte_rdtsc() - t0);
+		rpcperf_progress(cfg, s->workload, i + 1,
+				cfg->warmup + cfg->iters);
 		if (st.status != PMR_OK || st.len != cfg->size) {
 			fprintf(stderr, "rpcperf: latency: %s, %u bytes\n",
 				pmr_status_str(st.status), st.len);

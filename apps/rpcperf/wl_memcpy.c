@@ -42,6 +42,8 @@ memcpy_run(const struct rpcperf_config *cfg, struct rpcperf_samples *s)
 		memcpy(dst, src, len);
 		if (i >= cfg->warmup)
 			rpcperf_sample_add(s, rte_rdtsc() - t0);
+		rpcperf_progress(cfg, s->workload, i + 1,
+				cfg->warmup + cfg->iters);
 	}
 	s->elapsed = rte_rdtsc() - start;
 	if (dst[(i - 1) % len] != (uint8_t)(i - 1))

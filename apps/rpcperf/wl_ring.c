@@ -74,6 +74,8 @@ ring_run(const struct rpcperf_config *cfg, struct rpcperf_samples *s)
 			;
 		if (i >= cfg->warmup)
 			rpcperf_sample_add(s, rte_rdtsc() - t0);
+		rpcperf_progress(cfg, s->workload, i + 1,
+				cfg->warmup + cfg->iters);
 		if (obj != (void *)(uintptr_t)(i + 1)) {
 			fprintf(stderr, "rpcperf: ring: wrong reply\n");
 			break;

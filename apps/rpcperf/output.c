@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The pmrpc authors
+ */
+
+/*
+ * The results as JSON (--json) and the latency CDFs as CSV (--histogram).
+ * The schema and the CSV columns are in doc/rpcperf.md: change them there
+ * too, and bump RPCPERF_JSON_VERSION when a field changes meaning or goes.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "rpcperf.h"
+
+#define RPCPERF_JSON_VERSION 1
+
+const struct rpcperf_result *
+rpcperf_baseline(const struct rpcperf_result *r, unsigned int n)
+{
+	const struct rpcperf_result *base = NULL;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(r[i].workload, "ring") == 0 && r[i].iters != 0)
+			base = &r[i];
+	return base;
+}
+
+static void
+json_str(FILE *f, const char *s)
+{
+	const unsigned char *p;
+
+	if (s == NULL) {
+		fputs("null", f);
+		return;
+	}
+	fputc('"', f);
+	for (p = (const unsigned char *)s; *p != '\0'; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p < 0x20 || *p == 0x7f)
+			fprintf(f, "\\u%04x", *p);
+		else
+			fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
+/* JSON has no NaN or infinity: those are null. */
+static void
+json_num(FILE *f, double v)
+{
+	if (isfinite(v))
+		fprintf(f, "%.9g", v);
+	else
+		fputs("null", f);
+}
+
+static void
+json_config(FILE *f, const struct rpcperf_config *cfg)
+{
+	unsigned int i;
+
+	fputs("  \"config\": {\n    \"workloads\": [", f);
+	for (i = 0; i < cfg->nb_workloads; i++) {
+		if (i != 0)
+			fputs(", ", f);
+		json_str(f, cfg->workloads[i]);
+	}
+	fprintf(f, "],\n    \"size\": %" PRIu32 ",\n"
+		"    \"iters\": %" PRIu64 ",\n    \"warmup\": %" PRIu64 ",\n"
+		"    \"concurrency\": %" PRIu32 ",\n"
+		"    \"sessions\": %" PRIu32 ",\n"
+		"    \"credits\": %u,\n    \"rto_us\": %" PRIu32 ",\n"
+		"    \"faults\": ", cfg->size, cfg->iters, cfg->warmup,
+		cfg->concurrency, cfg->sessions, cfg->credits, cfg->rto_us);
+	json_str(f, cfg->faults);
+	fputs(",\n    \"eth_args\": ", f);
+	json_str(f, cfg->eth_args);
+	fprintf(f, ",\n    \"server_lcore\": %u,\n    \"quiet\": %s,\n"
+		"    \"json\": %s,\n    \"histogram\": ", cfg->server_lcore,
+		cfg->quiet ? "true" : "false", cfg->json ? "true" : "false");
+	json_str(f, cfg->histogram);
+	fputs("\n  },\n", f);
+}
+
+static void
+json_result(FILE *f, const struct rpcperf_result *r)
+{
+	const struct {
+		const char *name;
+		double v;
+	} nums[] = {
+		{ "min_us", r->min }, { "p50_us", r->p50 },
+		{ "p90_us", r->p90 }, { "p99_us", r->p99 },
+		{ "p999_us", r->p999 }, { "max_us", r->max },
+		{ "mean_us", r->mean }, { "mrps", r->mrps },
+		{ "gbps", r->gbps },
+	};
+	unsigned int i;
+
+	fputs("    {\"workload\": ", f);
+	json_str(f, r->workload);
+	fprintf(f, ", \"bytes\": %" PRIu32 ", \"iters\": %" PRIu64, r->size,
+		r->iters);
+	for (i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
+		fprintf(f, ", \"%s\": ", nums[i].name);
+		json_num(f, nums[i].v);
+	}
+	fprintf(f, ", \"retransmissions\": %" PRIu64 "}", r->retransmissions);
+}
+
+int
+rpcperf_print_json(FILE *f, const struct rpcperf_config *cfg,
+		const struct rpcperf_result *r, unsigned int n)
+{
+	const struct rpcperf_result *base = rpcperf_baseline(r, n);
+	const char *sep = "\n";
+	unsigned int i;
+
+	fprintf(f, "{\n  \"version\": %d,\n  \"tool\": \"rpcperf\",\n",
+		RPCPERF_JSON_VERSION);
+	json_config(f, cfg);
+	fputs("  \"results\": [", f);
+	for (i = 0; i < n; i++) {
+		fputs(sep, f);
+		json_result(f, &r[i]);
+		sep = ",\n";
+	}
+	fputs(n != 0 ? "\n  ],\n" : "],\n", f);
+	fputs("  \"ratios\": [", f);
+	sep = "\n";
+	for (i = 0; base != NULL && i < n; i++) {
+		if (&r[i] == base || r[i].iters == 0 || !r[i].one_at_a_time)
+			continue;
+		fputs(sep, f);
+		fputs("    {\"workload\": ", f);
+		json_str(f, r[i].workload);
+		fputs(", \"baseline\": \"ring\", \"p50\": ", f);
+		json_num(f, r[i].p50 / base->p50);
+		fputs(", \"p99\": ", f);
+		json_num(f, r[i].p99 / base->p99);
+		fputs("}", f);
+		sep = ",\n";
+	}
+	fputs(sep[0] == ',' ? "\n  ]\n}\n" : "]\n}\n", f);
+	fflush(f);
+	return ferror(f) ? -EIO : 0;
+}
+
+static int
+cdf_row(FILE *f, const char *wl, const uint64_t *sorted, uint64_t n,
+		double us, double pct)
+{
+	return fprintf(f, "%s,%.10g,%.9g\n", wl, pct,
+		rpcperf_percentile(sorted, n, pct) * us) < 0 ? -EIO : 0;
+}
+
+/*
+ * Percentiles 0 to 100 in 1/RPCPERF_CDF_POINTS steps; between 99.9 and
+ * 100 also 99.91 to 99.99 when there are 10^4 samples or more, and 99.991
+ * to 99.999 from 10^5, for the tail.
+ */
+int
+rpcperf_cdf_write(FILE *f, const char *wl, const uint64_t *sorted,
+		uint64_t n, uint64_t hz)
+{
+	double us = 1e6 / (double)hz;
+	unsigned int i, j;
+	int ret = 0;
+
+	for (i = 0; n != 0 && i <= RPCPERF_CDF_POINTS && ret == 0; i++) {
+		if (i == RPCPERF_CDF_POINTS && n >= 10000)
+			for (j = 1; j <= 9 && ret == 0; j++)
+				ret = cdf_row(f, wl, sorted, n, us,
+						99.9 + j / 100.0);
+		if (i == RPCPERF_CDF_POINTS && n >= 100000)
+			for (j = 1; j <= 9 && ret == 0; j++)
+				ret = cdf_row(f, wl, sorted, n, us,
+						99.99 + j / 1000.0);
+		if (ret == 0)
+			ret = cdf_row(f, wl, sorted, n, us,
+					100.0 * i / RPCPERF_CDF_POINTS);
+	}
+	return ret;
+}
+
+int
+rpcperf_rate_path(const char *histogram, char *buf, size_t len)
+{
+	size_t n = strlen(histogram);
+	int ret;
+
+	if (n > 4 && strcmp(histogram + n - 4, ".csv") == 0)
+		n -= 4;
+	ret = snprintf(buf, len, "%.*s.rate.csv", (int)n, histogram);
+	return ret < 0 || (size_t)ret >= len ? -ENAMETOOLONG : 0;
+}

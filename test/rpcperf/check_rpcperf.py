@@ -1,0 +1,328 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 The pmrpc authors
+"""Run rpcperf itself and check what it says, never how fast.
+
+    check_rpcperf.py MODE      (RPCPERF: the binary)
+
+MODE:
+  args       bad arguments: exit status 2 and a message naming the value
+  json       --json of a short run parsed against doc/rpcperf.md's schema
+  workloads  each workload --help lists, a short run each: it completes,
+             reports the iters asked for, and its --histogram CSV adds up
+  progress   a run of over a second prints progress lines; -q none
+
+EAL arguments: PMR_TEST_EAL_ARGS if set (as the cmocka tests take it),
+else "-l 0-1 --no-pci --no-huge -m 512 --no-shconf".
+"""
+
+import csv
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+RPCPERF = os.environ.get('RPCPERF', 'rpcperf')
+EAL = os.environ.get('PMR_TEST_EAL_ARGS',
+                     '-l 0-1 --no-pci --no-huge -m 512 --no-shconf').split()
+ITERS = 2000
+WARMUP = 100
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print('FAIL: ' + what)
+    return cond
+
+
+def run(args, eal=True, timeout=300):
+    cmd = [RPCPERF] + (EAL if eal else []) + ['--'] + args
+    start = time.monotonic()
+    p = subprocess.run(cmd, capture_output=True, text=True,
+                       timeout=timeout)
+    p.seconds = time.monotonic() - start
+    p.cmd = ' '.join(cmd)
+    # A sanitizer build: its reports fail the test whatever the status.
+    check(not re.search(r'Sanitizer|runtime error:', p.stderr),
+          '%s: sanitizer report: %s' % (p.cmd, p.stderr[-3000:]))
+    return p
+
+
+def help_text():
+    p = run(['--help'], eal=False)
+    check(p.returncode == 0, '--help: exit status %d' % p.returncode)
+    check(p.stderr == '', '--help: wrote to stderr: ' + p.stderr)
+    return p.stdout
+
+
+def help_section(text, title):
+    """The lines of --help from "title:" to the next blank line."""
+    lines = text.split('\n')
+    start = lines.index(title + ':') + 1
+    end = lines.index('', start)
+    return lines[start:end]
+
+
+def long_options(text):
+    opts = []
+    for line in help_section(text, 'Options'):
+        m = re.match(r'^\s+(?:-\w, )?--([a-z][a-z-]*)', line)
+        if m:
+            opts.append(m.group(1))
+    return opts
+
+
+def workload_names(text):
+    return [line.split()[0] for line in help_section(text, 'Workloads')
+            if re.match(r'^  \S', line)]
+
+
+def mode_args():
+    text = help_text()
+    check('Usage:' in text, '--help: no usage line')
+    opts = long_options(text)
+    check(len(opts) >= 15, '--help lists %d options' % len(opts))
+    # "rpcperf --help", before any "--": rpcperf's usage, not EAL's.
+    p = subprocess.run([RPCPERF, '--help'], capture_output=True, text=True,
+                       timeout=60)
+    check(p.returncode == 0 and p.stdout == text,
+          'rpcperf --help (no "--"): exit %d, not the usage'
+          % p.returncode)
+    p = run(['-q', '-h'])
+    check(p.returncode == 0 and 'Usage:' in p.stdout,
+          '-h after other options: exit %d' % p.returncode)
+    bad = [
+        (['--size=abc'], 'rpcperf: --size=abc: expected a number from 0'),
+        (['-n', '0'], 'rpcperf: --iters=0: expected a number from 1'),
+        (['-c', '5000'], '--concurrency=5000: expected a number'),
+        (['--credits=x'], '--credits=x: expected a number'),
+        (['-w', 'ring,nosuch'], "unknown workload 'nosuch'"),
+        (['--bogus'], 'unknown option --bogus'),
+        (['--json=yes'], 'option --json takes no value'),
+        (['--histogram='], '--histogram: needs a file name'),
+        (['--iters'], 'option --iters needs a value'),
+        (['-q', 'extra'], "unexpected argument 'extra'"),
+        (['--histogram=/nonexistent/dir/h.csv', '-n', '1'],
+         '--histogram=/nonexistent/dir/h.csv: No such file or directory'),
+        (['--server-lcore=0', '-n', '1'], 'needs a server lcore'),
+    ]
+    for args, msg in bad:
+        p = run(args)
+        check(p.returncode == 2, '%s: exit status %d, not 2'
+              % (' '.join(args), p.returncode))
+        check(msg in p.stderr, '%s: stderr lacks "%s": %s'
+              % (' '.join(args), msg, p.stderr[-500:]))
+        check(p.stdout == '', '%s: wrote to stdout: %s'
+              % (' '.join(args), p.stdout))
+
+
+RESULT_KEYS = {'workload', 'bytes', 'iters', 'min_us', 'p50_us', 'p90_us',
+               'p99_us', 'p999_us', 'max_us', 'mean_us', 'mrps', 'gbps',
+               'retransmissions'}
+RATIO_KEYS = {'workload', 'baseline', 'p50', 'p99'}
+
+
+def is_int(v):
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def is_num(v):
+    return (isinstance(v, (int, float)) and not isinstance(v, bool))
+
+
+def check_doc(d, args, opts, where):
+    """d against the schema; args: the options of the run."""
+    check(set(d) == {'version', 'tool', 'config', 'results', 'ratios'},
+          where + ': top-level keys ' + str(sorted(d)))
+    check(d.get('version') == 1, where + ': version')
+    check(d.get('tool') == 'rpcperf', where + ': tool')
+    cfg = d['config']
+    # Every option of --help, but --help, under its name with _ for -.
+    want = {'workloads' if o == 'workload' else o.replace('-', '_')
+            for o in opts if o != 'help'}
+    check(set(cfg) == want, where + ': config keys %s, options %s'
+          % (sorted(cfg), sorted(want)))
+    for k in ('size', 'iters', 'warmup', 'concurrency', 'sessions',
+              'credits', 'rto_us', 'server_lcore'):
+        check(is_int(cfg.get(k)), where + ': config.%s not an int' % k)
+    for k in ('quiet', 'json'):
+        check(isinstance(cfg.get(k), bool), where + ': config.%s' % k)
+    for k in ('faults', 'histogram'):
+        check(cfg.get(k) is None or isinstance(cfg.get(k), str),
+              where + ': config.%s' % k)
+    check(isinstance(cfg.get('eth_args'), str), where + ': eth_args')
+    check(cfg.get('workloads') == args['workloads'],
+          where + ': config.workloads %s' % cfg.get('workloads'))
+    check(cfg.get('iters') == args['iters'], where + ': config.iters')
+    check(cfg.get('warmup') == args['warmup'], where + ': config.warmup')
+    check(cfg.get('json') is True, where + ': config.json')
+
+    res = d['results']
+    check([r.get('workload') for r in res] == args['workloads'],
+          where + ': results in the order asked')
+    for r in res:
+        w = '%s: %s' % (where, r.get('workload'))
+        check(set(r) == RESULT_KEYS, w + ': keys ' + str(sorted(r)))
+        check(is_int(r['bytes']) and is_int(r['iters']) and
+              is_int(r['retransmissions']), w + ': integer fields')
+        nums = [r[k] for k in ('min_us', 'p50_us', 'p90_us', 'p99_us',
+                               'p999_us', 'max_us')]
+        if not check(all(is_num(v) for v in nums + [r['mean_us'],
+                                                    r['mrps'], r['gbps']]),
+                     w + ': number fields'):
+            continue
+        if r['iters'] == 0:		# a workload that failed
+            continue
+        check(nums == sorted(nums), w + ': percentiles out of order %s'
+              % nums)
+        check(nums[0] <= r['mean_us'] <= nums[-1], w + ': mean')
+        check(r['mrps'] > 0 and r['gbps'] >= 0, w + ': rate')
+    return res
+
+
+def mode_json():
+    opts = long_options(help_text())
+    wls = ['ring', 'latency', 'rate', 'memcpy']
+    p = run(['--json', '-n', str(ITERS), '--warmup', str(WARMUP), '-w',
+             ','.join(wls)])
+    check(p.returncode == 0, 'json run: exit %d: %s'
+          % (p.returncode, p.stderr[-2000:]))
+    try:
+        d = json.loads(p.stdout)	# all of stdout: nothing else there
+    except ValueError as e:
+        check(False, 'json run: stdout is not JSON (%s): %s'
+              % (e, p.stdout[:2000]))
+        return
+    res = check_doc(d, {'workloads': wls, 'iters': ITERS,
+                        'warmup': WARMUP}, opts, 'json run')
+    for r in res:
+        check(r['iters'] == ITERS, '%s: iters %d, asked %d'
+              % (r['workload'], r['iters'], ITERS))
+        check(r['bytes'] == 32, '%s: bytes' % r['workload'])
+    by = {r['workload']: r for r in res}
+    # Ratios: the one-at-a-time RPC workloads to ring; here latency only.
+    check([x.get('workload') for x in d['ratios']] == ['latency'],
+          'ratios: %s' % d['ratios'])
+    for x in d['ratios']:
+        check(set(x) == RATIO_KEYS, 'ratio keys ' + str(sorted(x)))
+        check(x['baseline'] == 'ring', 'ratio baseline')
+        for k in ('p50', 'p99'):
+            want = by[x['workload']][k + '_us'] / by['ring'][k + '_us']
+            check(abs(x[k] - want) <= 1e-6 * want,
+                  'ratio %s %s: %s, want %s' % (x['workload'], k, x[k],
+                                                want))
+    print('json run: %d results, %d ratios' % (len(res), len(d['ratios'])))
+
+    # A workload that fails: exit 1, still one JSON document, iters 0.
+    p = run(['--json', '-q', '-n', '100', '--warmup', '0', '-s', '100000',
+             '-w', 'ring,drv-latency', '--faults=a"b\\c'])
+    check(p.returncode == 1, 'failing run: exit %d' % p.returncode)
+    try:
+        d = json.loads(p.stdout)
+        res = check_doc(d, {'workloads': ['ring', 'drv-latency'],
+                            'iters': 100, 'warmup': 0}, opts,
+                        'failing run')
+        check([r['iters'] for r in res] == [100, 0],
+              'failing run: iters %s' % [r['iters'] for r in res])
+        check(d['config']['faults'] == 'a"b\\c', 'failing run: faults')
+        check(d['ratios'] == [], 'failing run: ratios %s' % d['ratios'])
+    except ValueError as e:
+        check(False, 'failing run: not JSON (%s): %s' % (e, p.stdout))
+
+
+def check_csv(path, wl, p50):
+    with open(path, newline='') as f:
+        rows = list(csv.reader(f))
+    check(rows[0] == ['workload', 'percentile', 'latency_us'],
+          path + ': header %s' % rows[0])
+    rows = [r for r in rows[1:] if r[0] == wl]
+    # ITERS samples: 0 to 100 in 0.1 steps, no tail points (under 10^4).
+    check(len(rows) == 1001, '%s: %d rows for %s' % (path, len(rows), wl))
+    pct = [float(r[1]) for r in rows]
+    lat = [float(r[2]) for r in rows]
+    check(pct[0] == 0 and pct[-1] == 100 and pct == sorted(pct),
+          path + ': percentiles')
+    check(lat == sorted(lat), path + ': latencies not ascending')
+    check(dict(zip(pct, lat)).get(50.0) == p50,
+          '%s: p50 %s, JSON says %s' % (path, dict(zip(pct, lat)).get(50.0),
+                                        p50))
+
+
+def mode_workloads():
+    text = help_text()
+    opts = long_options(text)
+    wls = workload_names(text)
+    check(len(wls) >= 5, '--help lists %d workloads' % len(wls))
+    with tempfile.TemporaryDirectory() as tmp:
+        for wl in wls:
+            hist = os.path.join(tmp, wl + '.csv')
+            p = run(['--json', '-q', '-n', str(ITERS), '--warmup',
+                     str(WARMUP), '-w', wl, '--histogram=' + hist])
+            if not check(p.returncode == 0, '%s: exit %d: %s'
+                         % (wl, p.returncode, p.stderr[-2000:])):
+                continue
+            try:
+                d = json.loads(p.stdout)
+            except ValueError as e:
+                check(False, '%s: not JSON (%s)' % (wl, e))
+                continue
+            res = check_doc(d, {'workloads': [wl], 'iters': ITERS,
+                                'warmup': WARMUP}, opts, wl)
+            check(len(res) == 1 and res[0]['iters'] == ITERS,
+                  '%s: iters %s, asked %d'
+                  % (wl, [r['iters'] for r in res], ITERS))
+            check(not re.search(r'^rpcperf: \S+ \d+/\d+ ', p.stderr, re.M),
+                  '%s: progress line with -q' % wl)
+            check_csv(hist, wl, res[0]['p50_us'])
+            with open(os.path.join(tmp, wl + '.rate.csv')) as f:
+                check(f.readline() == 'workload,time_s,done,mrps\n',
+                      wl + ': rate CSV header')
+            print('%s: %d round trips, %.1f s' % (wl, res[0]['iters'],
+                                                 p.seconds))
+
+
+def mode_progress():
+    line = re.compile(r'^rpcperf: latency (\d+)/(\d+) \((\d+)%\), '
+                      r'[0-9.]+ [Mk]?/s$', re.M)
+    n = 50000
+    for attempt in range(3):
+        p = run(['-w', 'latency', '-n', str(n), '--warmup', '0'])
+        check(p.returncode == 0, 'progress run: exit %d' % p.returncode)
+        lines = line.findall(p.stderr)
+        # Over 2.5 s there must be lines. Too short to tell: aim at 3.5 s.
+        if lines or p.seconds > 2.5:
+            break
+        n = int(n * 3.5 / max(p.seconds, 0.1))
+    if p.seconds > 2.5:
+        check(lines, 'no progress line in %.1f s: %s'
+              % (p.seconds, p.stderr[-2000:]))
+    done = [int(x[0]) for x in lines]
+    check(done == sorted(done), 'progress not increasing: %s' % done)
+    check(all(int(x[1]) == n and int(x[0]) <= n for x in lines),
+          'progress totals: %s' % lines)
+    print('progress: %d lines in %.1f s' % (len(lines), p.seconds))
+    p = run(['-q', '-w', 'latency', '-n', str(n), '--warmup', '0'])
+    check(p.returncode == 0, 'quiet run: exit %d' % p.returncode)
+    check(not line.search(p.stderr), 'progress line with -q')
+    check('rpcperf: running' not in p.stderr, 'banner with -q')
+
+
+def main():
+    modes = {'args': mode_args, 'json': mode_json,
+             'workloads': mode_workloads, 'progress': mode_progress}
+    if len(sys.argv) != 2 or sys.argv[1] not in modes:
+        sys.exit('usage: check_rpcperf.py ' + '|'.join(modes))
+    modes[sys.argv[1]]()
+    if failures:
+        print('%d check(s) failed' % len(failures))
+        sys.exit(1)
+    print('PASS')
+
+
+if __name__ == '__main__':
+    main()

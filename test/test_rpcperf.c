@@ -1,0 +1,627 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The pmrpc authors
+ */
+
+/*
+ * Unit tests of rpcperf's pure parts, linked with its objects (no EAL):
+ * argument parsing, every bad value refused with a message; the
+ * percentile math on known distributions; the JSON and CSV writers.
+ * test/rpcperf/check_rpcperf.py runs the program itself.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <rte_common.h>
+#include <rte_config.h>
+
+#include "rpcperf.h"
+
+#define MSG_MAX 4096
+#define ARGS_MAX 32
+
+/* What a call printed to one stream, while fd was redirected. */
+struct capture {
+	int fd;
+	FILE *stream;
+	int saved;
+	FILE *tmp;
+};
+
+static void
+capture_start(struct capture *c, FILE *stream)
+{
+	c->stream = stream;
+	c->fd = fileno(stream);
+	fflush(stream);
+	c->tmp = tmpfile();
+	assert_non_null(c->tmp);
+	c->saved = dup(c->fd);
+	assert_true(c->saved >= 0);
+	assert_true(dup2(fileno(c->tmp), c->fd) >= 0);
+}
+
+static void
+capture_end(struct capture *c, char *out, size_t len)
+{
+	size_t n;
+
+	fflush(c->stream);
+	assert_true(dup2(c->saved, c->fd) >= 0);
+	close(c->saved);
+	rewind(c->tmp);
+	n = fread(out, 1, len - 1, c->tmp);
+	out[n] = '\0';
+	fclose(c->tmp);
+}
+
+/*
+ * rpcperf_parse_args() on "rpcperf" and the NULL-terminated arguments;
+ * what it printed to stderr goes to msg.
+ */
+static int
+parse(struct rpcperf_config *cfg, char *msg, const char *arg, ...)
+{
+	char *argv[ARGS_MAX + 2];
+	struct capture c;
+	va_list ap;
+	int argc = 0, ret;
+
+	argv[argc++] = (char *)(uintptr_t)"rpcperf";
+	va_start(ap, arg);
+	for (; arg != NULL; arg = va_arg(ap, const char *)) {
+		assert_true(argc <= ARGS_MAX);
+		argv[argc++] = (char *)(uintptr_t)arg;
+	}
+	va_end(ap);
+	argv[argc] = NULL;
+	capture_start(&c, stderr);
+	ret = rpcperf_parse_args(argc, argv, cfg);
+	capture_end(&c, msg, MSG_MAX);
+	return ret;
+}
+
+static void
+test_args_defaults(void **state)
+{
+	struct rpcperf_config cfg;
+	char msg[MSG_MAX];
+
+	(void)state;
+	assert_int_equal(parse(&cfg, msg, NULL), 0);
+	assert_string_equal(msg, "");
+	assert_int_equal(cfg.nb_workloads, 3);
+	assert_string_equal(cfg.workloads[0], "ring");
+	assert_string_equal(cfg.workloads[1], "latency");
+	assert_string_equal(cfg.workloads[2], "rate");
+	assert_int_equal(cfg.size, 32);
+	assert_int_equal(cfg.iters, 1000000);
+	assert_int_equal(cfg.warmup, 10000);
+	assert_int_equal(cfg.concurrency, 32);
+	assert_int_equal(cfg.sessions, 4);
+	assert_int_equal(cfg.credits, 0);
+	assert_int_equal(cfg.rto_us, 0);
+	assert_null(cfg.faults);
+	assert_string_equal(cfg.eth_args, "");
+	assert_int_equal(cfg.server_lcore, RTE_MAX_LCORE);
+	assert_false(cfg.quiet);
+	assert_false(cfg.json);
+	assert_null(cfg.histogram);
+
+	/* A -w list earlier must not change the next parse's default. */
+	assert_int_equal(parse(&cfg, msg, "-w", "memcpy,ring", NULL), 0);
+	assert_int_equal(parse(&cfg, msg, NULL), 0);
+	assert_int_equal(cfg.nb_workloads, 3);
+	assert_string_equal(cfg.workloads[2], "rate");
+}
+
+static void
+test_args_every_option(void **state)
+{
+	struct rpcperf_config cfg;
+	char msg[MSG_MAX];
+
+	(void)state;
+	assert_int_equal(parse(&cfg, msg, "-w", "memcpy,ring", "-s", "0x40",
+		"--iters=7", "--warmup", "0", "-c", "4096", "--sessions=3",
+		"--credits=1024", "--rto-us=10000000", "--faults=drop_tx=0.1",
+		"--eth-args=tx_copy_max=0", "--server-lcore=1", "--json",
+		"--histogram=h.csv", "-q", NULL), 0);
+	assert_string_equal(msg, "");
+	assert_int_equal(cfg.nb_workloads, 2);
+	assert_string_equal(cfg.workloads[0], "memcpy");
+	assert_string_equal(cfg.workloads[1], "ring");
+	assert_int_equal(cfg.size, 64);
+	assert_int_equal(cfg.iters, 7);
+	assert_int_equal(cfg.warmup, 0);
+	assert_int_equal(cfg.concurrency, 4096);
+	assert_int_equal(cfg.sessions, 3);
+	assert_int_equal(cfg.credits, 1024);
+	assert_int_equal(cfg.rto_us, 10000000);
+	assert_string_equal(cfg.faults, "drop_tx=0.1");
+	assert_string_equal(cfg.eth_args, "tx_copy_max=0");
+	assert_int_equal(cfg.server_lcore, 1);
+	assert_true(cfg.json);
+	assert_string_equal(cfg.histogram, "h.csv");
+	assert_true(cfg.quiet);
+
+	/* The limits themselves are good values. */
+	assert_int_equal(parse(&cfg, msg, "--size=67108864", "-n",
+		"4294967295", "--warmup=4294967295", "-c", "1",
+		"--sessions=1", "--credits=1", "--rto-us=1", "-s", "0",
+		"--server-lcore=0", NULL), 0);
+	assert_int_equal(cfg.size, 0);
+	assert_int_equal(cfg.iters, UINT32_MAX);
+	assert_int_equal(cfg.warmup, UINT32_MAX);
+
+	/* Decimal even with a leading 0; hex with 0x. */
+	assert_int_equal(parse(&cfg, msg, "-s", "010", "-n", "0X1f", NULL), 0);
+	assert_int_equal(cfg.size, 10);
+	assert_int_equal(cfg.iters, 31);
+}
+
+/* A bad argument: -EINVAL and msg in what was printed. */
+#define BAD(want, ...) do { \
+	struct rpcperf_config cfg_; \
+	char msg_[MSG_MAX]; \
+	int ret_ = parse(&cfg_, msg_, __VA_ARGS__, NULL); \
+	if (ret_ != -EINVAL || strstr(msg_, want) == NULL) \
+		fail_msg("%s: returned %d, printed \"%s\", wanted \"%s\"", \
+			#__VA_ARGS__, ret_, msg_, want); \
+} while (0)
+
+static void
+test_args_bad_numbers(void **state)
+{
+	char v[64], want[128];
+
+	(void)state;
+	BAD("--size=abc: expected a number from 0 to 67108864", "-s", "abc");
+	BAD("--size=67108865: expected a number from 0 to 67108864",
+		"--size=67108865");
+	BAD("--size=-1: expected a number", "--size=-1");
+	BAD("--size=: expected a number", "--size=");
+	BAD("--size=1k: expected a number", "--size", "1k");
+	BAD("--size= 1: expected a number", "--size= 1");
+	BAD("--size=+1: expected a number", "--size=+1");
+	BAD("--size=0x: expected a number", "--size=0x");
+	BAD("--size=0x-1: expected a number", "--size=0x-1");
+	BAD("--size=0xg: expected a number", "--size=0xg");
+	BAD("--size=1.5: expected a number", "--size=1.5");
+	BAD("--iters=0: expected a number from 1 to 4294967295", "-n", "0");
+	BAD("--iters=4294967296: expected a number", "--iters=4294967296");
+	BAD("--iters=99999999999999999999: expected a number",
+		"--iters=99999999999999999999");
+	BAD("--warmup=-5: expected a number from 0 to 4294967295",
+		"--warmup=-5");
+	BAD("--warmup=4294967296: expected a number", "--warmup=4294967296");
+	BAD("--concurrency=0: expected a number from 1 to 4096", "-c", "0");
+	BAD("--concurrency=4097: expected a number", "--concurrency=4097");
+	BAD("--sessions=0: expected a number from 1 to", "--sessions=0");
+	snprintf(v, sizeof(v), "--sessions=%d", RPCPERF_MAX_SESSIONS + 1);
+	snprintf(want, sizeof(want), "%s: expected a number from 1 to %d",
+		v, RPCPERF_MAX_SESSIONS);
+	BAD(want, v);
+	BAD("--credits=0: expected a number from 1 to 1024", "--credits=0");
+	BAD("--credits=1025: expected a number", "--credits=1025");
+	BAD("--rto-us=0: expected a number from 1 to 10000000", "--rto-us=0");
+	BAD("--rto-us=10000001: expected a number", "--rto-us=10000001");
+	snprintf(v, sizeof(v), "--server-lcore=%d", RTE_MAX_LCORE);
+	snprintf(want, sizeof(want), "%s: expected a number from 0 to %d",
+		v, RTE_MAX_LCORE - 1);
+	BAD(want, v);
+	BAD("--server-lcore=one: expected a number", "--server-lcore=one");
+}
+
+static void
+test_args_bad_other(void **state)
+{
+	char list[300];
+
+	(void)state;
+	BAD("unknown workload 'nosuch' (see --help)", "-w", "ring,nosuch");
+	BAD("--workload: empty list", "-w", ",");
+	BAD("--workload: empty list", "--workload=");
+	BAD("too many workloads",
+		"-w", "ring,ring,ring,ring,ring,ring,ring,ring,ring");
+	memset(list, 'a', sizeof(list) - 1);
+	list[sizeof(list) - 1] = '\0';
+	BAD("--workload: list too long", "-w", list);
+	BAD("--histogram: needs a file name", "--histogram=");
+	BAD("option --size needs a value", "--size");
+	BAD("option -s needs a value", "-s");
+	BAD("option --histogram needs a value", "--histogram");
+	BAD("unknown option --bogus (see --help)", "--bogus");
+	BAD("unknown option -x (see --help)", "-x");
+	BAD("unknown option -x (see --help)", "-qx");
+	BAD("option --json takes no value", "--json=1");
+	BAD("option --quiet takes no value", "--quiet=yes");
+	BAD("unexpected argument 'extra'", "-q", "extra");
+}
+
+static void
+test_args_help_lists_every_option(void **state)
+{
+	struct rpcperf_config cfg;
+	char msg[MSG_MAX], out[8192], opt[64];
+	struct capture c;
+	const char *name;
+	unsigned int i;
+	int ret;
+
+	(void)state;
+	capture_start(&c, stdout);
+	ret = parse(&cfg, msg, "--help", NULL);
+	capture_end(&c, out, sizeof(out));
+	assert_int_equal(ret, 1);
+	assert_string_equal(msg, "");
+	for (i = 0; (name = rpcperf_option_name(i)) != NULL; i++) {
+		snprintf(opt, sizeof(opt), "--%s", name);
+		if (strstr(out, opt) == NULL)
+			fail_msg("--help does not mention %s", opt);
+	}
+	assert_true(i >= 15);
+	/* Every workload too. */
+	assert_non_null(strstr(out, "\n  ring "));
+	assert_non_null(strstr(out, "\n  drv-latency "));
+	assert_non_null(strstr(out, "Exit status"));
+
+	capture_start(&c, stdout);
+	ret = parse(&cfg, msg, "-q", "-h", NULL);
+	capture_end(&c, out, sizeof(out));
+	assert_int_equal(ret, 1);
+	assert_non_null(strstr(out, "Usage: rpcperf"));
+}
+
+/* hz of 1 MHz: a cycle is a microsecond. */
+#define HZ_1US 1000000
+
+static void
+summarize(uint64_t *v, uint64_t n, uint64_t elapsed,
+		struct rpcperf_result *r)
+{
+	struct rpcperf_samples s = {
+		.cycles = v, .n = n, .cap = n, .elapsed = elapsed,
+	};
+
+	memset(r, 0, sizeof(*r));
+	r->size = 100;
+	rpcperf_summarize(&s, HZ_1US, r);
+}
+
+static void
+test_percentile_uniform(void **state)
+{
+	uint64_t v[100];
+	struct rpcperf_result r;
+	unsigned int i;
+
+	(void)state;
+	/* 1..100, shuffled: summarize sorts. */
+	for (i = 0; i < 100; i++)
+		v[i] = (i * 37) % 100 + 1;
+	summarize(v, 100, 100 * HZ_1US, &r);
+	for (i = 0; i < 100; i++)
+		assert_int_equal(v[i], i + 1);
+	assert_int_equal(r.iters, 100);
+	assert_true(r.min == 1);
+	assert_true(r.p50 == 50);
+	assert_true(r.p90 == 90);
+	assert_true(r.p99 == 99);
+	assert_true(r.p999 == 100);
+	assert_true(r.max == 100);
+	assert_true(r.mean == 50.5);
+	/* 100 round trips in 100 s: 1 per second. */
+	assert_true(r.mrps > 0.999999e-6 && r.mrps < 1.000001e-6);
+	/* 100 bytes a second. */
+	assert_true(r.gbps > 799.999e-9 && r.gbps < 800.001e-9);
+
+	/* Nearest rank, at and between the ranks. */
+	assert_true(rpcperf_percentile(v, 100, 0) == 1);
+	assert_true(rpcperf_percentile(v, 100, 0.5) == 1);
+	assert_true(rpcperf_percentile(v, 100, 1) == 1);
+	assert_true(rpcperf_percentile(v, 100, 1.01) == 2);
+	assert_true(rpcperf_percentile(v, 100, 25) == 25);
+	assert_true(rpcperf_percentile(v, 100, 100) == 100);
+	assert_true(rpcperf_percentile(v, 100, 150) == 100);
+	assert_true(rpcperf_percentile(v, 0, 50) == 0);
+	assert_true(rpcperf_percentile(v, 100, -1) == 1);
+	assert_true(rpcperf_percentile(v, 100, NAN) == 1);
+}
+
+/* Decimal percentiles land on their exact rank, not one over. */
+static void
+test_percentile_exact_ranks(void **state)
+{
+	static uint64_t v[1000000];
+	struct rpcperf_result r;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < RTE_DIM(v); i++)
+		v[i] = i + 1;
+	summarize(v, 1000, 1, &r);
+	assert_true(r.p50 == 500);
+	assert_true(r.p90 == 900);
+	assert_true(r.p99 == 990);
+	assert_true(r.p999 == 999);	/* not the max */
+	assert_true(r.max == 1000);
+	assert_true(rpcperf_percentile(v, 2000, 99.9) == 1998);
+	assert_true(rpcperf_percentile(v, 10000, 99.95) == 9995);
+	assert_true(rpcperf_percentile(v, 10000, 99.9 + 5 / 100.0) == 9995);
+	assert_true(rpcperf_percentile(v, 1000000, 99.9) == 999000);
+	assert_true(rpcperf_percentile(v, 1000000, 99.999) == 999990);
+	assert_true(rpcperf_percentile(v, 1000000, 0.1 * 3) == 3000);
+	/* Between ranks: the next one up. */
+	assert_true(rpcperf_percentile(v, 1000, 99.95) == 1000);
+	assert_true(rpcperf_percentile(v, 7, 50) == 4);
+	assert_true(rpcperf_percentile(v, 3, 100.0 / 3) == 1);
+}
+
+static void
+test_percentile_all_equal(void **state)
+{
+	uint64_t v[1000];
+	struct rpcperf_result r;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < RTE_DIM(v); i++)
+		v[i] = 7;
+	summarize(v, RTE_DIM(v), 0, &r);
+	assert_int_equal(r.iters, 1000);
+	assert_true(r.min == 7 && r.p50 == 7 && r.p90 == 7 && r.p99 == 7 &&
+		r.p999 == 7 && r.max == 7 && r.mean == 7);
+	/* No elapsed time measured: no rate rather than a division by 0. */
+	assert_true(r.mrps == 0);
+	assert_true(r.gbps == 0);
+}
+
+static void
+test_percentile_two_point(void **state)
+{
+	uint64_t v[100];
+	struct rpcperf_result r;
+	unsigned int i;
+
+	(void)state;
+	/* Half 10, half 1000, interleaved. */
+	for (i = 0; i < 100; i++)
+		v[i] = i % 2 == 0 ? 1000 : 10;
+	summarize(v, 100, HZ_1US, &r);
+	assert_true(r.min == 10);
+	assert_true(r.p50 == 10);	/* rank 50: the last of the 10s */
+	assert_true(r.p90 == 1000);
+	assert_true(r.p99 == 1000);
+	assert_true(r.p999 == 1000);
+	assert_true(r.max == 1000);
+	assert_true(r.mean == 505);
+	assert_true(rpcperf_percentile(v, 100, 50.01) == 1000);
+}
+
+static void
+test_percentile_single_and_none(void **state)
+{
+	uint64_t v[1] = { 42 };
+	struct rpcperf_result r;
+
+	(void)state;
+	summarize(v, 1, 2 * HZ_1US, &r);
+	assert_int_equal(r.iters, 1);
+	assert_true(r.min == 42 && r.p50 == 42 && r.p90 == 42 &&
+		r.p99 == 42 && r.p999 == 42 && r.max == 42 && r.mean == 42);
+	assert_true(r.mrps == 0.5e-6);
+
+	/* No samples: iters 0, nothing else touched. */
+	summarize(v, 0, HZ_1US, &r);
+	assert_int_equal(r.iters, 0);
+	assert_true(r.p50 == 0 && r.max == 0 && r.mrps == 0);
+
+	/* Cycles to microseconds: 2 GHz, 3000 cycles is 1.5 us. */
+	{
+		uint64_t c[1] = { 3000 };
+		struct rpcperf_samples s = { .cycles = c, .n = 1, .cap = 1 };
+
+		memset(&r, 0, sizeof(r));
+		rpcperf_summarize(&s, 2000000000, &r);
+		assert_true(r.p50 == 1.5 && r.mean == 1.5);
+	}
+}
+
+/* Write with f, an open_memstream, and return what it holds. */
+static char *
+memstream_text(FILE *f, char **buf)
+{
+	assert_int_equal(fclose(f), 0);
+	return *buf;
+}
+
+static void
+result_init(struct rpcperf_result *r, const char *wl, bool one, double p50,
+		double p99)
+{
+	memset(r, 0, sizeof(*r));
+	snprintf(r->workload, sizeof(r->workload), "%s", wl);
+	r->one_at_a_time = one;
+	r->size = 32;
+	r->iters = 10;
+	r->p50 = p50;
+	r->p99 = p99;
+}
+
+static void
+test_json_writer(void **state)
+{
+	struct rpcperf_config cfg;
+	struct rpcperf_result r[4];
+	char msg[MSG_MAX], *buf = NULL, *text;
+	size_t len;
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(parse(&cfg, msg, "-w", "ring,latency,rate,memcpy",
+		"--faults=a\"b\\c\x01", "--json", NULL), 0);
+	cfg.server_lcore = 1;
+	result_init(&r[0], "ring", true, 1, 2);
+	result_init(&r[1], "latency", true, 3, 8);
+	result_init(&r[2], "rate", false, 40, 80);
+	result_init(&r[3], "memcpy", false, 0.5, 1);
+	r[3].mean = NAN;	/* null: JSON has no NaN */
+
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(rpcperf_print_json(f, &cfg, r, 4), 0);
+	text = memstream_text(f, &buf);
+	assert_non_null(strstr(text, "\"version\": 1,"));
+	assert_non_null(strstr(text, "\"tool\": \"rpcperf\","));
+	assert_non_null(strstr(text, "\"workloads\": [\"ring\", \"latency\", "
+		"\"rate\", \"memcpy\"]"));
+	assert_non_null(strstr(text, "\"faults\": \"a\\\"b\\\\c\\u0001\""));
+	assert_non_null(strstr(text, "\"histogram\": null"));
+	assert_non_null(strstr(text, "\"json\": true"));
+	assert_non_null(strstr(text, "\"server_lcore\": 1,"));
+	assert_non_null(strstr(text, "{\"workload\": \"ring\", \"bytes\": 32, "
+		"\"iters\": 10, \"min_us\": 0, \"p50_us\": 1, "));
+	assert_non_null(strstr(text, "\"mean_us\": null"));
+	/* Ratios: the one-at-a-time workloads but ring, to ring. */
+	assert_non_null(strstr(text, "{\"workload\": \"latency\", "
+		"\"baseline\": \"ring\", \"p50\": 3, \"p99\": 4}"));
+	assert_null(strstr(text, "\"baseline\": \"ring\", \"p50\": 40"));
+	assert_null(strstr(text, "{\"workload\": \"ring\", \"baseline\""));
+	free(buf);
+
+	/* No ring run (or it failed): no ratios. */
+	r[0].iters = 0;
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(rpcperf_print_json(f, &cfg, r, 4), 0);
+	text = memstream_text(f, &buf);
+	assert_non_null(strstr(text, "\"ratios\": []\n}\n"));
+	assert_null(rpcperf_baseline(r, 4));
+	free(buf);
+}
+
+/* Lines of text, and the line starting with prefix (0 if none). */
+static unsigned int
+count_lines(const char *text, const char *prefix, const char **line)
+{
+	unsigned int n = 0;
+	const char *p;
+
+	*line = NULL;
+	for (p = text; *p != '\0'; p = strchr(p, '\n') + 1) {
+		n++;
+		if (*line == NULL && strncmp(p, prefix, strlen(prefix)) == 0)
+			*line = p;
+		if (strchr(p, '\n') == NULL)
+			break;
+	}
+	return n;
+}
+
+static void
+test_cdf_writer(void **state)
+{
+	static uint64_t v[100000];
+	char *buf = NULL, *text;
+	const char *line;
+	size_t len;
+	unsigned int i;
+	FILE *f;
+
+	(void)state;
+	for (i = 0; i < 100; i++)
+		v[i] = i + 1;
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(rpcperf_cdf_write(f, "u", v, 100, HZ_1US), 0);
+	assert_int_equal(rpcperf_cdf_write(f, "none", v, 0, HZ_1US), 0);
+	text = memstream_text(f, &buf);
+	assert_int_equal(count_lines(text, "u,0,", &line),
+		RPCPERF_CDF_POINTS + 1);
+	assert_true(strncmp(line, "u,0,1\n", 6) == 0);
+	count_lines(text, "u,0.1,", &line);
+	assert_true(line != NULL && strncmp(line, "u,0.1,1\n", 8) == 0);
+	count_lines(text, "u,50,", &line);
+	assert_true(line != NULL && strncmp(line, "u,50,50\n", 8) == 0);
+	count_lines(text, "u,99.9,", &line);
+	assert_true(line != NULL && strncmp(line, "u,99.9,100\n", 11) == 0);
+	count_lines(text, "u,100,", &line);
+	assert_true(line != NULL && strcmp(line, "u,100,100\n") == 0);
+	free(buf);
+
+	/* Tail points from 10^4 and 10^5 samples. */
+	for (i = 0; i < RTE_DIM(v); i++)
+		v[i] = i + 1;
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(rpcperf_cdf_write(f, "t", v, 10000, HZ_1US), 0);
+	text = memstream_text(f, &buf);
+	assert_int_equal(count_lines(text, "t,99.95,", &line),
+		RPCPERF_CDF_POINTS + 1 + 9);
+	assert_true(line != NULL && strncmp(line, "t,99.95,9995\n", 13) == 0);
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(rpcperf_cdf_write(f, "t", v, RTE_DIM(v), HZ_1US), 0);
+	text = memstream_text(f, &buf);
+	assert_int_equal(count_lines(text, "t,99.999,", &line),
+		RPCPERF_CDF_POINTS + 1 + 18);
+	assert_true(line != NULL &&
+		strncmp(line, "t,99.999,99999\n", 15) == 0);
+	free(buf);
+}
+
+static void
+test_rate_path(void **state)
+{
+	char buf[32], big[64];
+
+	(void)state;
+	assert_int_equal(rpcperf_rate_path("h.csv", buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "h.rate.csv");
+	assert_int_equal(rpcperf_rate_path("out/h", buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "out/h.rate.csv");
+	assert_int_equal(rpcperf_rate_path(".csv", buf, sizeof(buf)), 0);
+	assert_string_equal(buf, ".csv.rate.csv");
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	assert_int_equal(rpcperf_rate_path(big, buf, sizeof(buf)),
+		-ENAMETOOLONG);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_args_defaults),
+		cmocka_unit_test(test_args_every_option),
+		cmocka_unit_test(test_args_bad_numbers),
+		cmocka_unit_test(test_args_bad_other),
+		cmocka_unit_test(test_args_help_lists_every_option),
+		cmocka_unit_test(test_percentile_uniform),
+		cmocka_unit_test(test_percentile_all_equal),
+		cmocka_unit_test(test_percentile_exact_ranks),
+		cmocka_unit_test(test_percentile_two_point),
+		cmocka_unit_test(test_percentile_single_and_none),
+		cmocka_unit_test(test_json_writer),
+		cmocka_unit_test(test_cdf_writer),
+		cmocka_unit_test(test_rate_path),
+	};
+
+	return cmocka_run_group_tests_name("rpcperf", tests, NULL, NULL);
+}
