@@ -67,6 +67,9 @@ static const char *const drop_names[RPC_DROP_MAX] = {
 const char *
 pmr_worker_drop_name(unsigned int idx)
 {
+	/* A new drop reason needs room in the public counters. */
+	RTE_BUILD_BUG_ON(RPC_DROP_MAX >
+		RTE_DIM(((struct pmr_worker_stats *)NULL)->drops));
 	return idx < RPC_DROP_MAX ? drop_names[idx] : NULL;
 }
 
