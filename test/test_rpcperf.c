@@ -114,7 +114,16 @@ test_args_defaults(void **state)
 	assert_int_equal(cfg.rto_us, 0);
 	assert_null(cfg.faults);
 	assert_string_equal(cfg.eth_args, "");
-	assert_int_equal(cfg.server_lcore, RTE_MAX_LCORE);
+	assert_int_equal(cfg.mode, RPCPERF_INPROC);
+	assert_null(cfg.nexus);
+	assert_null(cfg.connect);
+	assert_int_equal(cfg.nb_devargs, 0);
+	assert_int_equal(cfg.remote_workers, 1);
+	assert_int_equal(cfg.duration, 0);
+	/* Lcores: chosen after EAL (rpcperf_lcores_resolve()). */
+	assert_int_equal(cfg.nb_server_lcores, 0);
+	assert_int_equal(cfg.nb_client_lcores, 0);
+	assert_false(cfg.interactive);
 	assert_false(cfg.quiet);
 	assert_false(cfg.json);
 	assert_null(cfg.histogram);
@@ -136,7 +145,8 @@ test_args_every_option(void **state)
 	assert_int_equal(parse(&cfg, msg, "-w", "memcpy,ring", "-s", "0x40",
 		"--iters=7", "--warmup", "0", "-c", "4096", "--sessions=3",
 		"--credits=1024", "--rto-us=10000000", "--faults=drop_tx=0.1",
-		"--eth-args=tx_copy_max=0", "--server-lcore=1", "--json",
+		"--eth-args=tx_copy_max=0", "--server-lcores=1,5-6",
+		"--client-lcores=0,3", "--json",
 		"--histogram=h.csv", "-q", NULL), 0);
 	assert_string_equal(msg, "");
 	assert_int_equal(cfg.nb_workloads, 2);
@@ -151,7 +161,13 @@ test_args_every_option(void **state)
 	assert_int_equal(cfg.rto_us, 10000000);
 	assert_string_equal(cfg.faults, "drop_tx=0.1");
 	assert_string_equal(cfg.eth_args, "tx_copy_max=0");
-	assert_int_equal(cfg.server_lcore, 1);
+	assert_int_equal(cfg.nb_server_lcores, 3);
+	assert_int_equal(cfg.server_lcores[0], 1);
+	assert_int_equal(cfg.server_lcores[1], 5);
+	assert_int_equal(cfg.server_lcores[2], 6);
+	assert_int_equal(cfg.nb_client_lcores, 2);
+	assert_int_equal(cfg.client_lcores[0], 0);
+	assert_int_equal(cfg.client_lcores[1], 3);
 	assert_true(cfg.json);
 	assert_string_equal(cfg.histogram, "h.csv");
 	assert_true(cfg.quiet);
@@ -160,10 +176,40 @@ test_args_every_option(void **state)
 	assert_int_equal(parse(&cfg, msg, "--size=67108864", "-n",
 		"4294967295", "--warmup=4294967295", "-c", "1",
 		"--sessions=1", "--credits=1", "--rto-us=1", "-s", "0",
-		"--server-lcore=0", NULL), 0);
+		"--server-lcores=0", NULL), 0);
 	assert_int_equal(cfg.size, 0);
 	assert_int_equal(cfg.iters, UINT32_MAX);
 	assert_int_equal(cfg.warmup, UINT32_MAX);
+
+	/* The server side: what it listens on and its ports. */
+	assert_int_equal(parse(&cfg, msg, "--server", "--nexus=10.0.0.1:9",
+		"--devargs=port=0,ip=10.0.0.1", "--devargs=port=1",
+		"--duration=5", "--server-lcores=0-1", NULL), 0);
+	assert_string_equal(msg, "");
+	assert_int_equal(cfg.mode, RPCPERF_SERVER);
+	assert_string_equal(cfg.nexus, "10.0.0.1:9");
+	assert_int_equal(cfg.nb_devargs, 2);
+	assert_string_equal(cfg.devargs[1], "port=1");
+	assert_int_equal(cfg.duration, 5);
+
+	/* The client side. */
+	assert_int_equal(parse(&cfg, msg, "--connect=127.0.0.1:31850",
+		"--nexus=127.0.0.1:0", "--devargs=port=0", "--devargs=port=1",
+		"--remote-workers=2", "--client-lcores=0,1", "-w",
+		"latency,memcpy", NULL), 0);
+	assert_string_equal(msg, "");
+	assert_int_equal(cfg.mode, RPCPERF_CLIENT);
+	assert_string_equal(cfg.connect, "127.0.0.1:31850");
+	assert_int_equal(cfg.remote_workers, 2);
+
+	/* Interactive: rate unless -w says otherwise. */
+	assert_int_equal(parse(&cfg, msg, "-i", NULL), 0);
+	assert_true(cfg.interactive);
+	assert_int_equal(cfg.nb_workloads, 1);
+	assert_string_equal(cfg.workloads[0], "rate");
+	assert_int_equal(parse(&cfg, msg, "--interactive", "-w", "latency",
+		NULL), 0);
+	assert_string_equal(cfg.workloads[0], "latency");
 
 	/* Decimal even with a leading 0; hex with 0x. */
 	assert_int_equal(parse(&cfg, msg, "-s", "010", "-n", "0X1f", NULL), 0);
@@ -217,11 +263,22 @@ test_args_bad_numbers(void **state)
 	BAD("--credits=1025: expected a number", "--credits=1025");
 	BAD("--rto-us=0: expected a number from 1 to 10000000", "--rto-us=0");
 	BAD("--rto-us=10000001: expected a number", "--rto-us=10000001");
-	snprintf(v, sizeof(v), "--server-lcore=%d", RTE_MAX_LCORE);
-	snprintf(want, sizeof(want), "%s: expected a number from 0 to %d",
-		v, RTE_MAX_LCORE - 1);
+	snprintf(v, sizeof(v), "--server-lcores=%d", RTE_MAX_LCORE);
+	snprintf(want, sizeof(want), "%s: expected lcore ids below %d", v,
+		RTE_MAX_LCORE);
 	BAD(want, v);
-	BAD("--server-lcore=one: expected a number", "--server-lcore=one");
+	BAD("--server-lcores=one: expected lcore ids", "--server-lcores=one");
+	BAD("--client-lcores=: expected lcore ids", "--client-lcores=");
+	BAD("--client-lcores=1,: expected lcore ids", "--client-lcores=1,");
+	BAD("--client-lcores=3-2: expected lcore ids", "--client-lcores=3-2");
+	BAD("--client-lcores=-1: expected lcore ids", "--client-lcores=-1");
+	BAD("--client-lcores=1;2: expected lcore ids", "--client-lcores=1;2");
+	BAD("--client-lcores=1,0-2: lcore 1 twice", "--client-lcores=1,0-2");
+	BAD("--server-lcores=0-16: at most 16 lcores", "--server-lcores=0-16");
+	BAD("--remote-workers=0: expected a number from 1 to 1024",
+		"--connect=127.0.0.1:1", "--devargs=port=0",
+		"--remote-workers=0");
+	BAD("--duration=-1: expected a number", "--server", "--duration=-1");
 }
 
 static void
@@ -248,6 +305,57 @@ test_args_bad_other(void **state)
 	BAD("option --json takes no value", "--json=1");
 	BAD("option --quiet takes no value", "--quiet=yes");
 	BAD("unexpected argument 'extra'", "-q", "extra");
+}
+
+static void
+test_args_bad_placement(void **state)
+{
+	(void)state;
+	BAD("--connect=localhost:1: expected IPV4:PORT (port 1 to 65535)",
+		"--connect=localhost:1");
+	BAD("--connect=127.0.0.1: expected IPV4:PORT", "--connect=127.0.0.1");
+	BAD("--connect=127.0.0.1:0: expected IPV4:PORT",
+		"--connect=127.0.0.1:0");
+	BAD("--connect=127.0.0.1:65536: expected IPV4:PORT",
+		"--connect=127.0.0.1:65536");
+	BAD("--connect=127.0.0.1:x: expected IPV4:PORT",
+		"--connect=127.0.0.1:x");
+	BAD("--nexus=1.2.3:4: expected IPV4:PORT (port 1 to 65535, or 0 for "
+		"any)", "--nexus=1.2.3:4");
+	BAD("--server and --connect: one or the other", "--server",
+		"--connect=127.0.0.1:1", "--devargs=port=0");
+	BAD("--server needs --devargs", "--server");
+	BAD("--connect needs --devargs", "--connect=127.0.0.1:1");
+	BAD("--devargs and --nexus go with --server or --connect",
+		"--devargs=port=0");
+	BAD("--devargs and --nexus go with --server or --connect",
+		"--nexus=127.0.0.1:0");
+	BAD("--eth-args is for in-process runs", "--server",
+		"--devargs=port=0", "--eth-args=mtu=1500");
+	BAD("--devargs: empty", "--server", "--devargs=");
+	BAD("--devargs: at most 16", "--server", "--devargs=0",
+		"--devargs=1", "--devargs=2", "--devargs=3", "--devargs=4",
+		"--devargs=5", "--devargs=6", "--devargs=7", "--devargs=8",
+		"--devargs=9", "--devargs=10", "--devargs=11", "--devargs=12",
+		"--devargs=13", "--devargs=14", "--devargs=15",
+		"--devargs=16");
+	BAD("--remote-workers goes with --connect", "--remote-workers=2");
+	BAD("--duration goes with --server", "--duration=2");
+	BAD("--server only serves", "--server", "--devargs=port=0", "-w",
+		"rate");
+	BAD("--server only serves", "--server", "--devargs=port=0", "-i");
+	BAD("--server only serves", "--server", "--devargs=port=0",
+		"--client-lcores=1");
+	BAD("--server-lcores: the server runs elsewhere",
+		"--connect=127.0.0.1:1", "--devargs=port=0",
+		"--server-lcores=1");
+	BAD("ring is an in-process baseline: not with --connect",
+		"--connect=127.0.0.1:1", "--devargs=port=0");
+	BAD("drv-latency is an in-process baseline",
+		"--connect=127.0.0.1:1", "--devargs=port=0", "-w",
+		"latency,drv-latency");
+	BAD("-i prints tables: no --json or --histogram", "-i", "--json");
+	BAD("memcpy is a baseline: run it without -i", "-i", "-w", "memcpy");
 }
 
 static void
@@ -292,7 +400,7 @@ summarize(uint64_t *v, uint64_t n, uint64_t elapsed,
 		struct rpcperf_result *r)
 {
 	struct rpcperf_samples s = {
-		.cycles = v, .n = n, .cap = n, .elapsed = elapsed,
+		.cycles = v, .n = n, .cap = n, .count = n, .elapsed = elapsed,
 	};
 
 	memset(r, 0, sizeof(*r));
@@ -431,7 +539,9 @@ test_percentile_single_and_none(void **state)
 	/* Cycles to microseconds: 2 GHz, 3000 cycles is 1.5 us. */
 	{
 		uint64_t c[1] = { 3000 };
-		struct rpcperf_samples s = { .cycles = c, .n = 1, .cap = 1 };
+		struct rpcperf_samples s = {
+			.cycles = c, .n = 1, .cap = 1, .count = 1,
+		};
 
 		memset(&r, 0, sizeof(r));
 		rpcperf_summarize(&s, 2000000000, &r);
@@ -464,7 +574,7 @@ static void
 test_json_writer(void **state)
 {
 	struct rpcperf_config cfg;
-	struct rpcperf_result r[4];
+	struct rpcperf_result r[4], rows[2];
 	char msg[MSG_MAX], *buf = NULL, *text;
 	size_t len;
 	FILE *f;
@@ -472,25 +582,47 @@ test_json_writer(void **state)
 	(void)state;
 	assert_int_equal(parse(&cfg, msg, "-w", "ring,latency,rate,memcpy",
 		"--faults=a\"b\\c\x01", "--json", NULL), 0);
-	cfg.server_lcore = 1;
+	cfg.server_lcores[0] = 1;
+	cfg.nb_server_lcores = 1;
+	cfg.client_lcores[0] = 0;
+	cfg.client_lcores[1] = 2;
+	cfg.nb_client_lcores = 2;
+	result_init(&rows[0], "rate", false, 41, 81);
+	rows[0].lcore = 0;
+	result_init(&rows[1], "rate", false, 39, 79);
+	rows[1].lcore = 2;
 	result_init(&r[0], "ring", true, 1, 2);
 	result_init(&r[1], "latency", true, 3, 8);
 	result_init(&r[2], "rate", false, 40, 80);
 	result_init(&r[3], "memcpy", false, 0.5, 1);
 	r[3].mean = NAN;	/* null: JSON has no NaN */
+	/* rate: two client lcores, their rows. */
+	r[2].lcores = rows;
+	r[2].nb_lcores = 2;
 
 	f = open_memstream(&buf, &len);
 	assert_non_null(f);
 	assert_int_equal(rpcperf_print_json(f, &cfg, r, 4), 0);
 	text = memstream_text(f, &buf);
-	assert_non_null(strstr(text, "\"version\": 1,"));
+	assert_non_null(strstr(text, "\"version\": 2,"));
 	assert_non_null(strstr(text, "\"tool\": \"rpcperf\","));
 	assert_non_null(strstr(text, "\"workloads\": [\"ring\", \"latency\", "
 		"\"rate\", \"memcpy\"]"));
 	assert_non_null(strstr(text, "\"faults\": \"a\\\"b\\\\c\\u0001\""));
 	assert_non_null(strstr(text, "\"histogram\": null"));
 	assert_non_null(strstr(text, "\"json\": true"));
-	assert_non_null(strstr(text, "\"server_lcore\": 1,"));
+	assert_non_null(strstr(text, "\"server_lcores\": [1],"));
+	assert_non_null(strstr(text, "\"client_lcores\": [0, 2],"));
+	assert_non_null(strstr(text, "\"mode\": \"in-process\","));
+	assert_non_null(strstr(text, "\"devargs\": [],"));
+	/* Per-lcore rows under their total, none for the others. */
+	assert_non_null(strstr(text, "\"retransmissions\": 0, \"lcores\": [\n"
+		"      {\"lcore\": 0, \"bytes\": 32, \"iters\": 10, "
+		"\"min_us\": 0, \"p50_us\": 41, "));
+	assert_non_null(strstr(text, "{\"lcore\": 2, \"bytes\": 32, "
+		"\"iters\": 10, \"min_us\": 0, \"p50_us\": 39, "));
+	assert_non_null(strstr(text, "\"retransmissions\": 0, "
+		"\"lcores\": []}"));
 	assert_non_null(strstr(text, "{\"workload\": \"ring\", \"bytes\": 32, "
 		"\"iters\": 10, \"min_us\": 0, \"p50_us\": 1, "));
 	assert_non_null(strstr(text, "\"mean_us\": null"));
@@ -586,6 +718,113 @@ test_cdf_writer(void **state)
 	free(buf);
 }
 
+/* Two client lcores' rows: the total merges samples and sums rates. */
+static void
+test_merge_rows(void **state)
+{
+	struct rpcperf_samples rows[2];
+	struct rpcperf_result total;
+	char *buf = NULL, *text;
+	const char *line;
+	size_t len;
+	uint64_t i;
+	FILE *f;
+
+	(void)state;
+	/* Lcore a: 1..100 in 100 s; lcore b: 101..200 in 50 s. */
+	assert_int_equal(rpcperf_samples_init(&rows[0], 100), 0);
+	assert_int_equal(rpcperf_samples_init(&rows[1], 100), 0);
+	for (i = 0; i < 100; i++) {
+		rpcperf_sample_add(&rows[0], 100 - i);
+		rpcperf_sample_add(&rows[1], 101 + i);
+	}
+	rows[0].elapsed = 100 * HZ_1US;
+	rows[1].elapsed = 50 * HZ_1US;
+	rows[0].retransmissions = 3;
+	rows[1].retransmissions = 4;
+	rows[0].sessions = 1;
+	rows[1].sessions = 2;
+	memset(&total, 0, sizeof(total));
+	snprintf(total.workload, sizeof(total.workload), "rate");
+	total.size = 100;
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(rpcperf_merge(rows, 2, HZ_1US, &total, f), 0);
+	text = memstream_text(f, &buf);
+
+	assert_int_equal(total.nb_lcores, 2);
+	assert_int_equal(total.lcores[0].iters, 100);
+	assert_true(total.lcores[0].p50 == 50 && total.lcores[0].max == 100);
+	assert_true(total.lcores[1].p50 == 150 && total.lcores[1].min == 101);
+	assert_true(total.lcores[0].mrps == 1e-6);
+	assert_true(total.lcores[1].mrps == 2e-6);
+	assert_string_equal(total.lcores[1].workload, "rate");
+	assert_int_equal(total.lcore, -1);
+	/* The total: 200 samples 1..200; rates summed, counts added. */
+	assert_int_equal(total.iters, 200);
+	assert_true(total.min == 1 && total.max == 200);
+	assert_true(total.p50 == 100 && total.p99 == 198);
+	assert_true(total.mrps == 3e-6);
+	assert_int_equal(total.retransmissions, 7);
+	assert_int_equal(total.sessions, 3);
+	/* The CDF is the merged one. */
+	count_lines(text, "rate,50,", &line);
+	assert_true(line != NULL && strncmp(line, "rate,50,100\n", 12) == 0);
+	free(buf);
+	rpcperf_result_free(&total);
+	assert_null(total.lcores);
+	rpcperf_samples_free(&rows[0]);
+	rpcperf_samples_free(&rows[1]);
+}
+
+/* Past cap, the latest samples are kept (interactive runs). */
+static void
+test_samples_wrap(void **state)
+{
+	struct rpcperf_samples s;
+	struct rpcperf_result r;
+	uint64_t i;
+
+	(void)state;
+	assert_int_equal(rpcperf_samples_init(&s, 4), 0);
+	for (i = 1; i <= 10; i++)
+		rpcperf_sample_add(&s, i);
+	assert_int_equal(s.n, 4);
+	assert_int_equal(s.count, 10);
+	s.elapsed = 10 * HZ_1US;
+	memset(&r, 0, sizeof(r));
+	rpcperf_summarize(&s, HZ_1US, &r);
+	/* 7..10 kept; the rate counts all ten. */
+	assert_true(r.min == 7 && r.max == 10);
+	assert_int_equal(r.iters, 10);
+	assert_true(r.mrps == 1e-6);
+	rpcperf_samples_reset(&s);
+	assert_int_equal(s.n, 0);
+	assert_int_equal(s.count, 0);
+	rpcperf_sample_add(&s, 5);
+	assert_int_equal(s.cycles[0], 5);
+	rpcperf_samples_free(&s);
+}
+
+static void
+test_lcores_parse(void **state)
+{
+	unsigned int ids[RPCPERF_MAX_LCORES], n;
+
+	(void)state;
+	assert_int_equal(rpcperf_lcores_parse("x", "7", ids, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(ids[0], 7);
+	assert_int_equal(rpcperf_lcores_parse("x", "3,0-2,9", ids, &n), 0);
+	assert_int_equal(n, 5);
+	assert_int_equal(ids[0], 3);
+	assert_int_equal(ids[1], 0);
+	assert_int_equal(ids[3], 2);
+	assert_int_equal(ids[4], 9);
+	assert_int_equal(rpcperf_lcores_parse("x", "0-15", ids, &n), 0);
+	assert_int_equal(n, RPCPERF_MAX_LCORES);
+}
+
 static void
 test_rate_path(void **state)
 {
@@ -612,6 +851,7 @@ main(void)
 		cmocka_unit_test(test_args_every_option),
 		cmocka_unit_test(test_args_bad_numbers),
 		cmocka_unit_test(test_args_bad_other),
+		cmocka_unit_test(test_args_bad_placement),
 		cmocka_unit_test(test_args_help_lists_every_option),
 		cmocka_unit_test(test_percentile_uniform),
 		cmocka_unit_test(test_percentile_all_equal),
@@ -621,6 +861,9 @@ main(void)
 		cmocka_unit_test(test_json_writer),
 		cmocka_unit_test(test_cdf_writer),
 		cmocka_unit_test(test_rate_path),
+		cmocka_unit_test(test_merge_rows),
+		cmocka_unit_test(test_samples_wrap),
+		cmocka_unit_test(test_lcores_parse),
 	};
 
 	return cmocka_run_group_tests_name("rpcperf", tests, NULL, NULL);

@@ -4,6 +4,7 @@
 
 /* rpcperf's own arguments: those after EAL's "--". */
 
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
@@ -50,31 +51,66 @@ rpcperf_usage(const char *prog)
 
 	printf("Usage: %s [EAL options] -- [options]\n"
 		"\n"
-		"Round-trip benchmark of pmrpc. Runs each workload in turn with a\n"
-		"server on one lcore and the client on the main lcore, and prints\n"
-		"latency percentiles in microseconds and the round-trip rate.\n"
+		"Round-trip benchmark of pmrpc. Runs each workload in turn and\n"
+		"prints latency percentiles in microseconds, the round-trip rate\n"
+		"and bandwidth, a row per client lcore and their total.\n"
 		"\n"
-		"EAL options (before \"--\"): -l 0-1 for the client and server\n"
-		"lcores, --no-pci, and --in-memory with hugepages or\n"
-		"--no-huge -m 512 without; DPDK's EAL guide has the rest.\n"
+		"EAL options (before \"--\"): -l 0-1 for the lcores, --no-pci, and\n"
+		"--in-memory with hugepages or --no-huge -m 512 without; DPDK's\n"
+		"EAL guide has the rest.\n"
+		"\n"
+		"Placement: in-process by default, the server on the server lcores\n"
+		"and the client on the client lcores over ring-pair ports; or\n"
+		"one side per process or host, on eth ports given by --devargs:\n"
+		"  --server  [--nexus=IP:PORT] --devargs=D [--devargs=D]...\n"
+		"  --connect=IP:PORT [--nexus=IP:0] --devargs=D [--devargs=D]...\n"
 		"\n"
 		"Options:\n"
 		"  -w, --workload=LIST    workloads to run, comma separated\n"
-		"                         (default: ring,latency,rate)\n"
+		"                         (default: ring,latency,rate; -i: rate)\n"
 		"  -s, --size=BYTES       payload bytes (default: 32, at most 64 MiB)\n"
-		"  -n, --iters=N          measured round trips (default: 1000000)\n"
+		"  -n, --iters=N          measured round trips per client lcore\n"
+		"                         (default: 1000000; -i: samples kept)\n"
 		"      --warmup=N         unmeasured round trips first (default: 10000)\n"
-		"  -c, --concurrency=N    rate: RPCs kept outstanding (default: 32)\n"
-		"      --sessions=N       sessions the RPCs use (default: 4, max %d)\n"
+		"  -c, --concurrency=N    rate: RPCs kept outstanding per client\n"
+		"                         lcore (default: 32)\n"
+		"      --sessions=N       sessions per client lcore the RPCs use\n"
+		"                         (default: 4, max %d)\n"
 		"      --credits=N        session credits: packets in flight per\n"
 		"                         session (default: 8)\n"
 		"      --rto-us=US        retransmission timeout (default: 5000)\n"
-		"      --faults=SPEC      inject faults on both workers, e.g.\n"
+		"      --faults=SPEC      inject faults on every worker, e.g.\n"
 		"                         drop_tx=0.005,drop_rx=0.005 (doc/faults.md)\n"
-		"      --eth-args=KVARGS  extra eth driver devargs, e.g.\n"
-		"                         tx_copy_max=0 (see doc/drivers.md)\n"
-		"      --server-lcore=ID  lcore of the server side (default: the\n"
-		"                         first worker lcore)\n"
+		"      --eth-args=KVARGS  in-process: extra eth driver devargs of\n"
+		"                         the ring-pair ports, e.g. tx_copy_max=0\n"
+		"                         (doc/drivers.md)\n"
+		"      --server-lcores=L  lcores polling the server workers (list:\n"
+		"                         1,3-4; default: in-process the first lcore\n"
+		"                         after the main one, --server every lcore,\n"
+		"                         as many as there are --devargs)\n"
+		"      --client-lcores=L  lcores running the clients, one worker\n"
+		"                         each (default: the main lcore; -i the\n"
+		"                         first lcore free after the server's)\n"
+		"      --server           serve only: echo and sink handlers on a\n"
+		"                         worker per --devargs, until SIGINT or\n"
+		"                         SIGTERM (or --duration); a line of counts\n"
+		"                         each second, a table per worker at exit\n"
+		"      --connect=IP:PORT  be the client of a --server at that nexus\n"
+		"                         address; one --devargs per client lcore\n"
+		"      --nexus=IP:PORT    this process's nexus (session management,\n"
+		"                         UDP; default --server 127.0.0.1:%d,\n"
+		"                         --connect 127.0.0.1:0)\n"
+		"      --devargs=KVARGS   eth devargs of one worker's port, e.g.\n"
+		"                         port=0,ip=10.0.0.1 (doc/drivers.md);\n"
+		"                         repeat for more workers (max %d)\n"
+		"      --remote-workers=N --connect: client lcore k talks to the\n"
+		"                         server's worker k %% N (default: 1)\n"
+		"      --duration=SECS    --server: stop after SECS (default: 0,\n"
+		"                         until a signal)\n"
+		"  -i, --interactive      a prompt, like testpmd's: start, stop,\n"
+		"                         show stats, clear stats, set size N,\n"
+		"                         set concurrency N, set workload NAME,\n"
+		"                         help, quit (doc/rpcperf.md)\n"
 		"      --json             print the results as one JSON document\n"
 		"                         instead of the table (doc/rpcperf.md)\n"
 		"      --histogram=FILE   write each workload's latency CDF to FILE\n"
@@ -88,11 +124,14 @@ rpcperf_usage(const char *prog)
 		"Exit status: 0 when every workload ran, 1 when one failed, 2 on a\n"
 		"bad option or setup.\n"
 		"\n"
-		"Workloads:\n", prog, RPCPERF_MAX_SESSIONS);
+		"Workloads:\n", prog, RPCPERF_MAX_SESSIONS, RPCPERF_NEXUS_PORT,
+		RPCPERF_MAX_LCORES);
 	for (i = 0; i < RTE_DIM(workloads); i++)
 		printf("  %-14s %s\n", workloads[i]->name, workloads[i]->help);
-	printf("\nExample: %s -l 0-1 --no-pci --no-huge -m 512 -- -s 64\n",
-		prog);
+	printf("\nExamples:\n"
+		"  %s -l 0-1 --no-pci --no-huge -m 512 -- -s 64\n"
+		"  %s -l 0-3 --no-pci --in-memory -- -w rate "
+		"--server-lcores=1 --client-lcores=0,2-3\n", prog, prog);
 }
 
 static int
@@ -154,8 +193,10 @@ parse_workloads(const char *list, struct rpcperf_config *cfg)
 }
 
 enum {
-	OPT_WARMUP = 256, OPT_ETH_ARGS, OPT_SERVER_LCORE, OPT_SESSIONS,
+	OPT_WARMUP = 256, OPT_ETH_ARGS, OPT_SERVER_LCORES, OPT_SESSIONS,
 	OPT_FAULTS, OPT_CREDITS, OPT_RTO, OPT_JSON, OPT_HISTOGRAM,
+	OPT_SERVER, OPT_CONNECT, OPT_NEXUS, OPT_DEVARGS, OPT_REMOTE_WORKERS,
+	OPT_CLIENT_LCORES, OPT_DURATION,
 };
 
 static const struct option longopts[] = {
@@ -169,7 +210,15 @@ static const struct option longopts[] = {
 	{ "credits", required_argument, NULL, OPT_CREDITS },
 	{ "rto-us", required_argument, NULL, OPT_RTO },
 	{ "eth-args", required_argument, NULL, OPT_ETH_ARGS },
-	{ "server-lcore", required_argument, NULL, OPT_SERVER_LCORE },
+	{ "server", no_argument, NULL, OPT_SERVER },
+	{ "connect", required_argument, NULL, OPT_CONNECT },
+	{ "nexus", required_argument, NULL, OPT_NEXUS },
+	{ "devargs", required_argument, NULL, OPT_DEVARGS },
+	{ "remote-workers", required_argument, NULL, OPT_REMOTE_WORKERS },
+	{ "server-lcores", required_argument, NULL, OPT_SERVER_LCORES },
+	{ "client-lcores", required_argument, NULL, OPT_CLIENT_LCORES },
+	{ "duration", required_argument, NULL, OPT_DURATION },
+	{ "interactive", no_argument, NULL, 'i' },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "histogram", required_argument, NULL, OPT_HISTOGRAM },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -213,12 +262,135 @@ bad_option(const char *arg)
 }
 
 /*
+ * HOST:PORT with a dotted IPv4 host; PORT 0 (any) only where this process
+ * listens (--nexus).
+ */
+static int
+parse_uri(const char *opt, const char *value, bool any_port)
+{
+	const char *colon = strrchr(value, ':');
+	char host[INET_ADDRSTRLEN];
+	struct in_addr in;
+	uint64_t port;
+	char *end;
+
+	if (colon == NULL || (size_t)(colon - value) >= sizeof(host))
+		goto bad;
+	memcpy(host, value, (size_t)(colon - value));
+	host[colon - value] = '\0';
+	if (inet_pton(AF_INET, host, &in) != 1 ||
+	    !isdigit((unsigned char)colon[1]))
+		goto bad;
+	errno = 0;
+	port = strtoull(colon + 1, &end, 10);
+	if (*end != '\0' || errno != 0 || port > 65535 ||
+	    (port == 0 && !any_port))
+		goto bad;
+	return 0;
+bad:
+	fprintf(stderr, "rpcperf: --%s=%s: expected IPV4:PORT (port 1 to "
+		"65535%s)\n", opt, value, any_port ? ", or 0 for any" : "");
+	return -EINVAL;
+}
+
+/* Options that only go with some placements, and what each needs. */
+static int
+check_placement(struct rpcperf_config *cfg, bool workloads_given,
+		bool eth_args_given)
+{
+	unsigned int i;
+
+	if (cfg->mode == RPCPERF_SERVER && cfg->connect != NULL) {
+		fprintf(stderr, "rpcperf: --server and --connect: one or the "
+			"other\n");
+		return -EINVAL;
+	}
+	if (cfg->connect != NULL)
+		cfg->mode = RPCPERF_CLIENT;
+	if (cfg->mode == RPCPERF_INPROC) {
+		if (cfg->nb_devargs != 0 || cfg->nexus != NULL) {
+			fprintf(stderr, "rpcperf: --devargs and --nexus go with "
+				"--server or --connect; in-process runs use "
+				"ring pairs (--eth-args)\n");
+			return -EINVAL;
+		}
+	} else {
+		if (cfg->nb_devargs == 0) {
+			fprintf(stderr, "rpcperf: --%s needs --devargs: the "
+				"eth port of each worker, e.g. "
+				"--devargs=port=0,ip=10.0.0.1\n",
+				cfg->mode == RPCPERF_SERVER ? "server" :
+				"connect");
+			return -EINVAL;
+		}
+		if (eth_args_given) {
+			fprintf(stderr, "rpcperf: --eth-args is for in-process "
+				"runs: put driver options in --devargs\n");
+			return -EINVAL;
+		}
+	}
+	if (cfg->remote_workers != 0 && cfg->mode != RPCPERF_CLIENT) {
+		fprintf(stderr, "rpcperf: --remote-workers goes with "
+			"--connect\n");
+		return -EINVAL;
+	}
+	if (cfg->remote_workers == 0)
+		cfg->remote_workers = 1;
+	if (cfg->duration != 0 && cfg->mode != RPCPERF_SERVER) {
+		fprintf(stderr, "rpcperf: --duration goes with --server\n");
+		return -EINVAL;
+	}
+	if (cfg->mode == RPCPERF_SERVER) {
+		if (workloads_given || cfg->interactive || cfg->json ||
+		    cfg->histogram != NULL || cfg->nb_client_lcores != 0) {
+			fprintf(stderr, "rpcperf: --server only serves: "
+				"-w, -i, --json, --histogram and "
+				"--client-lcores go with the client\n");
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (cfg->mode == RPCPERF_CLIENT && cfg->nb_server_lcores != 0) {
+		fprintf(stderr, "rpcperf: --server-lcores: the server runs "
+			"elsewhere with --connect\n");
+		return -EINVAL;
+	}
+	/* Interactive: "set workload" picks the rest. */
+	if (cfg->interactive && !workloads_given &&
+	    parse_workloads("rate", cfg) != 0)
+		return -EINVAL;
+	if (cfg->interactive && (cfg->json || cfg->histogram != NULL)) {
+		fprintf(stderr, "rpcperf: -i prints tables: no --json or "
+			"--histogram\n");
+		return -EINVAL;
+	}
+	for (i = 0; i < cfg->nb_workloads; i++) {
+		const struct rpcperf_workload *wl =
+			rpcperf_workload_find(cfg->workloads[i]);
+
+		if (cfg->mode == RPCPERF_CLIENT && wl->run != NULL &&
+		    wl != &rpcperf_wl_memcpy) {
+			fprintf(stderr, "rpcperf: %s is an in-process "
+				"baseline: not with --connect\n", wl->name);
+			return -EINVAL;
+		}
+		if (cfg->interactive && wl->run != NULL) {
+			fprintf(stderr, "rpcperf: %s is a baseline: run it "
+				"without -i\n", wl->name);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/*
  * Parse rpcperf's options into cfg.
  * Returns 0 to run, 1 when --help was printed, -EINVAL on a bad option.
  */
 int
 rpcperf_parse_args(int argc, char **argv, struct rpcperf_config *cfg)
 {
+	bool workloads_given = false, eth_args_given = false;
 	uint64_t v = 0;
 	int opt, ret;
 
@@ -229,19 +401,19 @@ rpcperf_parse_args(int argc, char **argv, struct rpcperf_config *cfg)
 	cfg->eth_args = "";
 	cfg->concurrency = 32;
 	cfg->sessions = 4;
-	cfg->server_lcore = RTE_MAX_LCORE;
 	ret = parse_workloads(default_workloads, cfg);
 	if (ret != 0)
 		return ret;
 
 	optind = 0;	/* 0: glibc and musl start afresh, for the tests */
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":w:s:n:c:qh", longopts,
+	while ((opt = getopt_long(argc, argv, ":w:s:n:c:iqh", longopts,
 			NULL)) != -1) {
 		ret = 0;
 		switch (opt) {
 		case 'w':
 			ret = parse_workloads(optarg, cfg);
+			workloads_given = true;
 			break;
 		case 's':
 			ret = parse_u64("size", optarg, 0, 64u << 20, &v);
@@ -277,11 +449,51 @@ rpcperf_parse_args(int argc, char **argv, struct rpcperf_config *cfg)
 			break;
 		case OPT_ETH_ARGS:
 			cfg->eth_args = optarg;
+			eth_args_given = true;
 			break;
-		case OPT_SERVER_LCORE:
-			ret = parse_u64("server-lcore", optarg, 0,
-					RTE_MAX_LCORE - 1, &v);
-			cfg->server_lcore = (unsigned int)v;
+		case OPT_SERVER:
+			cfg->mode = RPCPERF_SERVER;
+			break;
+		case OPT_CONNECT:
+			ret = parse_uri("connect", optarg, false);
+			cfg->connect = optarg;
+			break;
+		case OPT_NEXUS:
+			ret = parse_uri("nexus", optarg, true);
+			cfg->nexus = optarg;
+			break;
+		case OPT_DEVARGS:
+			if (cfg->nb_devargs == RPCPERF_MAX_LCORES) {
+				fprintf(stderr, "rpcperf: --devargs: at most "
+					"%d\n", RPCPERF_MAX_LCORES);
+				return -EINVAL;
+			}
+			if (optarg[0] == '\0') {
+				fprintf(stderr, "rpcperf: --devargs: empty\n");
+				return -EINVAL;
+			}
+			cfg->devargs[cfg->nb_devargs++] = optarg;
+			break;
+		case OPT_REMOTE_WORKERS:
+			ret = parse_u64("remote-workers", optarg, 1, 1024, &v);
+			cfg->remote_workers = (uint16_t)v;
+			break;
+		case OPT_SERVER_LCORES:
+			ret = rpcperf_lcores_parse("server-lcores", optarg,
+					cfg->server_lcores,
+					&cfg->nb_server_lcores);
+			break;
+		case OPT_CLIENT_LCORES:
+			ret = rpcperf_lcores_parse("client-lcores", optarg,
+					cfg->client_lcores,
+					&cfg->nb_client_lcores);
+			break;
+		case OPT_DURATION:
+			ret = parse_u64("duration", optarg, 0, 86400 * 365, &v);
+			cfg->duration = (uint32_t)v;
+			break;
+		case 'i':
+			cfg->interactive = true;
 			break;
 		case OPT_JSON:
 			cfg->json = true;
@@ -316,5 +528,5 @@ rpcperf_parse_args(int argc, char **argv, struct rpcperf_config *cfg)
 			argv[optind]);
 		return -EINVAL;
 	}
-	return 0;
+	return check_placement(cfg, workloads_given, eth_args_given);
 }

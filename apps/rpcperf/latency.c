@@ -4,11 +4,14 @@
 
 /* Round-trip samples and their percentiles. */
 
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <rte_common.h>
 
 #include "rpcperf.h"
 
@@ -22,6 +25,15 @@ rpcperf_samples_init(struct rpcperf_samples *s, uint64_t cap)
 		return -1;
 	s->cap = cap;
 	return 0;
+}
+
+void
+rpcperf_samples_reset(struct rpcperf_samples *s)
+{
+	s->n = 0;
+	s->pos = 0;
+	s->count = 0;
+	s->bytes = 0;
 }
 
 void
@@ -76,7 +88,8 @@ rpcperf_summarize(struct rpcperf_samples *s, uint64_t hz,
 	long double sum = 0;
 	uint64_t i;
 
-	r->iters = s->n;
+	r->iters = s->count;
+	r->lcore = -1;
 	if (s->n == 0)
 		return;
 	qsort(s->cycles, s->n, sizeof(*s->cycles), cmp_u64);
@@ -90,7 +103,7 @@ rpcperf_summarize(struct rpcperf_samples *s, uint64_t hz,
 	r->p99 = rpcperf_percentile(s->cycles, s->n, 99) * us;
 	r->p999 = rpcperf_percentile(s->cycles, s->n, 99.9) * us;
 	r->mrps = s->elapsed != 0 ?
-		(double)s->n / ((double)s->elapsed / (double)hz) / 1e6 : 0;
+		(double)s->count / ((double)s->elapsed / (double)hz) / 1e6 : 0;
 	r->gbps = s->bytes != 0 && s->elapsed != 0 ?
 		(double)s->bytes * 8 / ((double)s->elapsed / (double)hz) / 1e9 :
 		r->mrps * 1e6 * r->size * 8 / 1e9;
@@ -99,19 +112,106 @@ rpcperf_summarize(struct rpcperf_samples *s, uint64_t hz,
 	r->client_heap = s->client_heap;
 }
 
+int
+rpcperf_merge(struct rpcperf_samples *rows, unsigned int n, uint64_t hz,
+		struct rpcperf_result *total, FILE *cdf_csv)
+{
+	struct rpcperf_samples all;
+	uint64_t kept = 0, elapsed = 0;
+	unsigned int k;
+	int ret = 0;
+
+	total->lcores = calloc(n != 0 ? n : 1, sizeof(*total->lcores));
+	if (total->lcores == NULL)
+		return -ENOMEM;
+	total->nb_lcores = n;
+	for (k = 0; k < n; k++)
+		kept += rows[k].n;
+	if (rpcperf_samples_init(&all, kept) != 0)
+		return -ENOMEM;
+	for (k = 0; k < n; k++) {
+		struct rpcperf_result *r = &total->lcores[k];
+
+		memcpy(all.cycles + all.n, rows[k].cycles,
+			rows[k].n * sizeof(*all.cycles));
+		all.n += rows[k].n;
+		all.count += rows[k].count;
+		all.bytes += rows[k].bytes;
+		all.retransmissions += rows[k].retransmissions;
+		all.sessions += rows[k].sessions;
+		all.client_heap += rows[k].client_heap;
+		elapsed = RTE_MAX(elapsed, rows[k].elapsed);
+		memcpy(r->workload, total->workload, sizeof(r->workload));
+		r->one_at_a_time = total->one_at_a_time;
+		r->size = total->size;
+		rpcperf_summarize(&rows[k], hz, r);
+	}
+	all.elapsed = elapsed;
+	rpcperf_summarize(&all, hz, total);
+	/* Each lcore's rate over its own time: their sum is the total. */
+	total->mrps = 0;
+	total->gbps = 0;
+	for (k = 0; k < n; k++) {
+		total->mrps += total->lcores[k].mrps;
+		total->gbps += total->lcores[k].gbps;
+	}
+	if (cdf_csv != NULL)
+		ret = rpcperf_cdf_write(cdf_csv, total->workload, all.cycles,
+				all.n, hz);
+	rpcperf_samples_free(&all);
+	return ret;
+}
+
+void
+rpcperf_result_free(struct rpcperf_result *r)
+{
+	free(r->lcores);
+	r->lcores = NULL;
+	r->nb_lcores = 0;
+}
+
 void
 rpcperf_print_header(void)
 {
-	printf("%-12s %8s %9s %8s %8s %8s %8s %8s %8s %8s %8s %7s\n",
+	printf("%-16s %8s %9s %8s %8s %8s %8s %8s %8s %8s %8s %7s\n",
 		"workload", "bytes", "iters", "min_us", "p50_us", "p90_us",
 		"p99_us", "p99.9_us", "max_us", "Mrps", "Gb/s", "retrans");
+}
+
+static void
+print_row(const char *name, const struct rpcperf_result *r)
+{
+	printf("%-16s %8u %9" PRIu64 " %8.3f %8.3f %8.3f %8.3f %8.3f "
+		"%8.2f %8.3f %8.2f %7" PRIu64 "\n", name, r->size,
+		r->iters, r->min, r->p50, r->p90, r->p99, r->p999, r->max,
+		r->mrps, r->gbps, r->retransmissions);
 }
 
 void
 rpcperf_print_result(const struct rpcperf_result *r)
 {
-	printf("%-12s %8u %9" PRIu64 " %8.3f %8.3f %8.3f %8.3f %8.3f "
-		"%8.2f %8.3f %8.2f %7" PRIu64 "\n", r->workload, r->size,
-		r->iters, r->min, r->p50, r->p90, r->p99, r->p999, r->max,
-		r->mrps, r->gbps, r->retransmissions);
+	char name[RPCPERF_NAME_MAX + 16];
+	unsigned int k;
+
+	/* perftest-like: a row per client lcore, then their total. */
+	for (k = 0; r->nb_lcores > 1 && k < r->nb_lcores; k++) {
+		snprintf(name, sizeof(name), "%s@%d", r->workload,
+			r->lcores[k].lcore);
+		print_row(name, &r->lcores[k]);
+	}
+	print_row(r->workload, r);
+}
+
+void
+rpcperf_print_ratios(const struct rpcperf_result *r, unsigned int n)
+{
+	const struct rpcperf_result *base = rpcperf_baseline(r, n);
+	unsigned int i;
+
+	for (i = 0; base != NULL && i < n; i++) {
+		if (&r[i] == base || r[i].iters == 0 || !r[i].one_at_a_time)
+			continue;
+		printf("%s/ring: p50 %.2fx, p99 %.2fx\n", r[i].workload,
+			r[i].p50 / base->p50, r[i].p99 / base->p99);
+	}
 }

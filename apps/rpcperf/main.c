@@ -80,45 +80,115 @@ histogram_close(const char *path)
 	return ret;
 }
 
+/* A baseline: the whole run in its run(). */
 static int
-run_one(const struct rpcperf_config *cfg, const struct rpcperf_workload *wl,
-		struct rpcperf_result *r)
+run_baseline(const struct rpcperf_config *cfg,
+		const struct rpcperf_workload *wl, struct rpcperf_result *r)
 {
 	struct rpcperf_samples s;
 	int ret;
 
-	/* Named even when it fails: the table and the JSON list it. */
-	memset(r, 0, sizeof(*r));
-	snprintf(r->workload, sizeof(r->workload), "%s", wl->name);
-	r->one_at_a_time = wl->one_at_a_time;
-	r->size = cfg->size;
 	if (rpcperf_samples_init(&s, cfg->iters) != 0) {
 		fprintf(stderr, "rpcperf: no memory for %lu samples\n",
 			(unsigned long)cfg->iters);
 		return -1;
 	}
-	if (!cfg->quiet)
-		fprintf(stderr, "rpcperf: running %s (%lu round trips)...\n",
-			wl->name, (unsigned long)(cfg->warmup + cfg->iters));
 	s.workload = wl->name;
 	rpcperf_progress_begin(cfg);
 	ret = wl->run(cfg, &s);
 	rpcperf_progress_end(ret == 0 ? rate_csv : NULL, wl->name);
-	if (ret == 0)
-		rpcperf_summarize(&s, rte_get_tsc_hz(), r);
-	/* rpcperf_summarize() sorted the samples. */
-	if (ret == 0 && cdf_csv != NULL)
-		rpcperf_cdf_write(cdf_csv, wl->name, s.cycles, s.n,
-				rte_get_tsc_hz());
+	if (ret == 0) {
+		s.sessions = 0;
+		ret = rpcperf_merge(&s, 1, rte_get_tsc_hz(), r, cdf_csv);
+		r->lcores[0].lcore = (int)rte_get_main_lcore();
+	}
 	rpcperf_samples_free(&s);
 	return ret;
+}
+
+/* An RPC workload: its clients on the client lcores. */
+static int
+run_rpc(const struct rpcperf_config *cfg, const struct rpcperf_workload *wl,
+		struct rpcperf_result *r)
+{
+	struct rpcperf_run run;
+	int ret;
+
+	ret = rpcperf_run_up(&run, cfg, wl, false);
+	if (ret == 0) {
+		rpcperf_progress_begin(cfg);
+		rpcperf_run_start(&run);
+		ret = rpcperf_run_wait(&run);
+		rpcperf_progress_end(ret == 0 ? rate_csv : NULL, wl->name);
+	} else {
+		fprintf(stderr, "rpcperf: %s: %s\n", wl->name,
+			strerror(-ret));
+	}
+	if (ret == 0)
+		ret = rpcperf_run_results(&run, r, cdf_csv);
+	rpcperf_run_down(&run);
+	return ret;
+}
+
+static int
+run_one(const struct rpcperf_config *cfg, const struct rpcperf_workload *wl,
+		struct rpcperf_result *r)
+{
+	/* Named even when it fails: the table and the JSON list it. */
+	memset(r, 0, sizeof(*r));
+	snprintf(r->workload, sizeof(r->workload), "%s", wl->name);
+	r->one_at_a_time = wl->one_at_a_time;
+	r->size = cfg->size;
+	r->lcore = -1;
+	if (!cfg->quiet)
+		fprintf(stderr, "rpcperf: running %s (%lu round trips%s)...\n",
+			wl->name, (unsigned long)(cfg->warmup + cfg->iters),
+			wl->run == NULL && cfg->nb_client_lcores > 1 ?
+			" per client lcore" : "");
+	return wl->run != NULL ? run_baseline(cfg, wl, r) :
+		run_rpc(cfg, wl, r);
+}
+
+static void
+lcores_str(char *buf, size_t len, const unsigned int *ids, unsigned int n)
+{
+	size_t off = 0;
+	unsigned int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < n && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%u",
+			i != 0 ? "," : "", ids[i]);
+}
+
+static void
+banner(const struct rpcperf_config *cfg)
+{
+	char cl[128], sl[128];
+
+	lcores_str(cl, sizeof(cl), cfg->client_lcores, cfg->nb_client_lcores);
+	lcores_str(sl, sizeof(sl), cfg->server_lcores, cfg->nb_server_lcores);
+	if (cfg->mode == RPCPERF_SERVER)
+		fprintf(stderr, "rpcperf %s: server, %u workers on lcores %s, "
+			"TSC %.3f GHz\n", PMR_VERSION_STR, cfg->nb_devargs, sl,
+			rte_get_tsc_hz() / 1e9);
+	else if (cfg->mode == RPCPERF_CLIENT)
+		fprintf(stderr, "rpcperf %s: client of %s on lcores %s, "
+			"%u-byte payload, TSC %.3f GHz\n", PMR_VERSION_STR,
+			cfg->connect, cl, cfg->size, rte_get_tsc_hz() / 1e9);
+	else
+		fprintf(stderr, "rpcperf %s: clients on lcores %s, servers on "
+			"lcores %s, %u-byte payload, TSC %.3f GHz%s\n",
+			PMR_VERSION_STR, cl, sl, cfg->size,
+			rte_get_tsc_hz() / 1e9,
+			cfg->yield ? ", lcores share CPUs (idle polls yield)" :
+			"");
 }
 
 int
 main(int argc, char **argv)
 {
 	struct rpcperf_result results[RPCPERF_MAX_WORKLOADS];
-	const struct rpcperf_result *base = NULL;
 	struct rpcperf_config cfg;
 	unsigned int i;
 	int ret, failed = 0;
@@ -144,29 +214,29 @@ main(int argc, char **argv)
 	argv += ret;
 	argv[0] = (char *)(uintptr_t)"rpcperf";
 	ret = rpcperf_parse_args(argc, argv, &cfg);
+	if (ret == 0 && rpcperf_lcores_resolve(&cfg) != 0)
+		ret = -EINVAL;
 	if (ret != 0) {
 		rte_eal_cleanup();
 		return ret > 0 ? 0 : 2;
 	}
-	if (cfg.server_lcore == RTE_MAX_LCORE)
-		cfg.server_lcore = rte_get_next_lcore(-1, 1, 0);
-	if (cfg.server_lcore >= RTE_MAX_LCORE ||
-	    !rte_lcore_is_enabled(cfg.server_lcore) ||
-	    cfg.server_lcore == rte_get_main_lcore()) {
-		fprintf(stderr, "rpcperf: needs a server lcore besides the "
-			"main one (EAL -l 0-1, or --server-lcore)\n");
+	if (!cfg.quiet)
+		banner(&cfg);
+	if (cfg.mode == RPCPERF_SERVER) {
+		ret = rpcperf_server_main(&cfg);
 		rte_eal_cleanup();
-		return 2;
+		return ret;
+	}
+	if (cfg.interactive) {
+		ret = rpcperf_interactive(&cfg);
+		rpcperf_run_cleanup();
+		rte_eal_cleanup();
+		return ret;
 	}
 	if (cfg.histogram != NULL && histogram_open(cfg.histogram) != 0) {
 		rte_eal_cleanup();
 		return 2;
 	}
-	if (!cfg.quiet)
-		fprintf(stderr, "rpcperf %s: client on lcore %u, server on "
-			"lcore %u, %u-byte payload, TSC %.3f GHz\n",
-			PMR_VERSION_STR, rte_lcore_id(), cfg.server_lcore,
-			cfg.size, rte_get_tsc_hz() / 1e9);
 
 	for (i = 0; i < cfg.nb_workloads; i++) {
 		const struct rpcperf_workload *wl =
@@ -183,21 +253,13 @@ main(int argc, char **argv)
 		goto out;
 	}
 	rpcperf_print_header();
-	for (i = 0; i < cfg.nb_workloads; i++) {
+	for (i = 0; i < cfg.nb_workloads; i++)
 		rpcperf_print_result(&results[i]);
-		if (strcmp(results[i].workload, "ring") == 0 &&
-		    results[i].iters != 0)
-			base = &results[i];
-	}
-	for (i = 0; base != NULL && i < cfg.nb_workloads; i++) {
-		if (&results[i] == base || results[i].iters == 0 ||
-		    !results[i].one_at_a_time)
-			continue;
-		printf("%s/ring: p50 %.2fx, p99 %.2fx\n",
-			results[i].workload, results[i].p50 / base->p50,
-			results[i].p99 / base->p99);
-	}
+	rpcperf_print_ratios(results, cfg.nb_workloads);
 out:
+	for (i = 0; i < cfg.nb_workloads; i++)
+		rpcperf_result_free(&results[i]);
+	rpcperf_run_cleanup();
 	if (histogram_close(cfg.histogram) != 0)
 		failed++;
 	rte_eal_cleanup();

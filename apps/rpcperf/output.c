@@ -16,7 +16,7 @@
 
 #include "rpcperf.h"
 
-#define RPCPERF_JSON_VERSION 1
+#define RPCPERF_JSON_VERSION 2
 
 const struct rpcperf_result *
 rpcperf_baseline(const struct rpcperf_result *r, unsigned int n)
@@ -62,6 +62,18 @@ json_num(FILE *f, double v)
 }
 
 static void
+json_lcores(FILE *f, const char *name, const unsigned int *ids,
+		unsigned int n)
+{
+	unsigned int i;
+
+	fprintf(f, "    \"%s\": [", name);
+	for (i = 0; i < n; i++)
+		fprintf(f, "%s%u", i != 0 ? ", " : "", ids[i]);
+	fputs("],\n", f);
+}
+
+static void
 json_config(FILE *f, const struct rpcperf_config *cfg)
 {
 	unsigned int i;
@@ -82,15 +94,36 @@ json_config(FILE *f, const struct rpcperf_config *cfg)
 	json_str(f, cfg->faults);
 	fputs(",\n    \"eth_args\": ", f);
 	json_str(f, cfg->eth_args);
-	fprintf(f, ",\n    \"server_lcore\": %u,\n    \"quiet\": %s,\n"
-		"    \"json\": %s,\n    \"histogram\": ", cfg->server_lcore,
+	fputs(",\n    \"mode\": ", f);
+	json_str(f, cfg->mode == RPCPERF_SERVER ? "server" :
+		cfg->mode == RPCPERF_CLIENT ? "client" : "in-process");
+	fputs(",\n    \"nexus\": ", f);
+	json_str(f, cfg->nexus);
+	fputs(",\n    \"connect\": ", f);
+	json_str(f, cfg->connect);
+	fputs(",\n    \"devargs\": [", f);
+	for (i = 0; i < cfg->nb_devargs; i++) {
+		if (i != 0)
+			fputs(", ", f);
+		json_str(f, cfg->devargs[i]);
+	}
+	fprintf(f, "],\n    \"remote_workers\": %u,\n", cfg->remote_workers);
+	json_lcores(f, "server_lcores", cfg->server_lcores,
+		cfg->nb_server_lcores);
+	json_lcores(f, "client_lcores", cfg->client_lcores,
+		cfg->nb_client_lcores);
+	fprintf(f, "    \"duration\": %" PRIu32 ",\n"
+		"    \"interactive\": %s,\n", cfg->duration,
+		cfg->interactive ? "true" : "false");
+	fprintf(f, "    \"quiet\": %s,\n"
+		"    \"json\": %s,\n    \"histogram\": ",
 		cfg->quiet ? "true" : "false", cfg->json ? "true" : "false");
 	json_str(f, cfg->histogram);
 	fputs("\n  },\n", f);
 }
 
 static void
-json_result(FILE *f, const struct rpcperf_result *r)
+json_stats(FILE *f, const struct rpcperf_result *r)
 {
 	const struct {
 		const char *name;
@@ -104,15 +137,33 @@ json_result(FILE *f, const struct rpcperf_result *r)
 	};
 	unsigned int i;
 
-	fputs("    {\"workload\": ", f);
-	json_str(f, r->workload);
-	fprintf(f, ", \"bytes\": %" PRIu32 ", \"iters\": %" PRIu64, r->size,
+	fprintf(f, "\"bytes\": %" PRIu32 ", \"iters\": %" PRIu64, r->size,
 		r->iters);
 	for (i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
 		fprintf(f, ", \"%s\": ", nums[i].name);
 		json_num(f, nums[i].v);
 	}
-	fprintf(f, ", \"retransmissions\": %" PRIu64 "}", r->retransmissions);
+	fprintf(f, ", \"retransmissions\": %" PRIu64, r->retransmissions);
+}
+
+static void
+json_result(FILE *f, const struct rpcperf_result *r)
+{
+	unsigned int k;
+
+	fputs("    {\"workload\": ", f);
+	json_str(f, r->workload);
+	fputs(", ", f);
+	json_stats(f, r);
+	/* RPC workloads: a row per client lcore. */
+	fputs(", \"lcores\": [", f);
+	for (k = 0; k < r->nb_lcores; k++) {
+		fprintf(f, "%s\n      {\"lcore\": %d, ", k != 0 ? "," : "",
+			r->lcores[k].lcore);
+		json_stats(f, &r->lcores[k]);
+		fputs("}", f);
+	}
+	fputs(r->nb_lcores != 0 ? "\n    ]}" : "]}", f);
 }
 
 int

@@ -3,16 +3,23 @@
  */
 
 /*
- * The in-process setup the RPC workloads share: a ring pair, a nexus on
- * 127.0.0.1, an echo handler, a server worker polled by its own lcore and
- * a client worker polled by the main lcore, and the client's sessions.
+ * The setup RPC workloads run on. In-process: a nexus on 127.0.0.1 and,
+ * per client lcore, a ring pair with a server worker at one end (polled
+ * by a server lcore, several per lcore when there are more clients than
+ * server lcores) and the client worker at the other. With --connect: a
+ * client worker per client lcore on its --devargs, with sessions to the
+ * server's nexus. Then the clients run rpcperf_client_loop() (wl_rate.c),
+ * and their samples become per-lcore rows and a total.
  */
 
 #include <inttypes.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_eth_ring.h>
 #include <rte_ethdev.h>
@@ -50,6 +57,35 @@ sink_handler(struct pmr_req *req, void *arg)
 		pmr_respond(req, resp);
 }
 
+int
+rpcperf_handlers_register(struct pmr_nexus *nx)
+{
+	int ret;
+
+	ret = pmr_nexus_register_handler(nx, RPCPERF_REQ_ECHO, echo_handler,
+			NULL);
+	if (ret == 0)
+		ret = pmr_nexus_register_handler(nx, RPCPERF_REQ_SINK,
+				sink_handler, NULL);
+	return ret;
+}
+
+int
+rpcperf_poll_loop(void *arg)
+{
+	struct rpcperf_poller *p = arg;
+	unsigned int i, work;
+
+	while (!__atomic_load_n(p->stop, __ATOMIC_RELAXED)) {
+		work = 0;
+		for (i = 0; i < p->n; i++)
+			work += pmr_worker_poll(p->w[i]);
+		if (work == 0 && p->yield)
+			sched_yield();
+	}
+	return 0;
+}
+
 static void
 on_session(struct pmr_worker *w, int session, enum pmr_session_event ev,
 		int err, void *arg)
@@ -63,191 +99,526 @@ on_session(struct pmr_worker *w, int session, enum pmr_session_event ev,
 
 /* Poll until every session opened so far has come up or failed. */
 static void
-sessions_wait(struct rpcperf_env *env, const int *up)
+sessions_wait(struct rpcperf_client *c, const int *up)
 {
 	unsigned int k;
 
-	for (k = 0; k < env->nb_sessions; k++)
+	for (k = 0; k < c->nb_sessions; k++)
 		while (up[k] == 0)
-			pmr_worker_poll(env->client);
+			pmr_worker_poll(c->worker);
 }
 
-int
-rpcperf_env_up(const struct rpcperf_config *cfg, struct rpcperf_env *env,
-		unsigned int nb_sessions, bool partial_ok, uint32_t max_size)
+/* Open the client's sessions to remote worker rw of uri. */
+static int
+sessions_open(struct rpcperf_run *run, struct rpcperf_client *c,
+		const char *uri, uint16_t rw)
 {
-	/* Enough buffers of the message's class for every one in flight. */
-	uint32_t inflight = 2 * cfg->concurrency + 8;
-	struct pmr_worker_conf conf = {
-		.nb_msgbufs = 8192,
-		.max_msg_size = RTE_MAX(max_size, 64u * 1024),
-		.nb_mid_msgbufs = RTE_MAX(inflight, 64u),
-		.nb_large_msgbufs = max_size > 64 * 1024 ? inflight : 1,
-		.faults = cfg->faults,
-		.session_credits = cfg->credits,
-		.rto_us = cfg->rto_us,
-		.max_sessions = RTE_MAX(nb_sessions + 1, 256u),
-		.max_requests = RTE_MAX(4096u, 2 * cfg->concurrency),
-	};
-	struct rte_malloc_socket_stats before, after;
-	static unsigned int seq;	/* ethdev names stay taken */
-	char args[256], name[32];
+	uint32_t want = run->spec.sessions;
 	unsigned int i, n;
 	int *up;
 
-	memset(env, 0, sizeof(*env));
-	env->port_s = -1;
-	env->port_c = -1;
-	env->server_lcore = cfg->server_lcore;
-	if (nb_sessions == 0 || nb_sessions > RPCPERF_MAX_SESSIONS)
-		return -EINVAL;
-	env->sessions = calloc(nb_sessions, sizeof(*env->sessions));
-	if (env->sessions == NULL)
+	c->sessions = calloc(want, sizeof(*c->sessions));
+	up = calloc(want, sizeof(*up));
+	if (c->sessions == NULL || up == NULL) {
+		free(up);
 		return -ENOMEM;
-	seq++;
-	snprintf(name, sizeof(name), "rpcperf_ab%u", seq);
-	env->ab = rte_ring_create(name, 1024, rte_socket_id(),
-			RING_F_SP_ENQ | RING_F_SC_DEQ);
-	snprintf(name, sizeof(name), "rpcperf_ba%u", seq);
-	env->ba = rte_ring_create(name, 1024, rte_socket_id(),
-			RING_F_SP_ENQ | RING_F_SC_DEQ);
-	if (env->ab == NULL || env->ba == NULL)
-		return -ENOMEM;
-	snprintf(name, sizeof(name), "rpcperf_srv%u", seq);
-	env->port_s = rte_eth_from_rings(name, &env->ba, 1, &env->ab, 1,
-			rte_socket_id());
-	snprintf(name, sizeof(name), "rpcperf_cli%u", seq);
-	env->port_c = rte_eth_from_rings(name, &env->ab, 1, &env->ba, 1,
-			rte_socket_id());
-	if (env->port_s < 0 || env->port_c < 0)
-		return -ENODEV;
-
-	env->nx = pmr_nexus_create("127.0.0.1:0", NULL);
-	if (env->nx == NULL)
-		return -rte_errno;
-	pmr_nexus_register_handler(env->nx, RPCPERF_REQ_ECHO, echo_handler,
-			NULL);
-	pmr_nexus_register_handler(env->nx, RPCPERF_REQ_SINK, sink_handler,
-			NULL);
-
-	conf.worker_id = 0;
-	snprintf(args, sizeof(args), "port=%d,ip=198.18.1.1%s%s",
-		env->port_s, cfg->eth_args[0] != '\0' ? "," : "",
-		cfg->eth_args);
-	conf.devargs = args;
-	env->server = pmr_worker_create(env->nx, &conf);
-	if (env->server == NULL)
-		return -rte_errno;
-	conf.worker_id = 1;
-	snprintf(args, sizeof(args), "port=%d,ip=198.18.1.2%s%s",
-		env->port_c, cfg->eth_args[0] != '\0' ? "," : "",
-		cfg->eth_args);
-	rte_malloc_get_socket_stats(rte_socket_id(), &before);
-	env->client = pmr_worker_create(env->nx, &conf);
-	if (env->client == NULL)
-		return -rte_errno;
-	rte_malloc_get_socket_stats(rte_socket_id(), &after);
-	env->client_heap = after.heap_allocsz_bytes - before.heap_allocsz_bytes;
-	if (max_size > pmr_worker_max_msg_size(env->client)) {
-		fprintf(stderr, "rpcperf: %u bytes is over the largest "
-			"message, %u\n", max_size,
-			pmr_worker_max_msg_size(env->client));
-		return -EMSGSIZE;
 	}
-	if (rte_eal_remote_launch(pmr_worker_loop, env->server,
-			cfg->server_lcore) != 0)
-		return -EBUSY;
-	env->server_running = true;
-
-	/* Open them in batches, so the nexus rings never overflow. */
-	up = calloc(nb_sessions, sizeof(*up));
-	if (up == NULL)
-		return -ENOMEM;
-	for (i = 0; i < nb_sessions; i++) {
-		int sn = pmr_session_create(env->client,
-				pmr_nexus_uri(env->nx), 0, on_session,
-				&up[env->nb_sessions]);
+	/* In batches, so that the nexus rings never overflow. */
+	for (i = 0; i < want; i++) {
+		int sn = pmr_session_create(c->worker, uri, rw, on_session,
+				&up[c->nb_sessions]);
 
 		if (sn < 0) {
-			env->session_err = sn;
+			c->session_err = sn;
 			break;
 		}
-		env->sessions[env->nb_sessions++] = sn;
-		if (env->nb_sessions % 256 == 0)
-			sessions_wait(env, up);
+		c->sessions[c->nb_sessions++] = sn;
+		if (c->nb_sessions % 256 == 0)
+			sessions_wait(c, up);
 	}
-	sessions_wait(env, up);
+	sessions_wait(c, up);
 	/* Keep only the sessions that came up. */
-	for (i = 0, n = 0; i < env->nb_sessions; i++) {
+	for (i = 0, n = 0; i < c->nb_sessions; i++) {
 		if (up[i] == 1) {
-			env->sessions[n++] = env->sessions[i];
+			c->sessions[n++] = c->sessions[i];
 			continue;
 		}
-		if (env->session_err == 0)
-			env->session_err = up[i];
-		pmr_session_destroy(env->client, env->sessions[i]);
+		if (c->session_err == 0)
+			c->session_err = up[i];
+		pmr_session_destroy(c->worker, c->sessions[i]);
 	}
-	env->nb_sessions = n;
+	c->nb_sessions = n;
 	free(up);
-	if (env->session_err != 0 && (!partial_ok || env->nb_sessions == 0))
-		return env->session_err;
+	if (c->session_err != 0 &&
+	    (!run->spec.partial_ok || c->nb_sessions == 0)) {
+		fprintf(stderr, "rpcperf: %s: lcore %u: session to %s worker "
+			"%u: %s%s\n", run->workload, c->lcore, uri, rw,
+			strerror(-c->session_err),
+			c->session_err == -ENOSPC ? " (each session reserves "
+			"--credits of the worker's receive slots at both ends; "
+			"the sessions workload goes on with those admitted)" :
+			"");
+		return c->session_err;
+	}
+	if (c->nb_sessions < want)
+		fprintf(stderr, "rpcperf: %s: lcore %u: %u of %u sessions "
+			"admitted (%s), going on with those\n", run->workload,
+			c->lcore, c->nb_sessions, want,
+			strerror(-c->session_err));
 	return 0;
 }
 
-/* Say why packets were dropped, if any were. */
 static void
-print_drops(const char *who, struct pmr_worker *w)
+worker_conf(const struct rpcperf_run *run, struct pmr_worker_conf *conf)
+{
+	const struct rpcperf_config *cfg = run->cfg;
+	/* Enough buffers of the message's class for every one in flight. */
+	uint32_t inflight = 2 * run->spec.concurrency + 8;
+	uint32_t max_size = run->spec.max_size;
+
+	memset(conf, 0, sizeof(*conf));
+	conf->nb_msgbufs = 8192;
+	conf->max_msg_size = RTE_MAX(max_size, 64u * 1024);
+	conf->nb_mid_msgbufs = RTE_MAX(inflight, 64u);
+	conf->nb_large_msgbufs = max_size > 64 * 1024 ? inflight : 1;
+	conf->faults = cfg->faults;
+	conf->session_credits = cfg->credits;
+	conf->rto_us = cfg->rto_us;
+	conf->max_sessions = RTE_MAX(run->spec.sessions + 1, 256u);
+	conf->max_requests = RTE_MAX(4096u, 2 * run->spec.concurrency);
+}
+
+static struct pmr_worker *
+worker_up(struct rpcperf_run *run, uint16_t id, const char *devargs,
+		size_t *heap)
+{
+	struct rte_malloc_socket_stats before, after;
+	struct pmr_worker_conf conf;
+	struct pmr_worker *w;
+
+	worker_conf(run, &conf);
+	conf.worker_id = id;
+	conf.devargs = devargs;
+	rte_malloc_get_socket_stats(rte_socket_id(), &before);
+	w = pmr_worker_create(run->nx, &conf);
+	if (w == NULL) {
+		fprintf(stderr, "rpcperf: worker %u on '%s': %s\n", id, devargs,
+			rte_strerror(rte_errno));
+		return NULL;
+	}
+	rte_malloc_get_socket_stats(rte_socket_id(), &after);
+	if (heap != NULL)
+		*heap = after.heap_allocsz_bytes - before.heap_allocsz_bytes;
+	if (run->spec.max_size > pmr_worker_max_msg_size(w)) {
+		fprintf(stderr, "rpcperf: %u bytes is over the largest "
+			"message, %u\n", run->spec.max_size,
+			pmr_worker_max_msg_size(w));
+		pmr_worker_destroy(w);
+		return NULL;
+	}
+	return w;
+}
+
+/* A ring pair; the server's end as port 2k, the client's as 2k+1. */
+static int
+ring_pair_up(struct rpcperf_run *run, unsigned int k)
+{
+	static unsigned int seq;	/* ethdev and ring names stay taken */
+	struct rte_ring **r = &run->rings[2 * k];
+	char name[32];
+
+	seq++;
+	snprintf(name, sizeof(name), "rpcperf_ab%u", seq);
+	r[0] = rte_ring_create(name, 1024, rte_socket_id(),
+			RING_F_SP_ENQ | RING_F_SC_DEQ);
+	snprintf(name, sizeof(name), "rpcperf_ba%u", seq);
+	r[1] = rte_ring_create(name, 1024, rte_socket_id(),
+			RING_F_SP_ENQ | RING_F_SC_DEQ);
+	if (r[0] == NULL || r[1] == NULL)
+		return -ENOMEM;
+	snprintf(name, sizeof(name), "rpcperf_srv%u", seq);
+	run->ports[2 * k] = rte_eth_from_rings(name, &r[1], 1, &r[0], 1,
+			rte_socket_id());
+	snprintf(name, sizeof(name), "rpcperf_cli%u", seq);
+	run->ports[2 * k + 1] = rte_eth_from_rings(name, &r[0], 1, &r[1], 1,
+			rte_socket_id());
+	run->nb_ports = 2 * k + 2;
+	if (run->ports[2 * k] < 0 || run->ports[2 * k + 1] < 0)
+		return -ENODEV;
+	return 0;
+}
+
+/* In-process: a server worker per client, on its own ring pair. */
+static int
+inproc_up(struct rpcperf_run *run)
+{
+	const struct rpcperf_config *cfg = run->cfg;
+	const char *sep = cfg->eth_args[0] != '\0' ? "," : "";
+	unsigned int k, nc = cfg->nb_client_lcores;
+	char args[256];
+	int ret;
+
+	run->nx = pmr_nexus_create("127.0.0.1:0", NULL);
+	if (run->nx == NULL)
+		return -rte_errno;
+	ret = rpcperf_handlers_register(run->nx);
+	if (ret != 0)
+		return ret;
+	for (k = 0; k < nc; k++) {
+		ret = ring_pair_up(run, k);
+		if (ret != 0)
+			return ret;
+		snprintf(args, sizeof(args), "port=%d,ip=198.18.%u.1%s%s",
+			run->ports[2 * k], k + 1, sep, cfg->eth_args);
+		run->servers[k] = worker_up(run, (uint16_t)k, args, NULL);
+		if (run->servers[k] == NULL)
+			return -EINVAL;
+		run->nb_servers = k + 1;
+		snprintf(args, sizeof(args), "port=%d,ip=198.18.%u.2%s%s",
+			run->ports[2 * k + 1], k + 1, sep, cfg->eth_args);
+		run->clients[k].worker = worker_up(run, (uint16_t)(nc + k),
+				args, &run->clients[k].heap);
+		if (run->clients[k].worker == NULL)
+			return -EINVAL;
+		run->nb_clients = k + 1;
+	}
+	/* Server worker k on server lcore k % nb_server_lcores. */
+	run->pollers = calloc(cfg->nb_server_lcores, sizeof(*run->pollers));
+	if (run->pollers == NULL)
+		return -ENOMEM;
+	for (k = 0; k < cfg->nb_server_lcores; k++) {
+		run->pollers[k].lcore = cfg->server_lcores[k];
+		run->pollers[k].yield = cfg->yield;
+		run->pollers[k].stop = &run->stop_servers;
+	}
+	for (k = 0; k < nc; k++) {
+		struct rpcperf_poller *p =
+			&run->pollers[k % cfg->nb_server_lcores];
+
+		p->w[p->n++] = run->servers[k];
+	}
+	for (k = 0; k < cfg->nb_server_lcores && k < nc; k++) {
+		if (rte_eal_remote_launch(rpcperf_poll_loop, &run->pollers[k],
+				run->pollers[k].lcore) != 0) {
+			fprintf(stderr, "rpcperf: server lcore %u is busy\n",
+				run->pollers[k].lcore);
+			run->nb_running = k;
+			return -EBUSY;
+		}
+		run->nb_running = k + 1;
+	}
+	for (k = 0; k < nc; k++) {
+		ret = sessions_open(run, &run->clients[k],
+				pmr_nexus_uri(run->nx), (uint16_t)k);
+		if (ret != 0)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * --connect: the nexus and a client worker per --devargs, made at the
+ * first run and kept to the last (rpcperf_run_cleanup()): a worker's
+ * port goes when the worker does. Sized for what any workload asks.
+ */
+static struct {
+	struct pmr_nexus *nx;
+	struct pmr_worker *w[RPCPERF_MAX_LCORES];
+	size_t heap[RPCPERF_MAX_LCORES];
+	unsigned int n;
+} remote;
+
+static int
+client_workers_up(const struct rpcperf_config *cfg)
+{
+	struct rpcperf_run sizing = { .cfg = cfg };
+	unsigned int k;
+
+	if (remote.nx != NULL)
+		return 0;
+	remote.nx = pmr_nexus_create(cfg->nexus != NULL ? cfg->nexus :
+			"127.0.0.1:0", NULL);
+	if (remote.nx == NULL) {
+		fprintf(stderr, "rpcperf: nexus on %s: %s\n",
+			cfg->nexus != NULL ? cfg->nexus : "127.0.0.1:0",
+			rte_strerror(rte_errno));
+		return -rte_errno;
+	}
+	/* Room for -s, mixed's 256 KiB, -c and --sessions. */
+	sizing.nx = remote.nx;
+	sizing.spec.max_size = RTE_MAX(cfg->size, 256u * 1024);
+	sizing.spec.concurrency = cfg->concurrency;
+	sizing.spec.sessions = cfg->sessions;
+	for (k = 0; k < cfg->nb_client_lcores; k++) {
+		remote.w[k] = worker_up(&sizing, (uint16_t)k, cfg->devargs[k],
+				&remote.heap[k]);
+		if (remote.w[k] == NULL)
+			return -EINVAL;
+		remote.n = k + 1;
+	}
+	return 0;
+}
+
+void
+rpcperf_run_cleanup(void)
+{
+	unsigned int k;
+
+	for (k = 0; k < remote.n; k++)
+		if (pmr_worker_destroy(remote.w[k]) != 0)
+			fprintf(stderr, "rpcperf: client worker %u: msgbufs "
+				"leaked\n", k);
+	if (remote.nx != NULL)
+		pmr_nexus_destroy(remote.nx);
+	memset(&remote, 0, sizeof(remote));
+}
+
+static int
+client_up(struct rpcperf_run *run)
+{
+	const struct rpcperf_config *cfg = run->cfg;
+	unsigned int k;
+	int ret;
+
+	ret = client_workers_up(cfg);
+	if (ret != 0)
+		return ret;
+	if (run->spec.max_size > pmr_worker_max_msg_size(remote.w[0])) {
+		fprintf(stderr, "rpcperf: %u bytes is over the client "
+			"workers' largest message, %u (they were made for "
+			"-s at start)\n", run->spec.max_size,
+			pmr_worker_max_msg_size(remote.w[0]));
+		return -EMSGSIZE;
+	}
+	for (k = 0; k < cfg->nb_client_lcores; k++) {
+		run->clients[k].worker = remote.w[k];
+		run->clients[k].heap = remote.heap[k];
+		run->nb_clients = k + 1;
+	}
+	for (k = 0; k < cfg->nb_client_lcores; k++) {
+		ret = sessions_open(run, &run->clients[k], cfg->connect,
+				(uint16_t)(k % cfg->remote_workers));
+		if (ret != 0)
+			return ret;
+	}
+	return 0;
+}
+
+int
+rpcperf_run_up(struct rpcperf_run *run, const struct rpcperf_config *cfg,
+		const struct rpcperf_workload *wl, bool until_stop)
+{
+	unsigned int k;
+	int ret;
+
+	memset(run, 0, sizeof(*run));
+	run->cfg = cfg;
+	run->workload = wl->name;
+	wl->spec(cfg, &run->spec);
+	run->total = until_stop ? UINT64_MAX : cfg->warmup + cfg->iters;
+	run->wrap = until_stop;
+	if (run->spec.sessions == 0 ||
+	    run->spec.sessions > RPCPERF_MAX_SESSIONS)
+		return -EINVAL;
+	for (k = 0; k < cfg->nb_client_lcores; k++) {
+		struct rpcperf_client *c = &run->clients[k];
+
+		c->run = run;
+		c->idx = k;
+		c->lcore = cfg->client_lcores[k];
+		if (rpcperf_samples_init(&c->s, cfg->iters) != 0) {
+			fprintf(stderr, "rpcperf: no memory for %" PRIu64
+				" samples\n", cfg->iters);
+			return -ENOMEM;
+		}
+		c->s.workload = wl->name;
+	}
+	ret = cfg->mode == RPCPERF_CLIENT ? client_up(run) : inproc_up(run);
+	if (ret != 0)
+		return ret;
+	for (k = 0; k < run->nb_clients; k++)
+		pmr_worker_stats_get(run->clients[k].worker,
+				&run->clients[k].st0);
+	if (run->spec.report_memory)
+		for (k = 0; k < run->nb_clients; k++)
+			fprintf(stderr, "rpcperf: %s: lcore %u: %u sessions, "
+				"client worker %zu KiB, %zu bytes per session "
+				"(fixed pools included)\n", wl->name,
+				run->clients[k].lcore,
+				run->clients[k].nb_sessions,
+				run->clients[k].heap / 1024,
+				run->clients[k].heap /
+				RTE_MAX(run->clients[k].nb_sessions, 1u));
+	return 0;
+}
+
+int
+rpcperf_run_start(struct rpcperf_run *run)
+{
+	unsigned int k, main_lcore = rte_get_main_lcore();
+
+	for (k = 0; k < run->nb_clients; k++) {
+		struct rpcperf_client *c = &run->clients[k];
+
+		if (c->lcore == main_lcore)
+			continue;
+		if (rte_eal_remote_launch(rpcperf_client_loop, c,
+				c->lcore) != 0) {
+			fprintf(stderr, "rpcperf: client lcore %u is busy\n",
+				c->lcore);
+			c->ret = -EBUSY;
+			continue;
+		}
+		c->launched = true;
+	}
+	return 0;
+}
+
+int
+rpcperf_run_wait(struct rpcperf_run *run)
+{
+	unsigned int k, main_lcore = rte_get_main_lcore();
+	struct pmr_worker_stats st;
+	int ret = 0;
+
+	for (k = 0; k < run->nb_clients; k++)
+		if (run->clients[k].lcore == main_lcore)
+			run->clients[k].ret =
+				rpcperf_client_loop(&run->clients[k]);
+	for (k = 0; k < run->nb_clients; k++) {
+		struct rpcperf_client *c = &run->clients[k];
+
+		if (c->launched) {
+			/* Asleep: the main lcore may share a CPU with it. */
+			while (rte_eal_get_lcore_state(c->lcore) == RUNNING)
+				usleep(1000);
+			rte_eal_wait_lcore(c->lcore);
+			c->launched = false;
+		}
+		if (c->ret != 0 && ret == 0)
+			ret = c->ret;
+		pmr_worker_stats_get(c->worker, &st);
+		c->s.retransmissions = st.retransmissions -
+			c->st0.retransmissions;
+		c->s.sessions = c->nb_sessions;
+		c->s.client_heap = c->heap;
+	}
+	return ret;
+}
+
+uint64_t
+rpcperf_run_done(const struct rpcperf_run *run)
+{
+	uint64_t done = 0;
+	unsigned int k;
+
+	for (k = 0; k < run->nb_clients; k++)
+		done += __atomic_load_n(&run->clients[k].done,
+				__ATOMIC_RELAXED);
+	return done;
+}
+
+/* Say why packets were dropped since st0, if any were. */
+static void
+print_drops(const char *who, unsigned int id, struct pmr_worker *w,
+		const struct pmr_worker_stats *st0)
 {
 	struct pmr_worker_stats st;
 	unsigned int i;
 
 	pmr_worker_stats_get(w, &st);
-	if (st.rx_drops == 0)
+	if (st.rx_drops == st0->rx_drops)
 		return;
-	fprintf(stderr, "rpcperf: %s dropped %" PRIu64 " packets:", who,
-		st.rx_drops);
+	fprintf(stderr, "rpcperf: %s %u dropped %" PRIu64 " packets:", who,
+		id, st.rx_drops - st0->rx_drops);
 	for (i = 0; i < RTE_DIM(st.drops); i++)
-		if (st.drops[i] != 0)
+		if (st.drops[i] != st0->drops[i])
 			fprintf(stderr, " %s %" PRIu64, pmr_worker_drop_name(i),
-				st.drops[i]);
+				st.drops[i] - st0->drops[i]);
 	fprintf(stderr, "\n");
 }
 
 void
-rpcperf_env_down(struct rpcperf_env *env, struct rpcperf_samples *s)
+rpcperf_run_down(struct rpcperf_run *run)
 {
-	struct pmr_worker_stats st;
-	unsigned int i;
+	unsigned int i, k;
 
-	if (env->client != NULL && s != NULL) {
-		pmr_worker_stats_get(env->client, &st);
-		s->retransmissions = st.retransmissions;
-		print_drops("client", env->client);
+	for (k = 0; k < run->nb_clients; k++) {
+		struct rpcperf_client *c = &run->clients[k];
+
+		print_drops("client lcore", c->lcore, c->worker, &c->st0);
+		for (i = 0; i < c->nb_sessions; i++)
+			pmr_session_destroy(c->worker, c->sessions[i]);
 	}
-	if (env->server != NULL)
-		print_drops("server", env->server);
+	for (k = 0; k < run->nb_servers; k++) {
+		static const struct pmr_worker_stats zero;
 
-	for (i = 0; i < env->nb_sessions; i++)
-		pmr_session_destroy(env->client, env->sessions[i]);
-	if (env->server_running) {
-		/* Let the server see the sessions go, then stop it. */
+		print_drops("server worker", k, run->servers[k], &zero);
+	}
+	if (run->nb_running != 0) {
+		/* Let the servers see the sessions go, then stop them. */
 		for (i = 0; i < 1000; i++)
-			pmr_worker_poll(env->client);
-		pmr_worker_stop(env->server);
-		rte_eal_wait_lcore(env->server_lcore);
+			for (k = 0; k < run->nb_clients; k++)
+				pmr_worker_poll(run->clients[k].worker);
+		__atomic_store_n(&run->stop_servers, true, __ATOMIC_RELAXED);
+		for (k = 0; k < run->nb_running; k++)
+			rte_eal_wait_lcore(run->pollers[k].lcore);
+	} else if (run->cfg->mode == RPCPERF_CLIENT) {
+		/* Let the session closes go out. */
+		for (i = 0; i < 1000; i++)
+			for (k = 0; k < run->nb_clients; k++)
+				pmr_worker_poll(run->clients[k].worker);
 	}
-	if (env->client != NULL && pmr_worker_destroy(env->client) != 0)
-		fprintf(stderr, "rpcperf: client msgbufs leaked\n");
-	if (env->server != NULL && pmr_worker_destroy(env->server) != 0)
-		fprintf(stderr, "rpcperf: server msgbufs leaked\n");
-	if (env->nx != NULL)
-		pmr_nexus_destroy(env->nx);
-	if (env->server == NULL && env->port_s >= 0)
-		rte_eth_dev_close((uint16_t)env->port_s);
-	if (env->client == NULL && env->port_c >= 0)
-		rte_eth_dev_close((uint16_t)env->port_c);
-	rte_ring_free(env->ab);
-	rte_ring_free(env->ba);
-	free(env->sessions);
-	memset(env, 0, sizeof(*env));
+	for (k = 0; k < RPCPERF_MAX_LCORES; k++)
+		rpcperf_samples_free(&run->clients[k].s);
+	for (k = 0; k < run->nb_clients; k++) {
+		struct rpcperf_client *c = &run->clients[k];
+
+		/* --connect: the workers stay for the next run. */
+		if (run->cfg->mode != RPCPERF_CLIENT &&
+		    pmr_worker_destroy(c->worker) != 0)
+			fprintf(stderr, "rpcperf: client lcore %u: msgbufs "
+				"leaked\n", c->lcore);
+		free(c->sessions);
+		c->sessions = NULL;
+	}
+	for (k = 0; k < run->nb_servers; k++)
+		if (pmr_worker_destroy(run->servers[k]) != 0)
+			fprintf(stderr, "rpcperf: server worker %u: msgbufs "
+				"leaked\n", k);
+	if (run->nx != NULL)
+		pmr_nexus_destroy(run->nx);
+	/* A worker closes its port; those of workers never made are ours. */
+	for (k = 0; k < run->nb_ports; k++) {
+		bool closed = k % 2 == 0 ? k / 2 < run->nb_servers :
+			k / 2 < run->nb_clients;
+
+		if (!closed && run->ports[k] >= 0)
+			rte_eth_dev_close((uint16_t)run->ports[k]);
+	}
+	for (k = 0; k < 2 * RPCPERF_MAX_LCORES; k++)
+		rte_ring_free(run->rings[k]);
+	free(run->pollers);
+	run->pollers = NULL;
+	run->nb_clients = 0;
+	run->nb_servers = 0;
+	run->nb_ports = 0;
+	run->nx = NULL;
+}
+
+int
+rpcperf_run_results(struct rpcperf_run *run, struct rpcperf_result *r,
+		FILE *cdf_csv)
+{
+	struct rpcperf_samples rows[RPCPERF_MAX_LCORES];
+	unsigned int k;
+	int ret;
+
+	for (k = 0; k < run->nb_clients; k++)
+		rows[k] = run->clients[k].s;
+	ret = rpcperf_merge(rows, run->nb_clients, rte_get_tsc_hz(), r,
+			cdf_csv);
+	for (k = 0; k < run->nb_clients && r->lcores != NULL; k++)
+		r->lcores[k].lcore = (int)run->clients[k].lcore;
+	return ret;
 }

@@ -15,13 +15,22 @@
 
 #define RPCPERF_NAME_MAX 32
 #define RPCPERF_MAX_WORKLOADS 8
+#define RPCPERF_MAX_LCORES 16	/* client or server lcores; --devargs */
+#define RPCPERF_NEXUS_PORT 31850	/* --server's default nexus port */
+
+/* Where the server and the client run. */
+enum rpcperf_mode {
+	RPCPERF_INPROC,		/* both, in this process (default) */
+	RPCPERF_SERVER,		/* --server: the server side only */
+	RPCPERF_CLIENT,		/* --connect: the client side only */
+};
 
 /* What the user asked for (the arguments after "--"). */
 struct rpcperf_config {
 	const char *workloads[RPCPERF_MAX_WORKLOADS];
 	unsigned int nb_workloads;
 	uint32_t size;		/* payload bytes */
-	uint64_t iters;		/* measured round trips */
+	uint64_t iters;		/* measured round trips, per client lcore */
 	uint64_t warmup;	/* round trips before measuring */
 	const char *eth_args;	/* extra eth devargs ("tx_copy_max=0") */
 	uint32_t concurrency;	/* rate: requests kept outstanding */
@@ -29,17 +38,37 @@ struct rpcperf_config {
 	const char *faults;	/* fault injection on both workers */
 	uint16_t credits;	/* session credits, 0: the default */
 	uint32_t rto_us;	/* retransmission timeout, 0: the default */
-	unsigned int server_lcore;
+	enum rpcperf_mode mode;
+	const char *nexus;	/* this process's nexus, NULL: the default */
+	const char *connect;	/* --connect: the server's nexus */
+	/* --devargs: one eth queue per worker, with --server/--connect. */
+	const char *devargs[RPCPERF_MAX_LCORES];
+	unsigned int nb_devargs;
+	uint16_t remote_workers; /* --connect: the server's workers */
+	uint32_t duration;	/* --server: seconds, 0: until a signal */
+	/* Lcore lists; empty until rpcperf_lcores_resolve() fills them. */
+	unsigned int server_lcores[RPCPERF_MAX_LCORES];
+	unsigned int nb_server_lcores;
+	unsigned int client_lcores[RPCPERF_MAX_LCORES];
+	unsigned int nb_client_lcores;
+	bool yield;		/* lcores share CPUs: idle pollers yield */
+	bool interactive;	/* -i */
 	bool quiet;
 	bool json;		/* results as JSON on stdout */
 	const char *histogram;	/* CSV of the latency CDFs, or NULL */
 };
 
-/* Round-trip samples of one run, in TSC cycles. */
+/*
+ * Round-trip samples of one run, in TSC cycles. Up to cap are kept; past
+ * that (interactive runs, which go on until "stop") the oldest are
+ * overwritten, so the percentiles are those of the latest cap.
+ */
 struct rpcperf_samples {
 	uint64_t *cycles;
-	uint64_t n;
+	uint64_t n;		/* kept */
 	uint64_t cap;
+	uint64_t pos;		/* next to overwrite once n == cap */
+	uint64_t count;		/* measured, kept or not */
 	uint64_t elapsed;	/* cycles from first send to last receive */
 	uint64_t retransmissions; /* the client worker's, RPC workloads */
 	const char *workload;	/* its name, for messages */
@@ -52,6 +81,7 @@ struct rpcperf_samples {
 struct rpcperf_result {
 	char workload[RPCPERF_NAME_MAX];
 	bool one_at_a_time;
+	int lcore;		/* a client lcore's row; -1: the total */
 	uint32_t size;
 	uint64_t iters;
 	double min, p50, p90, p99, p999, max, mean;
@@ -60,12 +90,19 @@ struct rpcperf_result {
 	uint64_t retransmissions;
 	uint32_t sessions;
 	size_t client_heap;
+	/* The total's rows per client lcore (RPC workloads), or NULL. */
+	struct rpcperf_result *lcores;
+	unsigned int nb_lcores;
 };
+
+struct rpcperf_rate_spec;
 
 /*
  * A workload, in the manner of testpmd's forwarding engines: one file
- * each. run() sets up what it needs on the main lcore and the server lcore,
- * measures cfg->iters round trips into samples, and tears down.
+ * each. A baseline has run(): it sets up what it needs on the main lcore
+ * and the first server lcore, measures cfg->iters round trips into
+ * samples, and tears down. An RPC workload has spec() instead: what each
+ * client lcore sends, over pmrpc, in-process or to a --connect server.
  */
 struct rpcperf_workload {
 	const char *name;
@@ -74,6 +111,8 @@ struct rpcperf_workload {
 	bool one_at_a_time;
 	int (*run)(const struct rpcperf_config *cfg,
 			struct rpcperf_samples *samples);
+	void (*spec)(const struct rpcperf_config *cfg,
+			struct rpcperf_rate_spec *spec);
 };
 
 extern const struct rpcperf_workload rpcperf_wl_ring;
@@ -85,42 +124,107 @@ extern const struct rpcperf_workload rpcperf_wl_bandwidth;
 extern const struct rpcperf_workload rpcperf_wl_mixed;
 extern const struct rpcperf_workload rpcperf_wl_sessions;
 
-/* rpc_env.c: the in-process server and client the RPC workloads use. */
 #define RPCPERF_MAX_SESSIONS 20000
 #define RPCPERF_REQ_ECHO 1	/* the request back */
 #define RPCPERF_REQ_SINK 2	/* an empty response */
 
-struct rpcperf_env {
-	struct rte_ring *ab, *ba;
-	int port_s, port_c;
-	struct pmr_nexus *nx;
-	struct pmr_worker *server;	/* polled on server_lcore */
-	struct pmr_worker *client;	/* polled on the main lcore */
-	unsigned int server_lcore;
-	bool server_running;
-	int *sessions;
-	unsigned int nb_sessions;	/* connected */
-	int session_err;		/* why the next one was refused */
-	size_t client_heap;		/* bytes the client worker took */
-};
-
-int rpcperf_env_up(const struct rpcperf_config *cfg, struct rpcperf_env *env,
-		unsigned int nb_sessions, bool partial_ok, uint32_t max_size);
-
-/* wl_rate.c: the rate loop the rate, bandwidth, mixed and sessions
- * workloads share. */
+/* What the client lcores of an RPC workload send. */
 struct rpcperf_rate_spec {
 	uint8_t req_type;	/* RPCPERF_REQ_* */
-	uint32_t sessions;	/* to open */
+	uint32_t sessions;	/* to open, per client lcore */
+	uint32_t concurrency;	/* requests kept outstanding, per lcore */
 	bool partial_ok;	/* go on with those admitted */
+	bool report_memory;	/* say the client worker's memory */
 	uint32_t max_size;	/* largest request size() returns */
 	/* Request size of call i. */
 	uint32_t (*size)(const struct rpcperf_config *cfg, uint64_t i);
 };
-int rpcperf_rate_run(const struct rpcperf_config *cfg,
-		struct rpcperf_samples *s, const struct rpcperf_rate_spec *spec);
 uint32_t rpcperf_size_fixed(const struct rpcperf_config *cfg, uint64_t i);
-void rpcperf_env_down(struct rpcperf_env *env, struct rpcperf_samples *s);
+
+/* One client lcore of an RPC run: its worker, sessions and samples. */
+struct rpcperf_client {
+	struct rpcperf_run *run;
+	unsigned int idx;
+	unsigned int lcore;
+	struct pmr_worker *worker;
+	int *sessions;
+	unsigned int nb_sessions;	/* connected */
+	int session_err;		/* why the next one was refused */
+	size_t heap;			/* bytes its worker took */
+	struct rpcperf_samples s;
+	uint64_t done;		/* round trips, read by other lcores */
+	uint64_t start;		/* TSC when measuring began (or clear) */
+	bool launched;		/* on a remote lcore */
+	int ret;
+	struct pmr_worker_stats st0;	/* its worker's counters before */
+};
+
+/*
+ * An RPC run (rpc_env.c): in-process, a ring pair and a server worker per
+ * client lcore, the server workers polled by the server lcores; with
+ * --connect, client workers on --devargs and sessions to the server.
+ */
+struct rpcperf_run {
+	const struct rpcperf_config *cfg;
+	struct rpcperf_rate_spec spec;
+	const char *workload;
+	uint64_t total;		/* round trips per client, warmup included */
+	bool wrap;		/* samples: keep the latest (until stop) */
+	struct pmr_nexus *nx;
+	struct rte_ring *rings[2 * RPCPERF_MAX_LCORES];
+	int ports[2 * RPCPERF_MAX_LCORES];
+	unsigned int nb_ports;
+	struct pmr_worker *servers[RPCPERF_MAX_LCORES];
+	unsigned int nb_servers;
+	struct rpcperf_poller *pollers;	/* one per server lcore */
+	unsigned int nb_running;	/* pollers launched */
+	bool stop_servers;
+	struct rpcperf_client clients[RPCPERF_MAX_LCORES];
+	unsigned int nb_clients;
+	bool stop;		/* clients: finish what is in flight */
+	uint32_t clear;		/* clients: restart measuring when it moves */
+};
+
+/* Workers one lcore polls until *stop (server lcores). */
+struct rpcperf_poller {
+	struct pmr_worker *w[RPCPERF_MAX_LCORES];
+	unsigned int n;
+	unsigned int lcore;
+	bool yield;
+	const bool *stop;
+};
+int rpcperf_poll_loop(void *arg);
+
+/* The handlers every rpcperf server registers (RPCPERF_REQ_*). */
+int rpcperf_handlers_register(struct pmr_nexus *nx);
+
+int rpcperf_run_up(struct rpcperf_run *run, const struct rpcperf_config *cfg,
+		const struct rpcperf_workload *wl, bool until_stop);
+/* Launch the clients on their lcores; the main lcore's runs in wait(). */
+int rpcperf_run_start(struct rpcperf_run *run);
+/* Run the main lcore's client if it has one, and wait for the others. */
+int rpcperf_run_wait(struct rpcperf_run *run);
+/* Round trips done so far, all clients (any lcore). */
+uint64_t rpcperf_run_done(const struct rpcperf_run *run);
+void rpcperf_run_down(struct rpcperf_run *run);
+/* At exit: what --connect runs keep from one run to the next. */
+void rpcperf_run_cleanup(void);
+/* wl_rate.c: the client lcores' loop (lcore_function_t). */
+int rpcperf_client_loop(void *arg);
+/* Results of a finished run: per-lcore rows and the total. */
+int rpcperf_run_results(struct rpcperf_run *run, struct rpcperf_result *r,
+		FILE *cdf_csv);
+
+/* server.c: --server. Returns the exit status. */
+int rpcperf_server_main(const struct rpcperf_config *cfg);
+
+/* interactive.c: -i. Returns the exit status. */
+int rpcperf_interactive(struct rpcperf_config *cfg);
+
+/* lcores.c: the lcore lists, checked against EAL's; 0 or -EINVAL. */
+int rpcperf_lcores_parse(const char *opt, const char *list,
+		unsigned int *ids, unsigned int *n);
+int rpcperf_lcores_resolve(struct rpcperf_config *cfg);
 
 /* args.c */
 int rpcperf_parse_args(int argc, char **argv, struct rpcperf_config *cfg);
@@ -135,14 +239,31 @@ void rpcperf_samples_free(struct rpcperf_samples *s);
 static inline void
 rpcperf_sample_add(struct rpcperf_samples *s, uint64_t cycles)
 {
-	if (s->n < s->cap)
+	s->count++;
+	if (s->n < s->cap) {
 		s->cycles[s->n++] = cycles;
+	} else if (s->cap != 0) {
+		s->cycles[s->pos] = cycles;
+		if (++s->pos == s->cap)
+			s->pos = 0;
+	}
 }
+/* Forget the samples (interactive "clear stats"). */
+void rpcperf_samples_reset(struct rpcperf_samples *s);
 void rpcperf_summarize(struct rpcperf_samples *s, uint64_t hz,
 		struct rpcperf_result *r);
 double rpcperf_percentile(const uint64_t *sorted, uint64_t n, double pct);
+/*
+ * The rows of rows[0..n) into total->lcores (allocated) and their total
+ * into total: samples merged, rates summed. With cdf_csv, the total's CDF.
+ */
+int rpcperf_merge(struct rpcperf_samples *rows, unsigned int n, uint64_t hz,
+		struct rpcperf_result *total, FILE *cdf_csv);
+void rpcperf_result_free(struct rpcperf_result *r);
 void rpcperf_print_header(void);
+/* r's row, and its per-lcore rows first when it has more than one. */
 void rpcperf_print_result(const struct rpcperf_result *r);
+void rpcperf_print_ratios(const struct rpcperf_result *r, unsigned int n);
 
 /* output.c: --json and --histogram (doc/rpcperf.md). */
 #define RPCPERF_CDF_POINTS 1000	/* CDF steps from 0 to 100 percent */

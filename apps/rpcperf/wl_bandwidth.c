@@ -11,22 +11,22 @@
 
 #include "rpcperf.h"
 
-static int
-bandwidth_run(const struct rpcperf_config *cfg, struct rpcperf_samples *s)
+static void
+bandwidth_spec(const struct rpcperf_config *cfg,
+		struct rpcperf_rate_spec *spec)
 {
-	const struct rpcperf_rate_spec spec = {
+	*spec = (struct rpcperf_rate_spec){
 		.req_type = RPCPERF_REQ_SINK,
 		.sessions = cfg->sessions,
+		.concurrency = cfg->concurrency,
 		.size = rpcperf_size_fixed,
 		.max_size = cfg->size,
 	};
-
-	return rpcperf_rate_run(cfg, s, &spec);
 }
 
 const struct rpcperf_workload rpcperf_wl_bandwidth = {
 	.name = "bandwidth",
 	.help = "--size-byte requests one way, empty responses: Gb/s",
 	.one_at_a_time = false,
-	.run = bandwidth_run,
+	.spec = bandwidth_spec,
 };

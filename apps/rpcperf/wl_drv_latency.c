@@ -192,9 +192,10 @@ drv_latency_run(const struct rpcperf_config *cfg, struct rpcperf_samples *s)
 	memset(req->data, 0xa5, req->len);
 	pkt = (struct pmr_tx_pkt){ .peer = dp.a_to_b, .mb = req,
 		.data = req->data, .len = req->len };
-	if (rte_eal_remote_launch(drv_server, &dp, cfg->server_lcore) != 0) {
+	if (rte_eal_remote_launch(drv_server, &dp,
+			cfg->server_lcores[0]) != 0) {
 		fprintf(stderr, "rpcperf: lcore %u is busy\n",
-			cfg->server_lcore);
+			cfg->server_lcores[0]);
 		ret = -EBUSY;
 		goto out;
 	}
@@ -225,7 +226,7 @@ drv_latency_run(const struct rpcperf_config *cfg, struct rpcperf_samples *s)
 	}
 	s->elapsed = rte_rdtsc() - start;
 	__atomic_store_n(&dp.stop, true, __ATOMIC_RELAXED);
-	rte_eal_wait_lcore(cfg->server_lcore);
+	rte_eal_wait_lcore(cfg->server_lcores[0]);
 	if (ret == 0 && dp.server_err != 0)
 		ret = dp.server_err;
 out:

@@ -27,22 +27,21 @@ mixed_size(const struct rpcperf_config *cfg, uint64_t i)
 	return 256 * 1024;
 }
 
-static int
-mixed_run(const struct rpcperf_config *cfg, struct rpcperf_samples *s)
+static void
+mixed_spec(const struct rpcperf_config *cfg, struct rpcperf_rate_spec *spec)
 {
-	const struct rpcperf_rate_spec spec = {
+	*spec = (struct rpcperf_rate_spec){
 		.req_type = RPCPERF_REQ_ECHO,
 		.sessions = cfg->sessions,
+		.concurrency = cfg->concurrency,
 		.size = mixed_size,
 		.max_size = 256 * 1024,
 	};
-
-	return rpcperf_rate_run(cfg, s, &spec);
 }
 
 const struct rpcperf_workload rpcperf_wl_mixed = {
 	.name = "mixed",
 	.help = "echo RPCs: 80% 32 B, 15% 1 KiB, 4% 16 KiB, 1% 256 KiB",
 	.one_at_a_time = false,
-	.run = mixed_run,
+	.spec = mixed_spec,
 };

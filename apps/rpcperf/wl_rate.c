@@ -3,16 +3,19 @@
  */
 
 /*
- * rate: --concurrency echo RPCs kept outstanding over --sessions sessions;
- * each continuation sends the next request at once, so requests and
- * responses travel in bursts. Reports RPCs per second and the latency of
- * each RPC under that load.
+ * rate: --concurrency echo RPCs kept outstanding over --sessions sessions
+ * by each client lcore; each continuation sends the next request at once,
+ * so requests and responses travel in bursts. Reports RPCs per second and
+ * the latency of each RPC under that load. The loop here is every RPC
+ * workload's: the others differ in what their spec asks for.
  */
 
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_branch_prediction.h>
 #include <rte_cycles.h>
 #include <rte_errno.h>
 
@@ -23,18 +26,16 @@ struct rate_slot {
 	struct pmr_msgbuf *req;
 	uint64_t t0;
 	int session;
-	uint32_t next_session;	/* for many sessions: round robin */
 };
 
 struct rate_state {
 	const struct rpcperf_config *cfg;
 	const struct rpcperf_rate_spec *spec;
-	struct rpcperf_env *env;
+	struct rpcperf_client *c;
 	struct rpcperf_samples *s;
 	uint64_t sent;
 	uint64_t done;
 	uint64_t total;
-	uint64_t start;
 	int err;
 };
 
@@ -44,15 +45,15 @@ static void rate_cont(struct pmr_worker *w, const struct pmr_resp *resp,
 static void
 rate_send(struct rate_state *st, struct rate_slot *sl)
 {
+	struct rpcperf_client *c = st->c;
 	int ret;
 
 	pmr_msgbuf_resize(sl->req, st->spec->size(st->cfg, st->sent));
 	/* Many sessions: each request goes to the next one in turn. */
-	if (st->env->nb_sessions > st->cfg->concurrency)
-		sl->session = st->env->sessions[st->sent %
-			st->env->nb_sessions];
+	if (c->nb_sessions > st->spec->concurrency)
+		sl->session = c->sessions[st->sent % c->nb_sessions];
 	sl->t0 = rte_rdtsc();
-	ret = pmr_request(st->env->client, sl->session, st->spec->req_type,
+	ret = pmr_request(c->worker, sl->session, st->spec->req_type,
 			sl->req, rate_cont, sl);
 	if (ret != 0)
 		st->err = ret;
@@ -69,16 +70,23 @@ rate_cont(struct pmr_worker *w, const struct pmr_resp *resp, void *tag)
 	(void)w;
 	if (resp->status != PMR_OK ||
 	    (st->spec->req_type == RPCPERF_REQ_ECHO &&
-	     resp->len != resp->req->len))
+	     resp->len != resp->req->len)) {
+		if (st->err == 0)
+			fprintf(stderr, "rpcperf: %s: lcore %u: %s, %u of %u "
+				"bytes\n", st->s->workload, st->c->lcore,
+				pmr_status_str(resp->status), resp->len,
+				resp->req->len);
 		st->err = -EIO;
+	}
 	st->done++;
+	__atomic_store_n(&st->c->done, st->done, __ATOMIC_RELAXED);
 	if (st->done == st->cfg->warmup)
-		st->start = rte_rdtsc();
+		st->c->start = rte_rdtsc();
 	else if (st->done > st->cfg->warmup) {
 		rpcperf_sample_add(st->s, rte_rdtsc() - sl->t0);
 		st->s->bytes += resp->req->len;
 	}
-	if (st->sent < st->total)
+	if (st->sent < st->total && st->err == 0)
 		rate_send(st, sl);
 }
 
@@ -89,80 +97,100 @@ rpcperf_size_fixed(const struct rpcperf_config *cfg, uint64_t i)
 	return cfg->size;
 }
 
-int
-rpcperf_rate_run(const struct rpcperf_config *cfg, struct rpcperf_samples *s,
-		const struct rpcperf_rate_spec *spec)
+/* Interactive "stop" and "clear stats", seen between polls. */
+static void
+rate_control(struct rate_state *st, uint32_t *clear)
 {
-	struct rate_state st = { .cfg = cfg, .s = s };
-	struct rpcperf_env env;
-	struct rate_slot *slots;
-	uint32_t i;
-	int ret;
+	struct rpcperf_run *run = st->c->run;
+	uint32_t now = __atomic_load_n(&run->clear, __ATOMIC_ACQUIRE);
 
-	slots = calloc(cfg->concurrency, sizeof(*slots));
+	if (__atomic_load_n(&run->stop, __ATOMIC_RELAXED))
+		st->total = st->sent;
+	if (now != *clear) {
+		*clear = now;
+		rpcperf_samples_reset(st->s);
+		st->c->start = rte_rdtsc();
+	}
+}
+
+/*
+ * One client lcore: keep spec.concurrency requests outstanding over its
+ * sessions until run->total have completed (or "stop"); each
+ * continuation sends the next request at once.
+ */
+int
+rpcperf_client_loop(void *arg)
+{
+	struct rpcperf_client *c = arg;
+	struct rpcperf_run *run = c->run;
+	const struct rpcperf_config *cfg = run->cfg;
+	struct rate_state st = {
+		.cfg = cfg, .spec = &run->spec, .c = c, .s = &c->s,
+		.total = run->total,
+	};
+	uint32_t i, conc = run->spec.concurrency;
+	uint32_t clear = __atomic_load_n(&run->clear, __ATOMIC_ACQUIRE);
+	struct rate_slot *slots;
+	unsigned int polls = 0;
+	int ret = 0;
+
+	slots = calloc(conc, sizeof(*slots));
 	if (slots == NULL)
 		return -ENOMEM;
-	st.spec = spec;
-	ret = rpcperf_env_up(cfg, &env, spec->sessions, spec->partial_ok,
-			spec->max_size);
-	if (ret != 0)
-		goto out;
-	if (env.nb_sessions < spec->sessions)
-		fprintf(stderr, "rpcperf: %s: %u of %u sessions admitted (%s), "
-			"going on with those\n", s->workload, env.nb_sessions,
-			spec->sessions, strerror(-env.session_err));
-	s->sessions = env.nb_sessions;
-	s->client_heap = env.client_heap;
-	st.env = &env;
-	st.total = cfg->warmup + cfg->iters;
-	for (i = 0; i < cfg->concurrency; i++) {
+	for (i = 0; i < conc; i++) {
 		slots[i].st = &st;
-		slots[i].session = env.sessions[i % env.nb_sessions];
-		slots[i].req = pmr_worker_msgbuf_alloc(env.client,
-				spec->max_size);
+		slots[i].session = c->sessions[i % c->nb_sessions];
+		slots[i].req = pmr_worker_msgbuf_alloc(c->worker,
+				run->spec.max_size);
 		if (slots[i].req == NULL) {
 			ret = -ENOBUFS;
 			goto out;
 		}
 		memset(slots[i].req->data, 0x5a, slots[i].req->len);
 	}
-	if (cfg->warmup == 0)
-		st.start = rte_rdtsc();
-	for (i = 0; i < cfg->concurrency && st.sent < st.total; i++)
+	c->start = rte_rdtsc();
+	for (i = 0; i < conc && st.sent < st.total && st.err == 0; i++)
 		rate_send(&st, &slots[i]);
-	while (st.done < st.sent && st.err == 0) {
-		pmr_worker_poll(env.client);
-		rpcperf_progress(cfg, s->workload, st.done, st.total);
+	while (st.done < st.sent) {
+		if (pmr_worker_poll(c->worker) == 0 && cfg->yield)
+			sched_yield();
+		if (unlikely((++polls & 63) == 0)) {
+			rate_control(&st, &clear);
+			/* One line for all the lcores, from the first. */
+			if (c->idx == 0)
+				rpcperf_progress(cfg, c->s.workload,
+					rpcperf_run_done(run), run->total ==
+					UINT64_MAX ? 0 : run->total *
+					run->nb_clients);
+		}
 	}
-	s->elapsed = rte_rdtsc() - st.start;
+	c->s.elapsed = rte_rdtsc() - c->start;
 	ret = st.err;
 out:
-	for (i = 0; i < cfg->concurrency; i++)
+	for (i = 0; i < conc; i++)
 		pmr_msgbuf_free(slots[i].req);
 	free(slots);
-	rpcperf_env_down(&env, s);
 	if (ret != 0)
-		fprintf(stderr, "rpcperf: %s: %s\n", s->workload,
-			strerror(-ret));
+		fprintf(stderr, "rpcperf: %s: lcore %u: %s\n", c->s.workload,
+			c->lcore, strerror(-ret));
 	return ret;
 }
 
-static int
-rate_run(const struct rpcperf_config *cfg, struct rpcperf_samples *s)
+static void
+rate_spec(const struct rpcperf_config *cfg, struct rpcperf_rate_spec *spec)
 {
-	const struct rpcperf_rate_spec spec = {
+	*spec = (struct rpcperf_rate_spec){
 		.req_type = RPCPERF_REQ_ECHO,
 		.sessions = cfg->sessions,
+		.concurrency = cfg->concurrency,
 		.size = rpcperf_size_fixed,
 		.max_size = cfg->size,
 	};
-
-	return rpcperf_rate_run(cfg, s, &spec);
 }
 
 const struct rpcperf_workload rpcperf_wl_rate = {
 	.name = "rate",
 	.help = "--concurrency echo RPCs outstanding: RPCs per second",
 	.one_at_a_time = false,
-	.run = rate_run,
+	.spec = rate_spec,
 };

@@ -58,9 +58,10 @@ ring_run(const struct rpcperf_config *cfg, struct rpcperf_samples *s)
 			rte_strerror(rte_errno));
 		goto out;
 	}
-	if (rte_eal_remote_launch(ring_server, &rp, cfg->server_lcore) != 0) {
+	if (rte_eal_remote_launch(ring_server, &rp,
+			cfg->server_lcores[0]) != 0) {
 		fprintf(stderr, "rpcperf: lcore %u is busy\n",
-			cfg->server_lcore);
+			cfg->server_lcores[0]);
 		goto out;
 	}
 	for (i = 0; i < cfg->warmup + cfg->iters; i++) {
@@ -83,7 +84,7 @@ ring_run(const struct rpcperf_config *cfg, struct rpcperf_samples *s)
 	}
 	s->elapsed = rte_rdtsc() - start;
 	__atomic_store_n(&rp.stop, true, __ATOMIC_RELAXED);
-	rte_eal_wait_lcore(cfg->server_lcore);
+	rte_eal_wait_lcore(cfg->server_lcores[0]);
 	ret = i == cfg->warmup + cfg->iters ? 0 : -1;
 out:
 	rte_ring_free(rp.req);

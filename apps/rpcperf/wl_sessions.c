@@ -11,33 +11,26 @@
  * admitted ones.
  */
 
-#include <stdio.h>
-
 #include "rpcperf.h"
 
-static int
-sessions_run(const struct rpcperf_config *cfg, struct rpcperf_samples *s)
+static void
+sessions_spec(const struct rpcperf_config *cfg,
+		struct rpcperf_rate_spec *spec)
 {
-	const struct rpcperf_rate_spec spec = {
+	*spec = (struct rpcperf_rate_spec){
 		.req_type = RPCPERF_REQ_ECHO,
 		.sessions = cfg->sessions,
+		.concurrency = cfg->concurrency,
 		.partial_ok = true,
+		.report_memory = true,
 		.size = rpcperf_size_fixed,
 		.max_size = cfg->size,
 	};
-	int ret = rpcperf_rate_run(cfg, s, &spec);
-
-	if (ret == 0)
-		fprintf(stderr, "rpcperf: sessions: %u sessions, client worker "
-			"%zu KiB, %zu bytes per session (fixed pools "
-			"included)\n", s->sessions, s->client_heap / 1024,
-			s->sessions != 0 ? s->client_heap / s->sessions : 0);
-	return ret;
 }
 
 const struct rpcperf_workload rpcperf_wl_sessions = {
 	.name = "sessions",
 	.help = "--sessions sessions (up to 20000), round robin: rate, memory",
 	.one_at_a_time = false,
-	.run = sessions_run,
+	.spec = sessions_spec,
 };

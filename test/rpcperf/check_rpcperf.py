@@ -11,6 +11,12 @@ MODE:
   workloads  each workload --help lists, a short run each: it completes,
              reports the iters asked for, and its --histogram CSV adds up
   progress   a run of over a second prints progress lines; -q none
+  lcores     several client and server lcores: a row per client lcore,
+             and a total that adds them up
+  placement  --server and --connect in two processes over net_memif, two
+             workers each: the server handled every request sent
+  interactive  -i fed commands: start, show stats, stop prints a table,
+             settings refused while running, quit
 
 EAL arguments: PMR_TEST_EAL_ARGS if set (as the cmocka tests take it),
 else "-l 0-1 --no-pci --no-huge -m 512 --no-shconf".
@@ -20,6 +26,8 @@ import csv
 import json
 import os
 import re
+import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -109,7 +117,21 @@ def mode_args():
         (['-q', 'extra'], "unexpected argument 'extra'"),
         (['--histogram=/nonexistent/dir/h.csv', '-n', '1'],
          '--histogram=/nonexistent/dir/h.csv: No such file or directory'),
-        (['--server-lcore=0', '-n', '1'], 'needs a server lcore'),
+        (['--server-lcores=0', '-n', '1'], 'not the main lcore 0'),
+        (['--server-lcores=1', '--client-lcores=1', '-n', '1'],
+         'lcore 1 is in both --server-lcores and --client-lcores'),
+        (['--client-lcores=7', '-n', '1'],
+         '--client-lcores: lcore 7 is not one of EAL'),
+        (['-i'], '-i needs a client lcore besides the main one'),
+        (['-i', '--client-lcores=0'],
+         '-i: the main lcore 0 runs the prompt, not a client'),
+        (['--client-lcores=1', '-n', '1'], 'needs a server lcore'),
+        (['--connect=127.0.0.1:9', '--devargs=port=0',
+          '--client-lcores=0,1', '-w', 'latency'],
+         '--connect: 1 --devargs for 2 client lcores: one each'),
+        (['--server', '--devargs=port=0', '--server-lcores=0,1'],
+         '2 server lcores for 1 workers'),
+        (['--connect=127.0.0.1:9', '-w', 'ring'], 'needs --devargs'),
     ]
     for args, msg in bad:
         p = run(args)
@@ -124,7 +146,11 @@ def mode_args():
 RESULT_KEYS = {'workload', 'bytes', 'iters', 'min_us', 'p50_us', 'p90_us',
                'p99_us', 'p999_us', 'max_us', 'mean_us', 'mrps', 'gbps',
                'retransmissions'}
+LCORE_KEYS = RESULT_KEYS - {'workload'} | {'lcore'}
+RESULT_KEYS = RESULT_KEYS | {'lcores'}
 RATIO_KEYS = {'workload', 'baseline', 'p50', 'p99'}
+# Options that are not config keys of the same name.
+CONFIG_NAME = {'workload': 'workloads', 'server': 'mode'}
 
 
 def is_int(v):
@@ -139,20 +165,29 @@ def check_doc(d, args, opts, where):
     """d against the schema; args: the options of the run."""
     check(set(d) == {'version', 'tool', 'config', 'results', 'ratios'},
           where + ': top-level keys ' + str(sorted(d)))
-    check(d.get('version') == 1, where + ': version')
+    check(d.get('version') == 2, where + ': version')
     check(d.get('tool') == 'rpcperf', where + ': tool')
     cfg = d['config']
     # Every option of --help, but --help, under its name with _ for -.
-    want = {'workloads' if o == 'workload' else o.replace('-', '_')
+    want = {CONFIG_NAME.get(o, o.replace('-', '_'))
             for o in opts if o != 'help'}
     check(set(cfg) == want, where + ': config keys %s, options %s'
           % (sorted(cfg), sorted(want)))
     for k in ('size', 'iters', 'warmup', 'concurrency', 'sessions',
-              'credits', 'rto_us', 'server_lcore'):
+              'credits', 'rto_us', 'remote_workers', 'duration'):
         check(is_int(cfg.get(k)), where + ': config.%s not an int' % k)
-    for k in ('quiet', 'json'):
+    for k in ('server_lcores', 'client_lcores'):
+        # --connect: the server's lcores are elsewhere.
+        empty_ok = k == 'server_lcores' and cfg.get('mode') == 'client'
+        check(isinstance(cfg.get(k), list) and
+              (empty_ok or len(cfg[k]) >= 1) and
+              all(is_int(x) for x in cfg[k]),
+              where + ': config.%s: %s' % (k, cfg.get(k)))
+    check(cfg.get('mode') in ('in-process', 'client'), where + ': mode')
+    check(isinstance(cfg.get('devargs'), list), where + ': devargs')
+    for k in ('quiet', 'json', 'interactive'):
         check(isinstance(cfg.get(k), bool), where + ': config.%s' % k)
-    for k in ('faults', 'histogram'):
+    for k in ('faults', 'histogram', 'nexus', 'connect'):
         check(cfg.get(k) is None or isinstance(cfg.get(k), str),
               where + ': config.%s' % k)
     check(isinstance(cfg.get('eth_args'), str), where + ': eth_args')
@@ -182,6 +217,17 @@ def check_doc(d, args, opts, where):
               % nums)
         check(nums[0] <= r['mean_us'] <= nums[-1], w + ': mean')
         check(r['mrps'] > 0 and r['gbps'] >= 0, w + ': rate')
+        # A row per client lcore: as many as there are client lcores.
+        rows = r['lcores']
+        check(len(rows) in (1, len(cfg['client_lcores'])),
+              w + ': %d lcore rows' % len(rows))
+        for x in rows:
+            check(set(x) == LCORE_KEYS, w + ': lcore row keys '
+                  + str(sorted(x)))
+        if len(rows) == 1:
+            check(rows[0]['iters'] == r['iters'] and
+                  rows[0]['p50_us'] == r['p50_us'],
+                  w + ': the one lcore row is not the total')
     return res
 
 
@@ -312,9 +358,227 @@ def mode_progress():
     check('rpcperf: running' not in p.stderr, 'banner with -q')
 
 
+def eal_lcores(spec):
+    """EAL's arguments with --lcores=spec for its lcore options."""
+    out, skip = [], False
+    for a in EAL:
+        if skip:
+            skip = False
+        elif a in ('-l', '-c', '--lcores'):
+            skip = True
+        elif not a.startswith(('-l', '--lcores=')):
+            out.append(a)
+    return out + ['--lcores=' + spec]
+
+
+def mode_lcores():
+    opts = long_options(help_text())
+    # Four lcores on whatever CPUs there are: idle pollers yield.
+    eal = eal_lcores('(0-3)@(0-1)')
+    cases = [
+        (['latency', 'rate', 'sessions'], '0,2', '1,3', [0, 2]),
+        (['rate', 'mixed'], '0,2-3', '1', [0, 2, 3]),
+    ]
+    for wls, cl, sl, ids in cases:
+        args = ['--json', '-q', '-n', str(ITERS), '--warmup', str(WARMUP),
+                '-w', ','.join(wls), '--client-lcores=' + cl,
+                '--server-lcores=' + sl, '-c', '8', '--sessions', '4']
+        cmd = [RPCPERF] + eal + ['--'] + args
+        p = subprocess.run(cmd, capture_output=True, text=True,
+                           timeout=300)
+        where = 'clients %s, servers %s' % (cl, sl)
+        check(not re.search(r'Sanitizer|runtime error:', p.stderr),
+              where + ': sanitizer report: ' + p.stderr[-3000:])
+        if not check(p.returncode == 0, '%s: exit %d: %s'
+                     % (where, p.returncode, p.stderr[-2000:])):
+            continue
+        d = json.loads(p.stdout)
+        res = check_doc(d, {'workloads': wls, 'iters': ITERS,
+                            'warmup': WARMUP}, opts, where)
+        check(d['config']['client_lcores'] == ids,
+              where + ': client_lcores %s' % d['config']['client_lcores'])
+        for r in res:
+            w = '%s: %s' % (where, r['workload'])
+            rows = r['lcores']
+            check([x['lcore'] for x in rows] == ids,
+                  w + ': rows of lcores %s' % [x['lcore'] for x in rows])
+            check(all(x['iters'] == ITERS for x in rows),
+                  w + ': row iters %s' % [x['iters'] for x in rows])
+            check(r['iters'] == ITERS * len(ids), w + ': total iters %d'
+                  % r['iters'])
+            for k in ('mrps', 'gbps'):
+                total = sum(x[k] for x in rows)
+                check(abs(r[k] - total) <= 1e-6 * total,
+                      w + ': %s %s, rows add to %s' % (k, r[k], total))
+            check(r['retransmissions'] ==
+                  sum(x['retransmissions'] for x in rows),
+                  w + ': retransmissions')
+            check(r['min_us'] == min(x['min_us'] for x in rows) and
+                  r['max_us'] == max(x['max_us'] for x in rows),
+                  w + ': min and max of the rows')
+        # The table: a row per lcore, then the total, for each workload.
+        p = subprocess.run([RPCPERF] + eal + ['--'] +
+                           [a for a in args if a != '--json'],
+                           capture_output=True, text=True, timeout=300)
+        names = [line.split()[0] for line in p.stdout.splitlines()[1:]
+                 if line and not line.startswith(('latency/', 'rate/'))]
+        want = []
+        for wl in wls:
+            want += ['%s@%d' % (wl, i) for i in ids] + [wl]
+        check(p.returncode == 0 and names == want,
+              where + ': table rows %s, want %s' % (names, want))
+        print('%s: %s' % (where, ', '.join('%s %d' % (r['workload'],
+                                                      r['iters'])
+                                            for r in res)))
+
+
+def have_hugepages():
+    try:
+        with open('/proc/sys/vm/nr_hugepages') as f:
+            return int(f.read()) > 0
+    except (OSError, ValueError):
+        return False
+
+
+def mode_placement():
+    """A --server process and a --connect process over two memif pairs."""
+    if not have_hugepages():
+        # memif between processes needs shared hugepage memory.
+        if os.environ.get('PMR_REQUIRE_NETNS') == '1':
+            check(False, 'placement: no hugepages')
+            return
+        print('SKIP: placement needs hugepages')
+        sys.exit(77)
+    opts = long_options(help_text())
+    tmp = tempfile.mkdtemp(prefix='rpcperf-mp.')
+    port = 32000 + os.getpid() % 1000
+    eal = ['--no-pci', '--in-memory', '--log-level=lib.eal:error']
+    vdevs = lambda role: [
+        '--vdev=net_memif%d,role=%s,socket=%s/m%d.sock,id=0'
+        % (i, role, tmp, i) for i in range(2)]
+    srv_log = open(os.path.join(tmp, 'server.log'), 'w+')
+    srv = subprocess.Popen(
+        [RPCPERF, '-l', '0'] + eal + vdevs('server') +
+        ['--', '--server', '--nexus=127.0.0.1:%d' % port,
+         '--devargs=port=0,ip=10.7.0.1', '--devargs=port=1,ip=10.7.1.1'],
+        stdout=subprocess.PIPE, stderr=srv_log, text=True)
+    try:
+        ready = srv.stdout.readline()
+        check(ready.startswith('ready: nexus 127.0.0.1:%d, 2 workers on 1 '
+                               'lcores' % port), 'server: %r' % ready)
+        wls = ['latency', 'rate', 'bandwidth', 'mixed', 'memcpy']
+        cmd = ([RPCPERF, '--lcores=(0-1)@1'] + eal + vdevs('client') +
+               ['--', '--json', '-q', '--connect=127.0.0.1:%d' % port,
+                '--devargs=port=0,ip=10.7.0.2',
+                '--devargs=port=1,ip=10.7.1.2', '--client-lcores=0,1',
+                '--remote-workers=2', '-w', ','.join(wls), '-n',
+                str(ITERS), '--warmup', str(WARMUP), '-s', '2000',
+                '-c', '8'])
+        p = subprocess.run(cmd, capture_output=True, text=True,
+                           timeout=300)
+        check(not re.search(r'Sanitizer|runtime error:', p.stderr),
+              'client: sanitizer report: ' + p.stderr[-3000:])
+        if check(p.returncode == 0, 'client: exit %d: %s'
+                 % (p.returncode, p.stderr[-2000:])):
+            d = json.loads(p.stdout)
+            res = check_doc(d, {'workloads': wls, 'iters': ITERS,
+                                'warmup': WARMUP}, opts, 'client')
+            check(d['config']['mode'] == 'client', 'client: mode')
+            for r in res[:-1]:
+                check(r['iters'] == 2 * ITERS and
+                      [x['lcore'] for x in r['lcores']] == [0, 1],
+                      'client: %s: iters %d, rows %s'
+                      % (r['workload'], r['iters'], r['lcores']))
+        srv.send_signal(signal.SIGINT)
+        out, _ = srv.communicate(timeout=60)
+        check(srv.returncode == 0, 'server: exit %d' % srv.returncode)
+        # Each RPC workload sent warmup + iters per client lcore, to
+        # worker 0 from lcore 0 and worker 1 from lcore 1, each at most
+        # once (retransmissions are answered from the kept response).
+        want = (len(wls) - 1) * (ITERS + WARMUP)
+        rows = {line.split()[0]: line.split() for line in out.splitlines()
+                if re.match(r'^(\d+|total) ', line)}
+        for w in ('0', '1'):
+            check(w in rows and int(rows[w][2]) == want,
+                  'server worker %s: handled %s, want %d'
+                  % (w, rows.get(w, ['?'] * 3)[2], want))
+        check('total' in rows and int(rows['total'][1]) == 2 * want,
+              'server total: %s' % rows.get('total'))
+        print('placement: server handled %s requests' %
+              rows.get('total', ['?', '?'])[1])
+    finally:
+        if srv.poll() is None:
+            srv.kill()
+            srv.wait()
+        srv_log.seek(0)
+        log = srv_log.read()
+        srv_log.close()
+        check(not re.search(r'Sanitizer|runtime error:', log),
+              'server: sanitizer report: ' + log[-3000:])
+        if failures:
+            print('--- server stderr\n' + log[-3000:])
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def mode_interactive():
+    # The prompt on lcore 0, the server on 1, the client on 2.
+    eal = eal_lcores('0@0,1@1,2@0')
+    p = subprocess.Popen([RPCPERF] + eal + ['--', '-i', '-n', '10000'],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    steps = [
+        ('show stats', 0), ('stop', 0), ('set size 64', 0),
+        ('set size 70000000', 0), ('set concurrency 0', 0),
+        ('set concurrency 8', 0), ('set workload memcpy', 0),
+        ('set workload nosuch', 0), ('set workload rate', 0),
+        ('start', 1.5), ('start', 0), ('set size 1', 0),
+        ('show stats', 0), ('clear stats', 0.5), ('show stats', 0),
+        ('stop', 0), ('show stats', 0), ('set workload latency', 0),
+        ('start', 0.5), ('quit', 0),
+    ]
+    try:
+        for cmd, pause in steps:
+            p.stdin.write(cmd + '\n')
+            p.stdin.flush()
+            time.sleep(pause + 0.1)
+        out, err = p.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+        check(False, 'interactive: no exit after quit')
+    check(p.returncode == 0, 'interactive: exit %d: %s'
+          % (p.returncode, err[-2000:]))
+    check(not re.search(r'Sanitizer|runtime error:', err),
+          'interactive: sanitizer report: ' + err[-3000:])
+    for want in ['no results: "start" a run',
+                 'nothing is running',
+                 'size 64', 'size: at most 67108864 bytes',
+                 'concurrency: 1 to 4096', 'concurrency 8',
+                 'memcpy is a baseline: run it without -i',
+                 "no workload 'nosuch'", 'workload rate',
+                 'rate started: 64-byte payload, 8 outstanding',
+                 'rate is running: stop it first',
+                 'statistics cleared', 'rate stopped',
+                 'workload latency', 'latency started', 'latency stopped']:
+        check(want in out, 'interactive: no "%s" in: %s'
+              % (want, out[-3000:]))
+    running = re.findall(r'rate running: (\d+) round trips in ([0-9.]+) s',
+                         out)
+    check(len(running) == 2 and int(running[0][0]) > 0,
+          'interactive: show stats while running: %s' % running)
+    rows = re.findall(r'^(rate|latency) +64 +(\d+) ', out, re.M)
+    # The table at stop, again at "show stats"; latency at quit.
+    check([r[0] for r in rows] == ['rate', 'rate', 'latency'] and
+          all(int(r[1]) > 0 for r in rows),
+          'interactive: tables %s' % rows)
+    print('interactive: %d tables, %s' % (len(rows), running))
+
+
 def main():
     modes = {'args': mode_args, 'json': mode_json,
-             'workloads': mode_workloads, 'progress': mode_progress}
+             'workloads': mode_workloads, 'progress': mode_progress,
+             'lcores': mode_lcores, 'placement': mode_placement,
+             'interactive': mode_interactive}
     if len(sys.argv) != 2 or sys.argv[1] not in modes:
         sys.exit('usage: check_rpcperf.py ' + '|'.join(modes))
     modes[sys.argv[1]]()

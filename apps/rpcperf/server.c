@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The pmrpc authors
+ */
+
+/*
+ * --server: the server side alone, for clients in other processes or on
+ * other hosts (--connect). A nexus on --nexus, the echo and sink handlers,
+ * a worker per --devargs (ids 0, 1, ...) spread over the server lcores,
+ * until SIGINT or SIGTERM or --duration. A line of counts each second
+ * (not with --quiet), a table per worker at the end.
+ */
+
+#include <inttypes.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+
+#include "pmr_config.h"
+#include "rpcperf.h"
+
+static volatile sig_atomic_t quit;
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	quit = 1;
+}
+
+struct server {
+	const struct rpcperf_config *cfg;
+	struct pmr_nexus *nx;
+	struct pmr_worker *w[RPCPERF_MAX_LCORES];
+	unsigned int nb_workers;
+	struct rpcperf_poller p[RPCPERF_MAX_LCORES];
+	bool launched[RPCPERF_MAX_LCORES];
+	bool stop;
+};
+
+static uint64_t
+handled(const struct server *sv)
+{
+	struct pmr_worker_stats st;
+	uint64_t n = 0;
+	unsigned int k;
+
+	for (k = 0; k < sv->nb_workers; k++) {
+		pmr_worker_stats_get(sv->w[k], &st);
+		n += st.reqs_handled;
+	}
+	return n;
+}
+
+static int
+server_up(struct server *sv)
+{
+	const struct rpcperf_config *cfg = sv->cfg;
+	char uri[64];
+	/*
+	 * Sized as the clients are, by -s and -c: a response stays in its
+	 * slot until the slot's next request, so each outstanding request
+	 * may hold one buffer of its class and its response another.
+	 */
+	uint32_t inflight = 2 * cfg->concurrency + 8;
+	struct pmr_worker_conf conf = {
+		.nb_msgbufs = 8192,
+		/* Clients may send up to -s, and mixed up to 256 KiB. */
+		.max_msg_size = RTE_MAX(cfg->size, 256u * 1024),
+		.nb_mid_msgbufs = RTE_MAX(inflight, 64u),
+		.nb_large_msgbufs = inflight,
+		.faults = cfg->faults,
+		.session_credits = cfg->credits,
+		.rto_us = cfg->rto_us,
+		.max_sessions = 1024,
+	};
+	unsigned int k;
+
+	if (cfg->nexus == NULL)
+		snprintf(uri, sizeof(uri), "127.0.0.1:%d", RPCPERF_NEXUS_PORT);
+	sv->nx = pmr_nexus_create(cfg->nexus != NULL ? cfg->nexus : uri,
+			NULL);
+	if (sv->nx == NULL) {
+		fprintf(stderr, "rpcperf: nexus on %s: %s\n",
+			cfg->nexus != NULL ? cfg->nexus : uri,
+			rte_strerror(rte_errno));
+		return -1;
+	}
+	if (rpcperf_handlers_register(sv->nx) != 0)
+		return -1;
+	for (k = 0; k < cfg->nb_devargs; k++) {
+		conf.worker_id = (uint16_t)k;
+		conf.devargs = cfg->devargs[k];
+		sv->w[k] = pmr_worker_create(sv->nx, &conf);
+		if (sv->w[k] == NULL) {
+			fprintf(stderr, "rpcperf: worker %u on '%s': %s\n", k,
+				cfg->devargs[k], rte_strerror(rte_errno));
+			return -1;
+		}
+		sv->nb_workers = k + 1;
+	}
+	/* Worker k on server lcore k % nb_server_lcores. */
+	for (k = 0; k < cfg->nb_server_lcores; k++) {
+		sv->p[k].lcore = cfg->server_lcores[k];
+		sv->p[k].yield = cfg->yield;
+		sv->p[k].stop = &sv->stop;
+	}
+	for (k = 0; k < sv->nb_workers; k++) {
+		struct rpcperf_poller *p = &sv->p[k % cfg->nb_server_lcores];
+
+		p->w[p->n++] = sv->w[k];
+	}
+	return 0;
+}
+
+static void
+print_table(const struct server *sv, double secs)
+{
+	struct pmr_worker_stats st, sum;
+	unsigned int k, i;
+
+	memset(&sum, 0, sizeof(sum));
+	printf("%-8s %6s %12s %12s %12s %12s %10s %10s\n", "worker", "lcore",
+		"requests", "responses", "rx_pkts", "tx_pkts", "rx_drops",
+		"Mrps");
+	for (k = 0; k < sv->nb_workers; k++) {
+		unsigned int lcore = sv->p[k % sv->cfg->nb_server_lcores].lcore;
+
+		pmr_worker_stats_get(sv->w[k], &st);
+		printf("%-8u %6u %12" PRIu64 " %12" PRIu64 " %12" PRIu64
+			" %12" PRIu64 " %10" PRIu64 " %10.3f\n", k, lcore,
+			st.reqs_handled, st.resps_sent, st.rx_pkts, st.tx_pkts,
+			st.rx_drops, secs > 0 ? st.reqs_handled / secs / 1e6 :
+			0);
+		sum.reqs_handled += st.reqs_handled;
+		sum.resps_sent += st.resps_sent;
+		sum.rx_pkts += st.rx_pkts;
+		sum.tx_pkts += st.tx_pkts;
+		sum.rx_drops += st.rx_drops;
+		for (i = 0; i < RTE_DIM(st.drops); i++)
+			sum.drops[i] += st.drops[i];
+	}
+	printf("%-8s %6s %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12"
+		PRIu64 " %10" PRIu64 " %10.3f\n", "total", "", sum.reqs_handled,
+		sum.resps_sent, sum.rx_pkts, sum.tx_pkts, sum.rx_drops,
+		secs > 0 ? sum.reqs_handled / secs / 1e6 : 0);
+	if (sum.rx_drops != 0) {
+		fprintf(stderr, "rpcperf: server dropped:");
+		for (i = 0; i < RTE_DIM(sum.drops); i++)
+			if (sum.drops[i] != 0)
+				fprintf(stderr, " %s %" PRIu64,
+					pmr_worker_drop_name(i), sum.drops[i]);
+		fprintf(stderr, "\n");
+	}
+}
+
+/*
+ * The main lcore: its own workers if it is a server lcore, else a sleep;
+ * the clock, the signals and the progress line either way.
+ */
+static void
+main_loop(struct server *sv, const struct rpcperf_poller *mine)
+{
+	const struct rpcperf_config *cfg = sv->cfg;
+	uint64_t hz = rte_get_tsc_hz(), start = rte_rdtsc();
+	uint64_t next = start + hz, end = 0, last = 0, now, n;
+	unsigned int i, polls = 0;
+
+	if (cfg->duration != 0)
+		end = start + cfg->duration * hz;
+	while (!quit) {
+		if (mine != NULL) {
+			unsigned int work = 0;
+
+			for (i = 0; i < mine->n; i++)
+				work += pmr_worker_poll(mine->w[i]);
+			if (work == 0 && mine->yield)
+				sched_yield();
+			if (++polls % 1024 != 0)
+				continue;
+		} else {
+			usleep(10000);
+		}
+		now = rte_rdtsc();
+		if (end != 0 && now >= end)
+			break;
+		if (now < next)
+			continue;
+		next += hz;
+		n = handled(sv);
+		if (!cfg->quiet)
+			fprintf(stderr, "rpcperf: server: %" PRIu64 " requests, "
+				"%.3f M/s\n", n, (double)(n - last) / 1e6);
+		last = n;
+	}
+}
+
+int
+rpcperf_server_main(const struct rpcperf_config *cfg)
+{
+	struct server sv = { .cfg = cfg };
+	const struct rpcperf_poller *mine = NULL;
+	unsigned int k, main_lcore = rte_get_main_lcore();
+	uint64_t start;
+	int status = 0;
+
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	if (server_up(&sv) != 0) {
+		status = 2;
+		goto out;
+	}
+	for (k = 0; k < cfg->nb_server_lcores; k++) {
+		if (sv.p[k].lcore == main_lcore) {
+			mine = &sv.p[k];
+			continue;
+		}
+		if (rte_eal_remote_launch(rpcperf_poll_loop, &sv.p[k],
+				sv.p[k].lcore) != 0) {
+			fprintf(stderr, "rpcperf: lcore %u is busy\n",
+				sv.p[k].lcore);
+			status = 2;
+			goto out;
+		}
+		sv.launched[k] = true;
+	}
+	/* Scripts wait for this line. */
+	printf("ready: nexus %s, %u workers on %u lcores\n",
+		pmr_nexus_uri(sv.nx), sv.nb_workers, cfg->nb_server_lcores);
+	fflush(stdout);
+	start = rte_rdtsc();
+	main_loop(&sv, mine);
+	__atomic_store_n(&sv.stop, true, __ATOMIC_RELAXED);
+	for (k = 0; k < cfg->nb_server_lcores; k++)
+		if (sv.launched[k])
+			rte_eal_wait_lcore(sv.p[k].lcore);
+	print_table(&sv, (double)(rte_rdtsc() - start) /
+		(double)rte_get_tsc_hz());
+	memset(sv.launched, 0, sizeof(sv.launched));
+out:
+	__atomic_store_n(&sv.stop, true, __ATOMIC_RELAXED);
+	for (k = 0; k < cfg->nb_server_lcores; k++)
+		if (sv.launched[k])
+			rte_eal_wait_lcore(sv.p[k].lcore);
+	for (k = 0; k < sv.nb_workers; k++)
+		if (pmr_worker_destroy(sv.w[k]) != 0) {
+			fprintf(stderr, "rpcperf: server worker %u: msgbufs "
+				"leaked\n", k);
+			status = 1;
+		}
+	if (sv.nx != NULL)
+		pmr_nexus_destroy(sv.nx);
+	return status;
+}
