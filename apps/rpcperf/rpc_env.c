@@ -108,6 +108,38 @@ sessions_wait(struct rpcperf_client *c, const int *up)
 			pmr_worker_poll(c->worker);
 }
 
+/*
+ * Poll w for about ms milliseconds: the nexus thread drains the worker's
+ * ring meanwhile.
+ */
+static void
+poll_for(struct pmr_worker *w, unsigned int ms)
+{
+	uint64_t end = rte_rdtsc() + rte_get_tsc_hz() / 1000 * ms;
+
+	while (rte_rdtsc() < end)
+		pmr_worker_poll(w);
+}
+
+/*
+ * Close the client's sessions in batches, polling in between: a worker
+ * holds only so many session messages the nexus has not taken yet (its
+ * ring and a small outbox), and thousands of closes at once would lose
+ * some.
+ */
+static void
+sessions_close(struct rpcperf_client *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->nb_sessions; i++) {
+		pmr_session_destroy(c->worker, c->sessions[i]);
+		if (i % 256 == 255)
+			poll_for(c->worker, 10);
+	}
+	c->nb_sessions = 0;
+}
+
 /* Open the client's sessions to remote worker rw of uri. */
 static int
 sessions_open(struct rpcperf_run *run, struct rpcperf_client *c,
@@ -162,9 +194,13 @@ sessions_open(struct rpcperf_run *run, struct rpcperf_client *c,
 	}
 	if (c->nb_sessions < want)
 		fprintf(stderr, "rpcperf: %s: lcore %u: %u of %u sessions "
-			"admitted (%s), going on with those\n", run->workload,
-			c->lcore, c->nb_sessions, want,
-			strerror(-c->session_err));
+			"admitted (%s%s), going on with those\n",
+			run->workload, c->lcore, c->nb_sessions, want,
+			strerror(-c->session_err),
+			c->session_err == -ENOSPC ? ": each reserves --credits "
+			"of the receive queue at both ends; fewer credits or a "
+			"deeper queue admit more, e.g. --credits=1 "
+			"--eth-args=rxd=32768" : "");
 	return 0;
 }
 
@@ -190,13 +226,19 @@ worker_conf(const struct rpcperf_run *run, struct pmr_worker_conf *conf)
 
 static struct pmr_worker *
 worker_up(struct rpcperf_run *run, uint16_t id, const char *devargs,
-		size_t *heap)
+		bool server, size_t *heap)
 {
 	struct rte_malloc_socket_stats before, after;
 	struct pmr_worker_conf conf;
 	struct pmr_worker *w;
 
 	worker_conf(run, &conf);
+	/*
+	 * A server keeps each session's last response until the session's
+	 * next request (at-most-once): a buffer per session on top.
+	 */
+	if (server)
+		conf.nb_msgbufs += run->spec.sessions;
 	conf.worker_id = id;
 	conf.devargs = devargs;
 	rte_malloc_get_socket_stats(rte_socket_id(), &before);
@@ -270,14 +312,15 @@ inproc_up(struct rpcperf_run *run)
 			return ret;
 		snprintf(args, sizeof(args), "port=%d,ip=198.18.%u.1%s%s",
 			run->ports[2 * k], k + 1, sep, cfg->eth_args);
-		run->servers[k] = worker_up(run, (uint16_t)k, args, NULL);
+		run->servers[k] = worker_up(run, (uint16_t)k, args, true,
+				NULL);
 		if (run->servers[k] == NULL)
 			return -EINVAL;
 		run->nb_servers = k + 1;
 		snprintf(args, sizeof(args), "port=%d,ip=198.18.%u.2%s%s",
 			run->ports[2 * k + 1], k + 1, sep, cfg->eth_args);
 		run->clients[k].worker = worker_up(run, (uint16_t)(nc + k),
-				args, &run->clients[k].heap);
+				args, false, &run->clients[k].heap);
 		if (run->clients[k].worker == NULL)
 			return -EINVAL;
 		run->nb_clients = k + 1;
@@ -351,7 +394,7 @@ client_workers_up(const struct rpcperf_config *cfg)
 	sizing.spec.sessions = cfg->sessions;
 	for (k = 0; k < cfg->nb_client_lcores; k++) {
 		remote.w[k] = worker_up(&sizing, (uint16_t)k, cfg->devargs[k],
-				&remote.heap[k]);
+				false, &remote.heap[k]);
 		if (remote.w[k] == NULL)
 			return -EINVAL;
 		remote.n = k + 1;
@@ -547,8 +590,7 @@ rpcperf_run_down(struct rpcperf_run *run)
 		struct rpcperf_client *c = &run->clients[k];
 
 		print_drops("client lcore", c->lcore, c->worker, &c->st0);
-		for (i = 0; i < c->nb_sessions; i++)
-			pmr_session_destroy(c->worker, c->sessions[i]);
+		sessions_close(c);
 	}
 	for (k = 0; k < run->nb_servers; k++) {
 		static const struct pmr_worker_stats zero;
