@@ -97,17 +97,20 @@ pmr_pkthdr_write(void *buf, uint8_t pkt_type, uint8_t req_type,
 		uint16_t dest_session, uint16_t pkt_num, uint32_t msg_size,
 		uint32_t token, uint64_t req_num, uint8_t status)
 {
-	uint64_t w[3];
+	uint8_t *p = (uint8_t *)buf;
+	uint64_t w0, w1, w2;
 
-	w[0] = rte_cpu_to_le_64(PMR_PKTHDR_MAGIC |
+	w0 = rte_cpu_to_le_64(PMR_PKTHDR_MAGIC |
 			(uint64_t)PMR_PKTHDR_VERSION << 8 |
 			(uint64_t)pkt_type << 16 | (uint64_t)req_type << 24 |
 			(uint64_t)dest_session << 32 |
 			(uint64_t)pkt_num << 48);
-	w[1] = rte_cpu_to_le_64(msg_size | (uint64_t)token << 32);
-	w[2] = rte_cpu_to_le_64((req_num & PMR_REQ_NUM_MASK) |
+	w1 = rte_cpu_to_le_64(msg_size | (uint64_t)token << 32);
+	w2 = rte_cpu_to_le_64((req_num & PMR_REQ_NUM_MASK) |
 			((uint64_t)status << PMR_REQ_NUM_BITS));
-	memcpy(buf, w, sizeof(w));
+	memcpy(p, &w0, sizeof(w0));
+	memcpy(p + 8, &w1, sizeof(w1));
+	memcpy(p + 16, &w2, sizeof(w2));
 }
 
 /** Write h into buf (PMR_PKTHDR_LEN bytes). */
@@ -136,17 +139,21 @@ pmr_pkthdr_encode(void *buf, const struct pmr_pkthdr *h)
 static inline enum pmr_pkthdr_err
 pmr_pkthdr_decode(const void *buf, uint32_t len, struct pmr_pkthdr *h)
 {
-	uint64_t w[3], w0, w1, rs;
+	const uint8_t *p = (const uint8_t *)buf;
+	uint64_t w0, w1, rs;
 	uint8_t type;
 
-	RTE_BUILD_BUG_ON(sizeof(w) != PMR_PKTHDR_LEN);
+	RTE_BUILD_BUG_ON(3 * sizeof(w0) != PMR_PKTHDR_LEN);
 	RTE_BUILD_BUG_ON(PMR_PKT_REQ != 1 || PMR_PKT_RESP != 2);
 	if (unlikely(len < PMR_PKTHDR_LEN))
 		return PMR_PKTHDR_E_SHORT;
-	memcpy(w, buf, sizeof(w));
-	w0 = rte_le_to_cpu_64(w[0]);
-	w1 = rte_le_to_cpu_64(w[1]);
-	rs = rte_le_to_cpu_64(w[2]);
+	/* Three scalar loads (one array would go through the stack). */
+	memcpy(&w0, p, sizeof(w0));
+	memcpy(&w1, p + 8, sizeof(w1));
+	memcpy(&rs, p + 16, sizeof(rs));
+	w0 = rte_le_to_cpu_64(w0);
+	w1 = rte_le_to_cpu_64(w1);
+	rs = rte_le_to_cpu_64(rs);
 	if (unlikely((w0 & 0xffff) !=
 		     (PMR_PKTHDR_MAGIC | PMR_PKTHDR_VERSION << 8))) {
 		if ((uint8_t)w0 != PMR_PKTHDR_MAGIC)

@@ -15,6 +15,9 @@
 #include "pmr_pkthdr.h"
 #include "pmr_rpc.h"
 
+/* Internal to libpmrpc: direct calls, not through the PLT. */
+#pragma GCC visibility push(hidden)
+
 extern int pmr_rpc_logtype;
 #define RPC_LOG(level, fmt, ...) \
 	rte_log(RTE_LOG_ ## level, pmr_rpc_logtype, "pmr.rpc: " fmt "\n", \
@@ -348,5 +351,7 @@ void rpc_rx_req(struct pmr_worker *w, uint16_t sn,
 		const struct pmr_pkthdr *h, struct pmr_rx_pkt *pkt);
 void rpc_srv_drop_all(struct pmr_worker *w, struct rpc_session *s);
 void rpc_srv_slot_clear(struct pmr_worker *w, struct pmr_req *req);
+
+#pragma GCC visibility pop
 
 #endif /* PMR_RPC_PRIVATE_H */

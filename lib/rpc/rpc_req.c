@@ -171,22 +171,21 @@ request_submit(struct pmr_worker *w, int session, uint8_t req_type,
 	r->cont = cont;
 	r->tag = tag;
 	r->h = h;
-	r->req_num = 0;
+	/*
+	 * Not here: req_num and slot (set on entering the window), last_tx
+	 * (on sending), resp_size and resp_plen (with the first response
+	 * packet), status and has_resp (on completion).
+	 */
+	r->req_num = 0;		/* logged if it times out queued */
 	r->deadline = rte_get_timer_cycles() + w->req_timeout;
-	r->last_tx = 0;
 	r->req_pkts = rpc_msg_pkts(req->len, w->plen);
 	r->resp_pkts = 0;
 	r->num_tx = 0;
 	r->num_rx = 0;
-	r->resp_size = 0;
-	r->resp_plen = 0;
 	r->resp_mb = NULL;
 	r->session = (uint16_t)session;
-	r->slot = 0;
 	r->req_type = req_type;
 	r->in_window = false;
-	r->status = PMR_OK;
-	r->has_resp = false;
 	TAILQ_INSERT_TAIL(&w->all, r, all);
 	if (s->state != PMR_SESSION_CONNECTED) {
 		TAILQ_INSERT_TAIL(&s->backlog, r, next);
@@ -247,8 +246,6 @@ creq_finish(struct pmr_worker *w, struct rpc_creq *r, struct pmr_rx_pkt *pkt)
 		.req = r->mb,
 	};
 
-	if (pkt == NULL && r->has_resp)
-		pkt = &r->resp_pkt;
 	if (r->status == PMR_OK) {
 		if (r->resp_mb != NULL) {
 			resp.data = r->resp_mb->data;
@@ -315,10 +312,9 @@ creq_complete(struct pmr_worker *w, struct rpc_creq *r,
 		creq_finish(w, r, resp);
 		return;
 	}
-	if (resp != NULL) {
+	r->has_resp = resp != NULL;
+	if (resp != NULL)
 		r->resp_pkt = *resp;
-		r->has_resp = true;
-	}
 	pmr_transport_tx_flush(w->q);
 	TAILQ_INSERT_TAIL(&w->completing, r, next);
 }
@@ -335,7 +331,7 @@ rpc_completing_poll(struct pmr_worker *w)
 		if (pmr_msgbuf_tx_pending(r->mb) != 0)
 			continue;
 		TAILQ_REMOVE(&w->completing, r, next);
-		creq_finish(w, r, NULL);
+		creq_finish(w, r, r->has_resp ? &r->resp_pkt : NULL);
 		n++;
 	}
 	return n;
@@ -414,9 +410,6 @@ rpc_rx_reply(struct pmr_worker *w, uint16_t sn, const struct pmr_pkthdr *h,
 		   r->num_rx == r->req_pkts - 1 && r->num_rx < r->num_tx)) {
 		r->num_rx++;
 		s->credits++;
-		r->resp_size = h->msg_size;
-		r->resp_plen = pkt->len;
-		r->resp_pkts = 1;
 		creq_complete(w, r, PMR_OK, pkt);	/* zero-copy */
 		r = NULL;
 		goto next;
