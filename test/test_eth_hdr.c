@@ -200,6 +200,16 @@ test_round_trip(void **state __rte_unused)
 		pmr_eth_hdr_set_len(fresh, n, false);
 		assert_memory_equal(frame, fresh, HDR_LEN);
 
+		/* And as the incremental checksum from the template's sum. */
+		pmr_eth_hdr_template(fresh, &ep_a, &ep_b);
+		pmr_eth_hdr_set_len_sum(fresh, n, pmr_eth_hdr_ip_sum(fresh),
+				false);
+		assert_memory_equal(frame, fresh, HDR_LEN);
+		pmr_eth_hdr_set_len_sum(fresh, n, pmr_eth_hdr_ip_sum(fresh),
+				true);
+		assert_int_equal(get16(fresh + OFF_IP_CKSUM), 0);
+		assert_int_equal(get16(fresh + OFF_IP_LEN), n + 28);
+
 		memset(&info, 0xa5, sizeof(info));
 		assert_int_equal(pmr_eth_hdr_parse(frame, HDR_LEN + n, &ep_b,
 				0, &info), PMR_ETH_RX_OK);

@@ -299,6 +299,45 @@ test_round_trip_unaligned(void **state __rte_unused)
 	}
 }
 
+/* pmr_pkthdr_write() from fields writes what the reference writes. */
+static void
+test_write_fields(void **state __rte_unused)
+{
+	static const struct pmr_pkthdr hs[] = {
+		{ .pkt_type = PMR_PKT_REQ, .req_type = 1, .dest_session = 3,
+		  .msg_size = 32, .token = 0x12345678, .req_num = 9 },
+		{ .pkt_type = PMR_PKT_RESP, .req_type = 0xff,
+		  .dest_session = 0xffff, .pkt_num = 0xfffe, .status = 15,
+		  .msg_size = UINT32_MAX, .token = UINT32_MAX,
+		  .req_num = REQ_NUM_MAX },
+		{ .pkt_type = PMR_PKT_RFR, .req_type = 0x80,
+		  .dest_session = 0x8001, .pkt_num = 7, .msg_size = 1 << 20,
+		  .token = 0x80000001, .req_num = UINT64_C(1) << 55 },
+	};
+	uint8_t ref[HDR_LEN];
+	unsigned int i, off;
+
+	for (i = 0; i < RTE_DIM(hs); i++) {
+		const struct pmr_pkthdr *h = &hs[i];
+
+		ref_encode(ref, h);
+		for (off = 0; off < 8; off++) {
+			memset(pkt, 0x5a, sizeof(pkt));
+			pmr_pkthdr_write(pkt + off, h->pkt_type, h->req_type,
+					h->dest_session, h->pkt_num,
+					h->msg_size, h->token,
+					/* bits above 56 are dropped */
+					h->req_num | (UINT64_C(0xff) << 56),
+					h->status);
+			assert_memory_equal(pkt + off, ref, HDR_LEN);
+			/* Nothing written around it. */
+			if (off != 0)
+				assert_int_equal(pkt[off - 1], 0x5a);
+			assert_int_equal(pkt[off + HDR_LEN], 0x5a);
+		}
+	}
+}
+
 static void
 test_req_num_masked_on_encode(void **state __rte_unused)
 {
@@ -1031,6 +1070,7 @@ main(void)
 		cmocka_unit_test(test_round_trip_cr),
 		cmocka_unit_test(test_round_trip_rfr),
 		cmocka_unit_test(test_round_trip_unaligned),
+		cmocka_unit_test(test_write_fields),
 		cmocka_unit_test(test_req_num_masked_on_encode),
 		cmocka_unit_test(test_golden_bytes),
 		cmocka_unit_test(test_golden_bytes_req),

@@ -87,23 +87,39 @@ enum pmr_pkthdr_err {
 /** @return a short name for a decode error ("magic"). */
 const char *pmr_pkthdr_err_name(unsigned int err);
 
+/**
+ * Write a header from its fields into buf (PMR_PKTHDR_LEN bytes): the
+ * bytes of struct pmr_pkthdr_wire as three little-endian 64-bit words, so
+ * the hot path does three stores. buf need not be aligned.
+ */
+static inline void
+pmr_pkthdr_write(void *buf, uint8_t pkt_type, uint8_t req_type,
+		uint16_t dest_session, uint16_t pkt_num, uint32_t msg_size,
+		uint32_t token, uint64_t req_num, uint8_t status)
+{
+	uint8_t *p = (uint8_t *)buf;
+	uint64_t w0, w1, w2;
+
+	w0 = rte_cpu_to_le_64(PMR_PKTHDR_MAGIC |
+			(uint64_t)PMR_PKTHDR_VERSION << 8 |
+			(uint64_t)pkt_type << 16 | (uint64_t)req_type << 24 |
+			(uint64_t)dest_session << 32 |
+			(uint64_t)pkt_num << 48);
+	w1 = rte_cpu_to_le_64(msg_size | (uint64_t)token << 32);
+	w2 = rte_cpu_to_le_64((req_num & PMR_REQ_NUM_MASK) |
+			((uint64_t)status << PMR_REQ_NUM_BITS));
+	memcpy(p, &w0, sizeof(w0));
+	memcpy(p + 8, &w1, sizeof(w1));
+	memcpy(p + 16, &w2, sizeof(w2));
+}
+
 /** Write h into buf (PMR_PKTHDR_LEN bytes). */
 static inline void
 pmr_pkthdr_encode(void *buf, const struct pmr_pkthdr *h)
 {
-	struct pmr_pkthdr_wire w;
-
-	w.magic = PMR_PKTHDR_MAGIC;
-	w.version = PMR_PKTHDR_VERSION;
-	w.pkt_type = h->pkt_type;
-	w.req_type = h->req_type;
-	w.dest_session = rte_cpu_to_le_16(h->dest_session);
-	w.pkt_num = rte_cpu_to_le_16(h->pkt_num);
-	w.msg_size = rte_cpu_to_le_32(h->msg_size);
-	w.token = rte_cpu_to_le_32(h->token);
-	w.req_num_status = rte_cpu_to_le_64((h->req_num & PMR_REQ_NUM_MASK) |
-			((uint64_t)h->status << PMR_REQ_NUM_BITS));
-	memcpy(buf, &w, sizeof(w));
+	pmr_pkthdr_write(buf, h->pkt_type, h->req_type, h->dest_session,
+			h->pkt_num, h->msg_size, h->token, h->req_num,
+			h->status);
 }
 
 /** Number of response statuses a header may carry (enum pmr_status). */
@@ -123,29 +139,41 @@ pmr_pkthdr_encode(void *buf, const struct pmr_pkthdr *h)
 static inline enum pmr_pkthdr_err
 pmr_pkthdr_decode(const void *buf, uint32_t len, struct pmr_pkthdr *h)
 {
-	struct pmr_pkthdr_wire w;
-	uint64_t rs;
+	const uint8_t *p = (const uint8_t *)buf;
+	uint64_t w0, w1, rs;
+	uint8_t type;
 
+	RTE_BUILD_BUG_ON(3 * sizeof(w0) != PMR_PKTHDR_LEN);
+	RTE_BUILD_BUG_ON(PMR_PKT_REQ != 1 || PMR_PKT_RESP != 2);
 	if (unlikely(len < PMR_PKTHDR_LEN))
 		return PMR_PKTHDR_E_SHORT;
-	memcpy(&w, buf, sizeof(w));
-	if (unlikely(w.magic != PMR_PKTHDR_MAGIC))
-		return PMR_PKTHDR_E_MAGIC;
-	if (unlikely(w.version != PMR_PKTHDR_VERSION))
+	/* Three scalar loads (one array would go through the stack). */
+	memcpy(&w0, p, sizeof(w0));
+	memcpy(&w1, p + 8, sizeof(w1));
+	memcpy(&rs, p + 16, sizeof(rs));
+	w0 = rte_le_to_cpu_64(w0);
+	w1 = rte_le_to_cpu_64(w1);
+	rs = rte_le_to_cpu_64(rs);
+	if (unlikely((w0 & 0xffff) !=
+		     (PMR_PKTHDR_MAGIC | PMR_PKTHDR_VERSION << 8))) {
+		if ((uint8_t)w0 != PMR_PKTHDR_MAGIC)
+			return PMR_PKTHDR_E_MAGIC;
 		return PMR_PKTHDR_E_VERSION;
-	if (unlikely(w.pkt_type == 0 || w.pkt_type >= PMR_PKT_TYPE_MAX))
+	}
+	type = (uint8_t)(w0 >> 16);
+	/* Unsigned: type 0 wraps to the top. */
+	if (unlikely((uint8_t)(type - 1) >= PMR_PKT_TYPE_MAX - 1))
 		return PMR_PKTHDR_E_TYPE;
-	h->pkt_type = w.pkt_type;
-	h->req_type = w.req_type;
-	h->dest_session = rte_le_to_cpu_16(w.dest_session);
-	h->pkt_num = rte_le_to_cpu_16(w.pkt_num);
-	h->msg_size = rte_le_to_cpu_32(w.msg_size);
-	h->token = rte_le_to_cpu_32(w.token);
-	rs = rte_le_to_cpu_64(w.req_num_status);
+	h->pkt_type = type;
+	h->req_type = (uint8_t)(w0 >> 24);
+	h->dest_session = (uint16_t)(w0 >> 32);
+	h->pkt_num = (uint16_t)(w0 >> 48);
+	h->msg_size = (uint32_t)w1;
+	h->token = (uint32_t)(w1 >> 32);
 	h->req_num = rs & PMR_REQ_NUM_MASK;
 	h->status = (uint8_t)(rs >> PMR_REQ_NUM_BITS);
 	len -= PMR_PKTHDR_LEN;
-	if (h->pkt_type == PMR_PKT_REQ || h->pkt_type == PMR_PKT_RESP) {
+	if (h->pkt_type <= PMR_PKT_RESP) {	/* PMR_PKT_REQ or _RESP */
 		if (unlikely(h->pkt_num != 0 && len >= h->msg_size))
 			return PMR_PKTHDR_E_PKT_NUM;
 		if (unlikely(len > h->msg_size ||
@@ -154,8 +182,9 @@ pmr_pkthdr_decode(const void *buf, uint32_t len, struct pmr_pkthdr *h)
 	} else if (unlikely(len != 0)) {
 		return PMR_PKTHDR_E_SIZE;
 	}
-	if (unlikely(h->status >= PMR_PKTHDR_STATUS_MAX ||
-		     (h->pkt_type != PMR_PKT_RESP && h->status != 0)))
+	if (unlikely(h->status != 0 &&
+		     (h->status >= PMR_PKTHDR_STATUS_MAX ||
+		      h->pkt_type != PMR_PKT_RESP)))
 		return PMR_PKTHDR_E_STATUS;
 	return PMR_PKTHDR_OK;
 }

@@ -41,7 +41,7 @@ rpc_txfree_poll(struct pmr_worker *w)
 {
 	struct rpc_txfree *f = &w->txfree;
 
-	while (f->head != f->tail) {
+	while (unlikely(f->head != f->tail)) {
 		struct pmr_msgbuf *mb = f->mbs[f->head & (f->size - 1)];
 
 		if (pmr_msgbuf_tx_pending(mb) != 0)
@@ -52,24 +52,27 @@ rpc_txfree_poll(struct pmr_worker *w)
 }
 
 /*
- * Send the queued burst. A queue that stays full (a peer that stopped
- * reading, a link that went down) does not hold the worker: after a few
- * tries the rest is dropped, as the wire would, and recovered as any loss.
+ * Send the rest of the queued burst, tx[sent..nb_tx) (rpc_tx_flush() sent
+ * the first ones), applying injected faults first if sent is 0. A queue
+ * that stays full (a peer that stopped reading, a link that went down)
+ * does not hold the worker: after a few tries the rest is dropped, as the
+ * wire would, and recovered as any loss.
  */
 void
-rpc_tx_flush(struct pmr_worker *w)
+rpc_tx_flush_slow(struct pmr_worker *w, uint16_t sent)
 {
-	uint16_t n = w->nb_tx, sent = 0, i, tries = 0;
+	uint16_t n = w->nb_tx, i, tries = 0;
 
-	if (unlikely(w->faults.on))
+	if (unlikely(w->faults.on) && sent == 0)
 		n = rpc_faults_tx(w, w->tx, w->tx_free, n);
 	while (sent < n) {
 		uint16_t k = pmr_transport_tx_burst(w->q, &w->tx[sent],
 				n - sent);
 
-		for (i = sent; i < sent + k; i++)
-			if (w->tx_free[i])
-				rpc_txfree_push(w, w->tx[i].mb);
+		if (w->nb_tx_free != 0 || w->faults.on)
+			for (i = sent; i < sent + k; i++)
+				if (w->tx_free[i])
+					rpc_txfree_push(w, w->tx[i].mb);
 		sent += k;
 		if (k != 0 || sent == n)
 			continue;
@@ -86,6 +89,14 @@ rpc_tx_flush(struct pmr_worker *w)
 		rte_pause();
 	}
 	w->nb_tx = 0;
+	w->nb_tx_free = 0;
+}
+
+/* The burst is full: send it (out of line, for rpc_tx_next()). */
+void
+rpc_tx_flush_full(struct pmr_worker *w)
+{
+	rpc_tx_flush(w);
 }
 
 /*
@@ -102,13 +113,12 @@ rpc_tx_msg_pkt(struct pmr_worker *w, struct rpc_session *s,
 {
 	struct pmr_tx_pkt *p;
 	uint32_t off, len = 0;
+	uint16_t idx;
 
-	if (w->nb_tx == PMR_BURST_MAX)
-		rpc_tx_flush(w);
-	p = &w->tx[w->nb_tx];
+	p = rpc_tx_next(w, free_after);
+	idx = (uint16_t)(p - w->tx);
 	p->peer = s->peer;
 	p->mb = mb;
-	w->tx_free[w->nb_tx] = free_after;
 	if (mb != NULL && (h->pkt_type == PMR_PKT_REQ ||
 			   h->pkt_type == PMR_PKT_RESP)) {
 		off = h->pkt_num * plen;
@@ -122,13 +132,12 @@ rpc_tx_msg_pkt(struct pmr_worker *w, struct rpc_session *s,
 		p->hdr = NULL;
 		p->hdr_len = 0;
 	} else {
-		pmr_pkthdr_encode(w->tx_hdr[w->nb_tx], h);
+		pmr_pkthdr_encode(w->tx_hdr[idx], h);
 		p->data = mb != NULL ? mb->data + h->pkt_num * plen : NULL;
 		p->len = len;
-		p->hdr = w->tx_hdr[w->nb_tx];
+		p->hdr = w->tx_hdr[idx];
 		p->hdr_len = PMR_PKTHDR_LEN;
 	}
-	w->nb_tx++;
 	w->stats.tx_pkts++;
 	w->stats.tx_bytes += len;
 }
@@ -178,7 +187,7 @@ rpc_rx_one(struct pmr_worker *w, struct pmr_rx_pkt *pkt)
 		rpc_drop(w, RPC_DROP_TOKEN, pkt);
 		return;
 	}
-	if (unlikely(pkt->src != s->peer->src)) {
+	if (unlikely(pkt->src != s->peer_src)) {
 		rpc_drop(w, RPC_DROP_SOURCE, pkt);
 		return;
 	}

@@ -15,6 +15,9 @@
 #include "pmr_pkthdr.h"
 #include "pmr_rpc.h"
 
+/* Internal to libpmrpc: direct calls, not through the PLT. */
+#pragma GCC visibility push(hidden)
+
 extern int pmr_rpc_logtype;
 #define RPC_LOG(level, fmt, ...) \
 	rte_log(RTE_LOG_ ## level, pmr_rpc_logtype, "pmr.rpc: " fmt "\n", \
@@ -64,6 +67,7 @@ struct rpc_creq {
 	uint32_t resp_plen;		/* payload of a response packet */
 	struct pmr_msgbuf *resp_mb;	/* multi-packet response */
 	uint16_t session;
+	uint16_t slot;			/* in the session window */
 	uint8_t req_type;
 	bool in_window;
 	/* Completing: waiting for the driver to let go of mb. */
@@ -116,6 +120,7 @@ struct rpc_session {
 	uint16_t remote_worker;
 	uint32_t token;
 	struct pmr_transport_peer *peer;
+	uint64_t peer_src;		/* peer->src, for the RX check */
 	pmr_session_cb_t cb;
 	void *cb_arg;
 	/* client */
@@ -154,6 +159,7 @@ struct pmr_worker {
 	struct rpc_session *sessions;
 	uint32_t max_sessions;
 	uint16_t window;
+	bool window_pow2;		/* slot = req_num & (window - 1) */
 	uint16_t credits;		/* per session */
 	uint16_t headroom;		/* driver + pkthdr */
 	uint32_t plen;			/* payload of a packet */
@@ -165,6 +171,7 @@ struct pmr_worker {
 	bool tx_free[2 * PMR_BURST_MAX];	/* free tx[i].mb once sent */
 	uint8_t tx_hdr[PMR_BURST_MAX][PMR_PKTHDR_LEN];
 	uint16_t nb_tx;
+	uint16_t nb_tx_free;		/* tx_free[] set among tx[0..nb_tx) */
 	uint32_t nb_polls;
 	struct rpc_txfree txfree;
 	struct rpc_creq_list completing;
@@ -216,13 +223,104 @@ rpc_msg_pkts(uint32_t size, uint32_t plen)
 	return size <= plen ? 1 : (size + plen - 1) / plen;
 }
 
+/* Window slot of a request number (client and server alike). */
+static inline uint32_t
+rpc_slot_of(const struct pmr_worker *w, uint64_t req_num)
+{
+	if (likely(w->window_pow2))
+		return (uint32_t)(req_num & (w->window - 1u));
+	return (uint32_t)(req_num % w->window);
+}
+
 /* rpc_poll.c */
-void rpc_tx_flush(struct pmr_worker *w);
+void rpc_tx_flush_slow(struct pmr_worker *w, uint16_t sent);
+void rpc_tx_flush_full(struct pmr_worker *w);
 void rpc_tx_msg_pkt(struct pmr_worker *w, struct rpc_session *s,
 		const struct pmr_pkthdr *h, struct pmr_msgbuf *mb,
 		uint32_t plen, bool free_after);
 void rpc_txfree_push(struct pmr_worker *w, struct pmr_msgbuf *mb);
 struct pmr_msgbuf *rpc_msgbuf_alloc(struct pmr_worker *w, uint32_t len);
+
+/*
+ * Send the queued burst: one driver call when the queue takes it all and
+ * nothing is to be freed once sent (no faults); else rpc_tx_flush_slow().
+ */
+static inline void
+rpc_tx_flush(struct pmr_worker *w)
+{
+	uint16_t sent = 0;
+
+	if (likely(!w->faults.on && w->nb_tx_free == 0)) {
+		sent = pmr_transport_tx_burst(w->q, w->tx, w->nb_tx);
+		if (likely(sent == w->nb_tx)) {
+			w->nb_tx = 0;
+			return;
+		}
+	}
+	rpc_tx_flush_slow(w, sent);
+}
+
+/* The next free entry of the TX burst (flushing a full one first). */
+static inline struct pmr_tx_pkt *
+rpc_tx_next(struct pmr_worker *w, bool free_after)
+{
+	if (unlikely(w->nb_tx == PMR_BURST_MAX))
+		rpc_tx_flush_full(w);
+	w->tx_free[w->nb_tx] = free_after;
+	w->nb_tx_free += free_after;
+	return &w->tx[w->nb_tx++];
+}
+
+/*
+ * May mb go out in place as one packet (rpc_tx_inplace()): a
+ * single-packet message, room for the headers in front of it, and no
+ * driver still holding it?
+ */
+static inline bool
+rpc_tx_inplace_ok(const struct pmr_worker *w, const struct pmr_msgbuf *mb)
+{
+	return mb->len <= w->plen && mb->headroom >= w->headroom &&
+		pmr_msgbuf_tx_pending(mb) == 0;
+}
+
+/*
+ * Queue the single packet of the message in mb, its header written in
+ * the headroom (as rpc_tx_msg_pkt() does for packet 0 of such a message,
+ * minus the generality).
+ */
+static inline void
+rpc_tx_inplace(struct pmr_worker *w, const struct rpc_session *s,
+		struct pmr_msgbuf *mb, uint8_t pkt_type, uint8_t req_type,
+		uint64_t req_num, uint8_t status)
+{
+	uint8_t *hdr = mb->data - PMR_PKTHDR_LEN;
+	uint32_t len = mb->len;
+	struct pmr_tx_pkt *p;
+
+	pmr_pkthdr_write(hdr, pkt_type, req_type, s->remote_session, 0, len,
+			s->token, req_num, status);
+	p = rpc_tx_next(w, false);
+	p->peer = s->peer;
+	p->mb = mb;
+	p->data = hdr;
+	p->len = PMR_PKTHDR_LEN + len;
+	p->hdr = NULL;
+	p->hdr_len = 0;
+	w->stats.tx_pkts++;
+	w->stats.tx_bytes += len;
+}
+
+/* Is mb in the TX burst not sent yet? */
+static inline bool
+rpc_tx_queued(const struct pmr_worker *w, const struct pmr_msgbuf *mb)
+{
+	uint16_t i;
+
+	for (i = 0; i < w->nb_tx; i++)
+		if (w->tx[i].mb == mb)
+			return true;
+	return false;
+}
 
 /* rpc_faults.c */
 int rpc_faults_parse(struct rpc_faults *f, const char *spec,
@@ -253,5 +351,7 @@ void rpc_rx_req(struct pmr_worker *w, uint16_t sn,
 		const struct pmr_pkthdr *h, struct pmr_rx_pkt *pkt);
 void rpc_srv_drop_all(struct pmr_worker *w, struct rpc_session *s);
 void rpc_srv_slot_clear(struct pmr_worker *w, struct pmr_req *req);
+
+#pragma GCC visibility pop
 
 #endif /* PMR_RPC_PRIVATE_H */

@@ -46,14 +46,27 @@ creq_total_tx(const struct rpc_creq *r)
 static void
 creq_tx(struct pmr_worker *w, struct rpc_session *s, struct rpc_creq *r)
 {
-	uint32_t total = creq_total_tx(r);
-	struct pmr_pkthdr h = {
+	uint32_t total;
+	struct pmr_pkthdr h;
+
+	/* The common case: the one packet of a single-packet request. */
+	if (likely(r->num_tx == 0 && r->req_pkts == 1 && s->credits != 0 &&
+		   rpc_tx_inplace_ok(w, r->mb))) {
+		s->credits--;
+		rpc_tx_inplace(w, s, r->mb, PMR_PKT_REQ, r->req_type,
+				r->req_num, 0);
+		r->num_tx = 1;
+		r->last_tx = rte_get_timer_cycles();
+	}
+	total = creq_total_tx(r);
+	if (likely(r->num_tx >= total))
+		return;
+	h = (struct pmr_pkthdr){
 		.req_type = r->req_type,
 		.dest_session = s->remote_session,
 		.token = s->token,
 		.req_num = r->req_num,
 	};
-
 	while (r->num_tx < total) {
 		if (s->credits == 0) {
 			w->stats.credit_stalls++;
@@ -98,6 +111,21 @@ session_kick(struct pmr_worker *w, struct rpc_session *s)
  * slot (i, i + window, i + 2 window, ...): the server, whose slots are the
  * same, then sees each slot's numbers grow.
  */
+static inline void
+creq_enter_window(struct pmr_worker *w, struct rpc_session *s,
+		struct rpc_creq *r, uint16_t i)
+{
+	r->req_num = s->slot_req_num[i] & PMR_REQ_NUM_MASK;
+	s->slot_req_num[i] += w->window;
+	r->slot = i;
+	r->in_window = true;
+	s->window[i] = r;
+	s->in_flight++;
+	TAILQ_INSERT_TAIL(&w->active, r, active);
+	w->stats.reqs_sent++;
+	creq_tx(w, s, r);
+}
+
 void
 rpc_window_fill(struct pmr_worker *w, uint16_t sn)
 {
@@ -110,14 +138,7 @@ rpc_window_fill(struct pmr_worker *w, uint16_t sn)
 		while (s->window[i] != NULL)
 			i++;
 		TAILQ_REMOVE(&s->backlog, r, next);
-		r->req_num = s->slot_req_num[i] & PMR_REQ_NUM_MASK;
-		s->slot_req_num[i] += w->window;
-		r->in_window = true;
-		s->window[i] = r;
-		s->in_flight++;
-		TAILQ_INSERT_TAIL(&w->active, r, active);
-		w->stats.reqs_sent++;
-		creq_tx(w, s, r);
+		creq_enter_window(w, s, r, i);
 	}
 }
 
@@ -128,6 +149,7 @@ request_submit(struct pmr_worker *w, int session, uint8_t req_type,
 {
 	struct rpc_session *s;
 	struct rpc_creq *r;
+	uint16_t i;
 
 	if (w == NULL || session < 0 || (uint32_t)session >= w->max_sessions ||
 	    req == NULL)
@@ -144,19 +166,40 @@ request_submit(struct pmr_worker *w, int session, uint8_t req_type,
 	r = creq_get(w);
 	if (r == NULL)
 		return -ENOBUFS;
-	memset(r, 0, sizeof(*r));
+	/* Every field, without a memset of the whole record. */
 	r->mb = req;
 	r->cont = cont;
 	r->tag = tag;
 	r->h = h;
+	/*
+	 * Not here: req_num and slot (set on entering the window), last_tx
+	 * (on sending), resp_size and resp_plen (with the first response
+	 * packet), status and has_resp (on completion).
+	 */
+	r->req_num = 0;		/* logged if it times out queued */
+	r->deadline = rte_get_timer_cycles() + w->req_timeout;
+	r->req_pkts = rpc_msg_pkts(req->len, w->plen);
+	r->resp_pkts = 0;
+	r->num_tx = 0;
+	r->num_rx = 0;
+	r->resp_mb = NULL;
 	r->session = (uint16_t)session;
 	r->req_type = req_type;
-	r->req_pkts = rpc_msg_pkts(req->len, w->plen);
-	r->deadline = rte_get_timer_cycles() + w->req_timeout;
+	r->in_window = false;
 	TAILQ_INSERT_TAIL(&w->all, r, all);
+	if (s->state != PMR_SESSION_CONNECTED) {
+		TAILQ_INSERT_TAIL(&s->backlog, r, next);
+		return 0;
+	}
+	if (likely(s->in_flight < w->window && TAILQ_EMPTY(&s->backlog))) {
+		/* Straight into a free slot of the window. */
+		for (i = 0; s->window[i] != NULL; i++)
+			;
+		creq_enter_window(w, s, r, i);
+		return 0;
+	}
 	TAILQ_INSERT_TAIL(&s->backlog, r, next);
-	if (s->state == PMR_SESSION_CONNECTED)
-		rpc_window_fill(w, (uint16_t)session);
+	rpc_window_fill(w, (uint16_t)session);
 	return 0;
 }
 
@@ -191,9 +234,12 @@ pmr_request_wait(struct pmr_worker *w, struct pmr_req_handle *h)
 	return h->status;
 }
 
-/* Run the continuation (or finish the handle), then recycle r. */
-static void
-creq_finish(struct pmr_worker *w, struct rpc_creq *r)
+/*
+ * Run the continuation (or finish the handle), then recycle r. pkt: its
+ * single-packet response, if not kept in r.
+ */
+static inline void
+creq_finish(struct pmr_worker *w, struct rpc_creq *r, struct pmr_rx_pkt *pkt)
 {
 	struct pmr_resp resp = {
 		.status = r->status,
@@ -204,13 +250,15 @@ creq_finish(struct pmr_worker *w, struct rpc_creq *r)
 		if (r->resp_mb != NULL) {
 			resp.data = r->resp_mb->data;
 			resp.len = r->resp_mb->len;
-		} else if (r->has_resp) {
-			resp.data = r->resp_pkt.data;
-			resp.len = r->resp_pkt.len;
+		} else if (pkt != NULL) {
+			resp.data = pkt->data;
+			resp.len = pkt->len;
 		}
 	}
 	w->stats.reqs_completed++;
-	if (r->h != NULL) {
+	if (likely(r->h == NULL)) {
+		r->cont(w, &resp, r->tag);
+	} else {
 		struct pmr_req_handle *h = r->h;
 
 		h->status = resp.status;
@@ -223,12 +271,11 @@ creq_finish(struct pmr_worker *w, struct rpc_creq *r)
 			}
 		}
 		__atomic_store_n(&h->done, true, __ATOMIC_RELEASE);
-	} else {
-		r->cont(w, &resp, r->tag);
 	}
-	if (r->has_resp)
-		pmr_transport_rx_release(w->q, &r->resp_pkt, 1);
-	pmr_msgbuf_free(r->resp_mb);
+	if (pkt != NULL)
+		pmr_transport_rx_release(w->q, pkt, 1);
+	if (unlikely(r->resp_mb != NULL))
+		pmr_msgbuf_free(r->resp_mb);
 	creq_put(w, r);
 }
 
@@ -237,7 +284,7 @@ creq_finish(struct pmr_worker *w, struct rpc_creq *r)
  * Its msgbuf goes back to the application, so the driver must be done
  * with it first: usually it is; else wait in the completing list.
  */
-static void
+static inline void
 creq_complete(struct pmr_worker *w, struct rpc_creq *r,
 		enum pmr_status status, struct pmr_rx_pkt *resp)
 {
@@ -245,7 +292,7 @@ creq_complete(struct pmr_worker *w, struct rpc_creq *r,
 
 	TAILQ_REMOVE(&w->all, r, all);
 	if (r->in_window) {
-		s->window[r->req_num % w->window] = NULL;
+		s->window[r->slot] = NULL;
 		s->in_flight--;
 		/* Packets still unanswered will not be: their credits back. */
 		s->credits += (uint16_t)(r->num_tx - r->num_rx);
@@ -255,20 +302,19 @@ creq_complete(struct pmr_worker *w, struct rpc_creq *r,
 		TAILQ_REMOVE(&s->backlog, r, next);
 	}
 	r->status = status;
-	if (status != PMR_OK) {
+	if (unlikely(status != PMR_OK)) {
 		pmr_msgbuf_free(r->resp_mb);
 		r->resp_mb = NULL;
+		if (status == PMR_E_TIMEOUT)
+			w->stats.timeouts++;
 	}
-	if (resp != NULL) {
-		r->resp_pkt = *resp;
-		r->has_resp = true;
-	}
-	if (status == PMR_E_TIMEOUT)
-		w->stats.timeouts++;
 	if (likely(pmr_msgbuf_tx_pending(r->mb) == 0)) {
-		creq_finish(w, r);
+		creq_finish(w, r, resp);
 		return;
 	}
+	r->has_resp = resp != NULL;
+	if (resp != NULL)
+		r->resp_pkt = *resp;
 	pmr_transport_tx_flush(w->q);
 	TAILQ_INSERT_TAIL(&w->completing, r, next);
 }
@@ -285,7 +331,7 @@ rpc_completing_poll(struct pmr_worker *w)
 		if (pmr_msgbuf_tx_pending(r->mb) != 0)
 			continue;
 		TAILQ_REMOVE(&w->completing, r, next);
-		creq_finish(w, r);
+		creq_finish(w, r, r->has_resp ? &r->resp_pkt : NULL);
 		n++;
 	}
 	return n;
@@ -347,13 +393,26 @@ rpc_rx_reply(struct pmr_worker *w, uint16_t sn, const struct pmr_pkthdr *h,
 		struct pmr_rx_pkt *pkt)
 {
 	struct rpc_session *s = &w->sessions[sn];
-	struct rpc_creq *r = s->window[h->req_num % w->window];
+	struct rpc_creq *r = s->window[rpc_slot_of(w, h->req_num)];
 	uint32_t idx;
 	int ret;
 
 	if (unlikely(r == NULL || r->req_num != h->req_num)) {
 		rpc_count_drop(w, RPC_DROP_STALE);
 		goto release;
+	}
+	/*
+	 * The common case: the whole response in one packet, in order, OK,
+	 * after the last request packet (what the code below does for it).
+	 */
+	if (likely(h->pkt_type == PMR_PKT_RESP && h->pkt_num == 0 &&
+		   h->status == PMR_OK && pkt->len == h->msg_size &&
+		   r->num_rx == r->req_pkts - 1 && r->num_rx < r->num_tx)) {
+		r->num_rx++;
+		s->credits++;
+		creq_complete(w, r, PMR_OK, pkt);	/* zero-copy */
+		r = NULL;
+		goto next;
 	}
 	idx = h->pkt_type == PMR_PKT_CR ? h->pkt_num :
 		r->req_pkts - 1 + h->pkt_num;
@@ -401,6 +460,7 @@ rpc_rx_reply(struct pmr_worker *w, uint16_t sn, const struct pmr_pkthdr *h,
 	} else {
 		pmr_transport_rx_release(w->q, pkt, 1);
 	}
+next:
 	/*
 	 * r (if not completed: r is recycled then) may send on; others
 	 * waiting for the credit get their turn; the window refills. The

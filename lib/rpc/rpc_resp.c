@@ -21,7 +21,15 @@ static void
 srv_tx_resp(struct pmr_worker *w, struct rpc_session *s, struct pmr_req *req,
 		uint16_t j)
 {
-	struct pmr_pkthdr h = {
+	struct pmr_pkthdr h;
+
+	if (likely(j == 0 && req->resp_mb != NULL &&
+		   rpc_tx_inplace_ok(w, req->resp_mb))) {
+		rpc_tx_inplace(w, s, req->resp_mb, PMR_PKT_RESP, req->req_type,
+				req->req_num, req->resp_status);
+		return;
+	}
+	h = (struct pmr_pkthdr){
 		.pkt_type = PMR_PKT_RESP,
 		.req_type = req->req_type,
 		.dest_session = s->remote_session,
@@ -69,6 +77,29 @@ rpc_srv_slot_clear(struct pmr_worker *w, struct pmr_req *req)
 	req->state = SRV_FREE;
 }
 
+/*
+ * The slot's next request is here: as rpc_srv_slot_clear(), but the
+ * response buffer, if nothing refers to it any more, stays as the slot's
+ * next pmr_req_resp_buf() rather than going back to the pool.
+ */
+static inline void
+srv_slot_recycle(struct pmr_worker *w, struct pmr_req *req)
+{
+	struct pmr_msgbuf *mb = req->resp_mb;
+
+	if (likely(req->state == SRV_RESPONDED && mb != NULL &&
+		   !req->has_pkt && req->req_mb == NULL &&
+		   req->resp_buf == NULL && mb->pool == w->pools[0] &&
+		   pmr_msgbuf_tx_pending(mb) == 0 && !rpc_tx_queued(w, mb))) {
+		mb->len = 0;
+		req->resp_buf = mb;
+		req->resp_mb = NULL;
+		req->state = SRV_FREE;
+		return;
+	}
+	rpc_srv_slot_clear(w, req);
+}
+
 /* Answer in the slot without running a handler (no handler, no memory). */
 static void
 srv_answer_status(struct pmr_worker *w, struct rpc_session *s,
@@ -82,7 +113,7 @@ srv_answer_status(struct pmr_worker *w, struct rpc_session *s,
 }
 
 /* The whole request is there: hand it to its handler. */
-static void
+static inline void
 srv_handle(struct pmr_worker *w, struct rpc_session *s, struct pmr_req *req)
 {
 	const struct pmr_nexus_handler *hd = &w->handlers[req->req_type];
@@ -104,13 +135,13 @@ srv_handle(struct pmr_worker *w, struct rpc_session *s, struct pmr_req *req)
 }
 
 /* Packet 0 of a new request in its slot. */
-static void
+static inline void
 srv_req_start(struct pmr_worker *w, struct rpc_session *s, uint16_t sn,
 		struct pmr_req *req, const struct pmr_pkthdr *h,
 		struct pmr_rx_pkt *pkt)
 {
 	if (req->state != SRV_FREE)
-		rpc_srv_slot_clear(w, req);
+		srv_slot_recycle(w, req);
 	req->w = w;
 	req->req_num = h->req_num;
 	req->session = sn;
@@ -191,9 +222,22 @@ rpc_rx_req(struct pmr_worker *w, uint16_t sn, const struct pmr_pkthdr *h,
 		struct pmr_rx_pkt *pkt)
 {
 	struct rpc_session *s = &w->sessions[sn];
-	struct pmr_req *req = &s->srv[h->req_num % w->window];
-	bool same = req->state != SRV_FREE && req->req_num == h->req_num;
+	struct pmr_req *req = &s->srv[rpc_slot_of(w, h->req_num)];
+	bool same;
 
+	/*
+	 * The common case: the first packet of a new request in a free slot
+	 * or one whose previous request was answered (what the code below
+	 * does for it).
+	 */
+	if (likely(h->pkt_type == PMR_PKT_REQ && h->pkt_num == 0 &&
+		   (req->state == SRV_FREE ||
+		    (req->state == SRV_RESPONDED &&
+		     req->req_num < h->req_num)))) {
+		srv_req_start(w, s, sn, req, h, pkt);
+		return;
+	}
+	same = req->state != SRV_FREE && req->req_num == h->req_num;
 	if (h->pkt_type == PMR_PKT_RFR) {
 		pmr_transport_rx_release(w->q, pkt, 1);
 		if (!same || req->state != SRV_RESPONDED ||

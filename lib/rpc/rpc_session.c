@@ -271,6 +271,7 @@ sm_connect_in(struct pmr_worker *w, const struct pmr_sm_msg *m)
 	}
 	s = &w->sessions[sn];
 	s->peer = m->peer;
+	s->peer_src = m->peer != NULL ? m->peer->src : 0;
 	s->remote_session = m->remote_session;
 	s->remote_worker = m->remote_worker;
 	s->token = m->token;
@@ -292,6 +293,7 @@ sm_connected(struct pmr_worker *w, const struct pmr_sm_msg *m)
 		return;
 	}
 	s->peer = m->peer;
+	s->peer_src = m->peer != NULL ? m->peer->src : 0;
 	s->remote_session = m->remote_session;
 	s->token = m->token;
 	if (s->closing) {

@@ -227,6 +227,7 @@ pmr_worker_create(struct pmr_nexus *nx, const struct pmr_worker_conf *conf)
 		DEFAULT_MAX_SESSIONS;
 	w->window = conf->session_window != 0 ? conf->session_window :
 		DEFAULT_WINDOW;
+	w->window_pow2 = rte_is_power_of_2(w->window);
 	w->max_requests = conf->max_requests != 0 ? conf->max_requests :
 		DEFAULT_MAX_REQUESTS;
 	w->credits = conf->session_credits != 0 ? conf->session_credits :

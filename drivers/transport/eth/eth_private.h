@@ -23,6 +23,7 @@ extern int pmr_eth_logtype;
 struct eth_peer {
 	struct pmr_transport_peer pub;
 	struct pmr_eth_endpoint ep;
+	uint32_t ip_sum;		/* pmr_eth_hdr_ip_sum(hdr) */
 	uint8_t hdr[PMR_ETH_HDR_LEN] __rte_aligned(8);
 };
 

@@ -525,6 +525,7 @@ eth_peer_create(struct pmr_transport_queue *q,
 	peer->ep = ep;
 	peer->pub.src = pmr_eth_src_key(&ep);
 	pmr_eth_hdr_template(peer->hdr, &eq->local, &ep);
+	peer->ip_sum = pmr_eth_hdr_ip_sum(peer->hdr);
 	eq->nb_peers++;
 	return &peer->pub;
 }

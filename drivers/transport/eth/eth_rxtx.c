@@ -37,7 +37,8 @@ eth_tx_copy(struct eth_queue *eq, struct rte_mbuf *m,
 	uint16_t len = (uint16_t)(p->hdr_len + p->len);
 
 	memcpy(frame, peer->hdr, PMR_ETH_HDR_LEN);
-	pmr_eth_hdr_set_len(frame, len, eq->ip_cksum_offload);
+	pmr_eth_hdr_set_len_sum(frame, len, peer->ip_sum,
+			eq->ip_cksum_offload);
 	if (p->hdr_len != 0)
 		memcpy(frame + PMR_ETH_HDR_LEN, p->hdr, p->hdr_len);
 	if (p->len != 0)
@@ -64,7 +65,8 @@ eth_tx_attach(struct eth_queue *eq, struct rte_mbuf *m,
 	uint16_t frame_len = (uint16_t)(PMR_ETH_HDR_LEN + p->len);
 
 	memcpy(frame, peer->hdr, PMR_ETH_HDR_LEN);
-	pmr_eth_hdr_set_len(frame, (uint16_t)p->len, eq->ip_cksum_offload);
+	pmr_eth_hdr_set_len_sum(frame, (uint16_t)p->len, peer->ip_sum,
+			eq->ip_cksum_offload);
 
 	shinfo->free_cb = eth_extbuf_free;
 	shinfo->fcb_opaque = mb;
@@ -222,6 +224,12 @@ eth_rx_release(struct pmr_transport_queue *q __rte_unused,
 	struct rte_mbuf *mbufs[PMR_BURST_MAX];
 	uint16_t i, k = 0;
 
+	/* A packet or two (one poll's worth at low load): inline frees. */
+	if (n <= 2) {
+		for (i = 0; i < n; i++)
+			rte_pktmbuf_free((struct rte_mbuf *)pkts[i].handle);
+		return;
+	}
 	for (i = 0; i < n; i++) {
 		mbufs[k++] = pkts[i].handle;
 		if (k == PMR_BURST_MAX || i == n - 1) {
