@@ -19,6 +19,7 @@
 
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
+#include <rte_prefetch.h>
 
 #include "eth_private.h"
 
@@ -26,6 +27,54 @@ static void
 eth_extbuf_free(void *addr __rte_unused, void *opaque)
 {
 	pmr_msgbuf_tx_unref(opaque);
+}
+
+/*
+ * A TX mbuf fresh from the pool, made ready as rte_pktmbuf_reset() would
+ * but in its first cache line only. A pooled mbuf already has refcnt 1,
+ * nb_segs 1 and next NULL (DPDK's rule for pools), and tx_offload is read
+ * only with checksum offload, which sets it. Not writing the second line
+ * matters on a ring pair: the receiver frees the mbuf, and a line this
+ * core dirtied on every send would cross between the cores twice more.
+ */
+static inline void
+eth_tx_mbuf_init(struct rte_mbuf *m)
+{
+	m->data_off = RTE_PKTMBUF_HEADROOM;
+	m->port = RTE_MBUF_PORT_INVALID;
+	m->ol_flags = 0;
+	m->packet_type = 0;
+	m->vlan_tci = 0;
+	m->vlan_tci_outer = 0;
+}
+
+/*
+ * Free a received mbuf. A direct single-segment mbuf with no other
+ * reference goes straight back to its pool: what rte_pktmbuf_free() does
+ * for it, without reading next (second cache line), which a single
+ * segment has NULL. Anything else takes the general path.
+ */
+static inline void
+eth_rx_mbuf_free(struct rte_mbuf *m)
+{
+	if (likely(RTE_MBUF_DIRECT(m) && rte_mbuf_refcnt_read(m) == 1))
+		rte_mempool_put(m->pool, m);
+	else
+		rte_pktmbuf_free(m);
+}
+
+/*
+ * Where the frame of m most likely is: past the mbuf, a TX pool's private
+ * area and the default headroom (a ring-pair peer's copy), or within a
+ * line of it (an RX pool without private area). Prefetched before the
+ * mbuf is read, the two lines arrive together with its header instead of
+ * after it.
+ */
+static inline const uint8_t *
+eth_rx_frame_guess(const struct rte_mbuf *m)
+{
+	return (const uint8_t *)m + sizeof(*m) + ETH_TX_MBUF_PRIV_SIZE +
+		RTE_PKTMBUF_HEADROOM;
 }
 
 /* Fill m with a copy of the headers and payload. */
@@ -113,7 +162,8 @@ eth_tx_burst(struct pmr_transport_queue *q, const struct pmr_tx_pkt *pkts,
 	n = i;
 	if (unlikely(n == 0))
 		return 0;
-	if (unlikely(rte_pktmbuf_alloc_bulk(eq->tx_pool, mbufs, n) != 0)) {
+	if (unlikely(rte_mempool_get_bulk(eq->tx_pool, (void **)mbufs,
+			n) != 0)) {
 		eq->stats.tx_full += n;
 		return 0;
 	}
@@ -124,6 +174,7 @@ eth_tx_burst(struct pmr_transport_queue *q, const struct pmr_tx_pkt *pkts,
 			container_of(p->peer, const struct eth_peer, pub);
 		struct rte_mbuf *m = mbufs[i];
 
+		eth_tx_mbuf_init(m);
 		if (eth_tx_copies(eq, p)) {
 			eth_tx_copy(eq, m, peer, p);
 		} else {
@@ -170,6 +221,13 @@ eth_rx_burst(struct pmr_transport_queue *q, struct pmr_rx_pkt *pkts,
 		n = PMR_BURST_MAX;
 	nb = rte_eth_rx_burst(eq->port_id, eq->queue_id, mbufs, n);
 	for (i = 0; i < nb; i++) {
+		const uint8_t *frame = eth_rx_frame_guess(mbufs[i]);
+
+		rte_prefetch0(mbufs[i]);
+		rte_prefetch0(frame);
+		rte_prefetch0(frame + RTE_CACHE_LINE_SIZE);
+	}
+	for (i = 0; i < nb; i++) {
 		struct rte_mbuf *m = mbufs[i];
 		uint32_t flags = eq->rx_parse_flags;
 		enum pmr_eth_drop why;
@@ -210,7 +268,7 @@ eth_rx_burst(struct pmr_transport_queue *q, struct pmr_rx_pkt *pkts,
 		continue;
 drop:
 		eq->stats.rx_drop[why]++;
-		rte_pktmbuf_free(m);
+		eth_rx_mbuf_free(m);
 	}
 	eq->stats.rx_pkts += k;
 	eq->stats.rx_bytes += bytes;
@@ -221,20 +279,8 @@ void
 eth_rx_release(struct pmr_transport_queue *q __rte_unused,
 		struct pmr_rx_pkt *pkts, uint16_t n)
 {
-	struct rte_mbuf *mbufs[PMR_BURST_MAX];
-	uint16_t i, k = 0;
+	uint16_t i;
 
-	/* A packet or two (one poll's worth at low load): inline frees. */
-	if (n <= 2) {
-		for (i = 0; i < n; i++)
-			rte_pktmbuf_free((struct rte_mbuf *)pkts[i].handle);
-		return;
-	}
-	for (i = 0; i < n; i++) {
-		mbufs[k++] = pkts[i].handle;
-		if (k == PMR_BURST_MAX || i == n - 1) {
-			rte_pktmbuf_free_bulk(mbufs, k);
-			k = 0;
-		}
-	}
+	for (i = 0; i < n; i++)
+		eth_rx_mbuf_free(pkts[i].handle);
 }
