@@ -157,13 +157,39 @@ build_frame(uint16_t n)
 	return HDR_LEN + n;
 }
 
+/*
+ * pmr_eth_hdr_parse(), checked against pmr_eth_hdr_parse_fast(): every
+ * frame a test parses gets the same verdict and the same info from both.
+ */
+static enum pmr_eth_drop
+parse_both(const uint8_t *f, uint32_t len,
+		const struct pmr_eth_endpoint *local, uint32_t flags,
+		struct pmr_eth_rx_info *info)
+{
+	struct pmr_eth_rx_info slow, fast;
+	struct pmr_eth_rx_match m;
+	enum pmr_eth_drop a, b;
+
+	memset(&slow, 0, sizeof(slow));
+	memset(&fast, 0, sizeof(fast));
+	a = pmr_eth_hdr_parse(f, len, local, flags, &slow);
+	pmr_eth_rx_match_init(&m, local);
+	b = pmr_eth_hdr_parse_fast(f, len, &m, local, flags, &fast);
+	assert_int_equal(a, b);
+	if (a == PMR_ETH_RX_OK) {
+		assert_memory_equal(&slow, &fast, sizeof(slow));
+		*info = slow;
+	}
+	return a;
+}
+
 static enum pmr_eth_drop
 parse(uint32_t len, uint32_t flags)
 {
 	struct pmr_eth_rx_info info;
 
 	memset(&info, 0, sizeof(info));
-	return pmr_eth_hdr_parse(frame, len, &ep_b, flags, &info);
+	return parse_both(frame, len, &ep_b, flags, &info);
 }
 
 static void
@@ -211,7 +237,7 @@ test_round_trip(void **state __rte_unused)
 		assert_int_equal(get16(fresh + OFF_IP_LEN), n + 28);
 
 		memset(&info, 0xa5, sizeof(info));
-		assert_int_equal(pmr_eth_hdr_parse(frame, HDR_LEN + n, &ep_b,
+		assert_int_equal(parse_both(frame, HDR_LEN + n, &ep_b,
 				0, &info), PMR_ETH_RX_OK);
 		assert_src_is_a(&info);
 		assert_int_equal(info.payload_off, PMR_ETH_HDR_LEN);
@@ -239,7 +265,7 @@ test_round_trip_padded_frame(void **state __rte_unused)
 		memset(frame + len, 0xee, ETH_MIN_FRAME - len);
 
 		memset(&info, 0, sizeof(info));
-		assert_int_equal(pmr_eth_hdr_parse(frame, ETH_MIN_FRAME,
+		assert_int_equal(parse_both(frame, ETH_MIN_FRAME,
 				&ep_b, 0, &info), PMR_ETH_RX_OK);
 		assert_src_is_a(&info);
 		assert_int_equal(info.payload_off, PMR_ETH_HDR_LEN);
@@ -262,7 +288,7 @@ test_ip_cksum_offload_needs_flag(void **state __rte_unused)
 		assert_int_equal(frame[OFF_IP_CKSUM + 1], 0);
 
 		memset(&info, 0, sizeof(info));
-		assert_int_equal(pmr_eth_hdr_parse(frame, HDR_LEN + n, &ep_b,
+		assert_int_equal(parse_both(frame, HDR_LEN + n, &ep_b,
 				PMR_ETH_PARSE_IP_CKSUM_GOOD, &info),
 				PMR_ETH_RX_OK);
 		assert_src_is_a(&info);
@@ -647,17 +673,17 @@ test_drop_udp_len_past_ip_payload(void **state __rte_unused)
 	len = build_frame(16);
 	put16(frame + OFF_UDP_LEN, UDP_HDR_LEN + 5);
 	memset(&info, 0, sizeof(info));
-	assert_int_equal(pmr_eth_hdr_parse(frame, len, &ep_b, 0, &info),
+	assert_int_equal(parse_both(frame, len, &ep_b, 0, &info),
 			PMR_ETH_RX_OK);
 	assert_int_equal(info.payload_len, 5);
 
 	/* ...and its checksum covers the UDP length only (RFC 768). */
 	put16(frame + OFF_UDP_CKSUM, udp_cksum(frame + OFF_IP,
 			frame + OFF_UDP));
-	assert_int_equal(pmr_eth_hdr_parse(frame, len, &ep_b, 0, &info),
+	assert_int_equal(parse_both(frame, len, &ep_b, 0, &info),
 			PMR_ETH_RX_OK);
 	frame[OFF_UDP + UDP_HDR_LEN + 4] ^= 0x01;
-	assert_int_equal(pmr_eth_hdr_parse(frame, len, &ep_b, 0, &info),
+	assert_int_equal(parse_both(frame, len, &ep_b, 0, &info),
 			PMR_ETH_DROP_UDP_CKSUM);
 }
 
@@ -676,7 +702,7 @@ test_udp_cksum_good_accepted(void **state __rte_unused)
 		put16(frame + OFF_UDP_CKSUM, ck);
 
 		memset(&info, 0, sizeof(info));
-		assert_int_equal(pmr_eth_hdr_parse(frame, len, &ep_b, 0,
+		assert_int_equal(parse_both(frame, len, &ep_b, 0,
 				&info), PMR_ETH_RX_OK);
 		assert_src_is_a(&info);
 		assert_int_equal(info.payload_len, rt_sizes[i]);
@@ -744,7 +770,7 @@ test_ip_options_accepted(void **state __rte_unused)
 
 	len = build_frame_ihl6(33);
 	memset(&info, 0, sizeof(info));
-	assert_int_equal(pmr_eth_hdr_parse(frame, len, &ep_b, 0, &info),
+	assert_int_equal(parse_both(frame, len, &ep_b, 0, &info),
 			PMR_ETH_RX_OK);
 	assert_src_is_a(&info);
 	assert_int_equal(info.payload_off, PMR_ETH_HDR_LEN + 4);
@@ -883,6 +909,66 @@ test_src_key_distinct(void **state __rte_unused)
 	assert_int_not_equal(pmr_eth_src_key(&ep_a), pmr_eth_src_key(&ep_b));
 }
 
+/* xorshift64: a fixed sequence, the same in every run. */
+static uint64_t
+next_rand(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/*
+ * The fast parser against the full one on mutated frames: bytes of the
+ * headers changed (with the IPv4 checksum fixed afterwards or not), lengths
+ * cut or padded, offload flags on or off. parse_both() asserts they agree.
+ */
+static void
+test_parse_fast_agrees(void **state __rte_unused)
+{
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	unsigned int i, k, ok = 0, dropped = 0;
+	struct pmr_eth_rx_info info;
+
+	for (i = 0; i < 200000; i++) {
+		uint64_t r = next_rand(&x);
+		uint32_t len = build_frame((uint16_t)(r % 300));
+		unsigned int edits = (unsigned int)(r >> 9) % 4;
+		uint32_t flags = (uint32_t)(r >> 12) & 3;
+
+		for (k = 0; k < edits; k++) {
+			uint64_t e = next_rand(&x);
+			unsigned int off = (unsigned int)(e % HDR_LEN);
+
+			/* A bit flip, or a byte set to 0 or 0xff. */
+			if ((e >> 8) % 3 == 0)
+				frame[off] ^= (uint8_t)(1u << ((e >> 16) % 8));
+			else
+				frame[off] = (e >> 8) % 3 == 1 ? 0 : 0xff;
+		}
+		if ((r >> 20) % 2 == 0)
+			fix_ip_cksum(frame, 20);
+		switch ((r >> 24) % 4) {
+		case 0:
+			len -= (uint32_t)((r >> 28) % (len + 1));
+			break;
+		case 1:
+			len += (uint32_t)((r >> 28) % 16);
+			break;
+		default:
+			break;
+		}
+		if (parse_both(frame, len, &ep_b, flags, &info) ==
+		    PMR_ETH_RX_OK)
+			ok++;
+		else
+			dropped++;
+	}
+	/* Both kinds were exercised. */
+	assert_true(ok > 10000 && dropped > 10000);
+}
+
 int
 main(void)
 {
@@ -915,6 +1001,7 @@ main(void)
 		cmocka_unit_test(test_addr_decode_rejects),
 		cmocka_unit_test(test_drop_names_distinct),
 		cmocka_unit_test(test_src_key_distinct),
+		cmocka_unit_test(test_parse_fast_agrees),
 	};
 
 	return cmocka_run_group_tests_name("eth_hdr", tests, NULL, NULL);

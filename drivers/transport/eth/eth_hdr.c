@@ -156,6 +156,39 @@ pmr_eth_hdr_parse(const uint8_t *frame, uint32_t len,
 	return PMR_ETH_RX_OK;
 }
 
+/* Set bytes [off, off + n) of the match to v, all bits compared. */
+static void
+match_set(uint8_t *val, uint8_t *mask, size_t off, const void *v, size_t n)
+{
+	memcpy(val + off, v, n);
+	memset(mask + off, 0xff, n);
+}
+
+void
+pmr_eth_rx_match_init(struct pmr_eth_rx_match *m,
+		const struct pmr_eth_endpoint *local)
+{
+	const size_t l2 = sizeof(struct rte_ether_hdr);
+	const size_t l3 = sizeof(struct rte_ipv4_hdr);
+	uint8_t val[sizeof(m->val)] = { 0 }, mask[sizeof(m->mask)] = { 0 };
+	rte_be16_t type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	rte_be16_t frag = rte_cpu_to_be_16(RTE_IPV4_HDR_MF_FLAG |
+			RTE_IPV4_HDR_OFFSET_MASK);
+	uint8_t vhl = RTE_IPV4_VHL_DEF, proto = IPPROTO_UDP;
+
+	RTE_BUILD_BUG_ON(sizeof(val) > PMR_ETH_HDR_LEN);
+	match_set(val, mask, 0, &local->mac, sizeof(local->mac));
+	match_set(val, mask, 12, &type, sizeof(type));
+	match_set(val, mask, l2, &vhl, 1);
+	/* MF and the fragment offset must be 0; DF may be anything. */
+	memcpy(mask + l2 + 6, &frag, sizeof(frag));
+	match_set(val, mask, l2 + 9, &proto, 1);
+	match_set(val, mask, l2 + 16, &local->ip, sizeof(local->ip));
+	match_set(val, mask, l2 + l3 + 2, &local->port, sizeof(local->port));
+	memcpy(m->val, val, sizeof(val));
+	memcpy(m->mask, mask, sizeof(mask));
+}
+
 void
 pmr_eth_addr_encode(const struct pmr_eth_endpoint *ep,
 		struct pmr_transport_addr *addr)

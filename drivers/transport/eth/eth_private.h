@@ -51,6 +51,7 @@ struct eth_queue {
 	uint32_t rx_parse_flags;	/* checks the NIC does on RX */
 	struct rte_mempool *tx_pool;	/* copies and zero-copy heads */
 	struct pmr_eth_endpoint local;
+	struct pmr_eth_rx_match rx_match;	/* from local */
 
 	struct eth_stats stats;
 

@@ -367,6 +367,7 @@ eth_queue_create(const struct pmr_transport_driver *drv, const char *devargs,
 	ret = eth_mac_setup(a.port_id, &a, &eq->local.mac);
 	if (ret != 0)
 		goto fail;
+	pmr_eth_rx_match_init(&eq->rx_match, &eq->local);
 
 	/* RX buffers must hold a whole frame: no scattered RX. */
 	mtu = a.mtu != 0 ? a.mtu : (uint32_t)PMR_ETH_MTU_DEFAULT;

@@ -253,8 +253,9 @@ eth_rx_burst(struct pmr_transport_queue *q, struct pmr_rx_pkt *pkts,
 		    RTE_MBUF_F_RX_L4_CKSUM_GOOD)
 			flags |= PMR_ETH_PARSE_L4_CKSUM_GOOD;
 
-		why = pmr_eth_hdr_parse(rte_pktmbuf_mtod(m, const uint8_t *),
-				m->data_len, &eq->local, flags, &info);
+		why = pmr_eth_hdr_parse_fast(rte_pktmbuf_mtod(m,
+				const uint8_t *), m->data_len, &eq->rx_match,
+				&eq->local, flags, &info);
 		if (unlikely(why != PMR_ETH_RX_OK))
 			goto drop;
 
