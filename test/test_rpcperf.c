@@ -616,12 +616,12 @@ test_json_writer(void **state)
 	assert_non_null(strstr(text, "\"mode\": \"in-process\","));
 	assert_non_null(strstr(text, "\"devargs\": [],"));
 	/* Per-lcore rows under their total, none for the others. */
-	assert_non_null(strstr(text, "\"retransmissions\": 0, \"lcores\": [\n"
+	assert_non_null(strstr(text, "\"retransmissions\": 0, \"drops\": 0, \"lcores\": [\n"
 		"      {\"lcore\": 0, \"bytes\": 32, \"iters\": 10, "
 		"\"min_us\": 0, \"p50_us\": 41, "));
 	assert_non_null(strstr(text, "{\"lcore\": 2, \"bytes\": 32, "
 		"\"iters\": 10, \"min_us\": 0, \"p50_us\": 39, "));
-	assert_non_null(strstr(text, "\"retransmissions\": 0, "
+	assert_non_null(strstr(text, "\"retransmissions\": 0, \"drops\": 0, "
 		"\"lcores\": []}"));
 	assert_non_null(strstr(text, "{\"workload\": \"ring\", \"bytes\": 32, "
 		"\"iters\": 10, \"min_us\": 0, \"p50_us\": 1, "));

@@ -129,7 +129,8 @@ show_stats(struct cmdline *cl)
 		cmdline_printf(cl, "  lcore %u: %" PRIu64 " round trips, %"
 			PRIu64 " retransmissions, %" PRIu64 " drops%s\n",
 			c->lcore, __atomic_load_n(&c->done, __ATOMIC_RELAXED),
-			st.retransmissions, st.rx_drops,
+			st.retransmissions - c->st0.retransmissions,
+			st.rx_drops - c->st0.rx_drops,
 			rte_eal_get_lcore_state(c->lcore) == RUNNING ||
 			c->lcore == rte_get_main_lcore() ? "" :
 			" (finished: an error, see above)");
@@ -147,9 +148,13 @@ clear_stats(struct cmdline *cl)
 		ia.t_start = rte_rdtsc();
 		ia.done_start = rpcperf_run_done(&ia.run);
 		/* Retransmissions and drops count from here too. */
-		for (k = 0; k < ia.run.nb_clients; k++)
+		for (k = 0; k < ia.run.nb_clients; k++) {
 			pmr_worker_stats_get(ia.run.clients[k].worker,
 					&ia.run.clients[k].st0);
+			if (k < ia.run.nb_servers)
+				pmr_worker_stats_get(ia.run.servers[k],
+						&ia.run.clients[k].srv0);
+		}
 	} else {
 		rpcperf_result_free(&ia.last);
 		ia.have_last = false;

@@ -108,6 +108,7 @@ rpcperf_summarize(struct rpcperf_samples *s, uint64_t hz,
 		(double)s->bytes * 8 / ((double)s->elapsed / (double)hz) / 1e9 :
 		r->mrps * 1e6 * r->size * 8 / 1e9;
 	r->retransmissions = s->retransmissions;
+	r->drops = s->drops;
 	r->sessions = s->sessions;
 	r->client_heap = s->client_heap;
 }
@@ -138,6 +139,7 @@ rpcperf_merge(struct rpcperf_samples *rows, unsigned int n, uint64_t hz,
 		all.count += rows[k].count;
 		all.bytes += rows[k].bytes;
 		all.retransmissions += rows[k].retransmissions;
+		all.drops += rows[k].drops;
 		all.sessions += rows[k].sessions;
 		all.client_heap += rows[k].client_heap;
 		elapsed = RTE_MAX(elapsed, rows[k].elapsed);
@@ -173,18 +175,19 @@ rpcperf_result_free(struct rpcperf_result *r)
 void
 rpcperf_print_header(void)
 {
-	printf("%-16s %8s %9s %8s %8s %8s %8s %8s %8s %8s %8s %7s\n",
+	printf("%-16s %8s %9s %8s %8s %8s %8s %8s %8s %8s %8s %7s %7s\n",
 		"workload", "bytes", "iters", "min_us", "p50_us", "p90_us",
-		"p99_us", "p99.9_us", "max_us", "Mrps", "Gb/s", "retrans");
+		"p99_us", "p99.9_us", "max_us", "Mrps", "Gb/s", "retrans",
+		"drops");
 }
 
 static void
 print_row(const char *name, const struct rpcperf_result *r)
 {
 	printf("%-16s %8u %9" PRIu64 " %8.3f %8.3f %8.3f %8.3f %8.3f "
-		"%8.2f %8.3f %8.2f %7" PRIu64 "\n", name, r->size,
+		"%8.2f %8.3f %8.2f %7" PRIu64 " %7" PRIu64 "\n", name, r->size,
 		r->iters, r->min, r->p50, r->p90, r->p99, r->p999, r->max,
-		r->mrps, r->gbps, r->retransmissions);
+		r->mrps, r->gbps, r->retransmissions, r->drops);
 }
 
 void

@@ -143,7 +143,8 @@ json_stats(FILE *f, const struct rpcperf_result *r)
 		fprintf(f, ", \"%s\": ", nums[i].name);
 		json_num(f, nums[i].v);
 	}
-	fprintf(f, ", \"retransmissions\": %" PRIu64, r->retransmissions);
+	fprintf(f, ", \"retransmissions\": %" PRIu64 ", \"drops\": %" PRIu64,
+		r->retransmissions, r->drops);
 }
 
 static void

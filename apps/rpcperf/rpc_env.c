@@ -479,9 +479,13 @@ rpcperf_run_up(struct rpcperf_run *run, const struct rpcperf_config *cfg,
 	ret = cfg->mode == RPCPERF_CLIENT ? client_up(run) : inproc_up(run);
 	if (ret != 0)
 		return ret;
-	for (k = 0; k < run->nb_clients; k++)
+	for (k = 0; k < run->nb_clients; k++) {
 		pmr_worker_stats_get(run->clients[k].worker,
 				&run->clients[k].st0);
+		if (k < run->nb_servers)
+			pmr_worker_stats_get(run->servers[k],
+					&run->clients[k].srv0);
+	}
 	if (run->spec.report_memory)
 		for (k = 0; k < run->nb_clients; k++)
 			fprintf(stderr, "rpcperf: %s: lcore %u: %u sessions, "
@@ -517,6 +521,15 @@ rpcperf_run_start(struct rpcperf_run *run)
 	return 0;
 }
 
+/* Packets a worker dropped since st0: refused on receipt, or by --faults. */
+static uint64_t
+worker_drops(const struct pmr_worker_stats *st,
+		const struct pmr_worker_stats *st0)
+{
+	return st->rx_drops - st0->rx_drops +
+		st->fault_dropped - st0->fault_dropped;
+}
+
 int
 rpcperf_run_wait(struct rpcperf_run *run)
 {
@@ -543,6 +556,12 @@ rpcperf_run_wait(struct rpcperf_run *run)
 		pmr_worker_stats_get(c->worker, &st);
 		c->s.retransmissions = st.retransmissions -
 			c->st0.retransmissions;
+		c->s.drops = worker_drops(&st, &c->st0);
+		/* In-process, server k answers client k. */
+		if (k < run->nb_servers) {
+			pmr_worker_stats_get(run->servers[k], &st);
+			c->s.drops += worker_drops(&st, &c->srv0);
+		}
 		c->s.sessions = c->nb_sessions;
 		c->s.client_heap = c->heap;
 	}

@@ -71,6 +71,7 @@ struct rpcperf_samples {
 	uint64_t count;		/* measured, kept or not */
 	uint64_t elapsed;	/* cycles from first send to last receive */
 	uint64_t retransmissions; /* the client worker's, RPC workloads */
+	uint64_t drops;		/* packets dropped on receipt, both ends */
 	const char *workload;	/* its name, for messages */
 	uint32_t sessions;	/* sessions the run used */
 	uint64_t bytes;		/* request bytes measured, 0: size each */
@@ -88,6 +89,7 @@ struct rpcperf_result {
 	double mrps;
 	double gbps;		/* payload bits per second, one way */
 	uint64_t retransmissions;
+	uint64_t drops;
 	uint32_t sessions;
 	size_t client_heap;
 	/* The total's rows per client lcore (RPC workloads), or NULL. */
@@ -157,6 +159,7 @@ struct rpcperf_client {
 	bool launched;		/* on a remote lcore */
 	int ret;
 	struct pmr_worker_stats st0;	/* its worker's counters before */
+	struct pmr_worker_stats srv0;	/* in-process: its server's */
 };
 
 /*

@@ -145,7 +145,7 @@ def mode_args():
 
 RESULT_KEYS = {'workload', 'bytes', 'iters', 'min_us', 'p50_us', 'p90_us',
                'p99_us', 'p999_us', 'max_us', 'mean_us', 'mrps', 'gbps',
-               'retransmissions'}
+               'retransmissions', 'drops'}
 LCORE_KEYS = RESULT_KEYS - {'workload'} | {'lcore'}
 RESULT_KEYS = RESULT_KEYS | {'lcores'}
 RATIO_KEYS = {'workload', 'baseline', 'p50', 'p99'}
@@ -204,7 +204,8 @@ def check_doc(d, args, opts, where):
         w = '%s: %s' % (where, r.get('workload'))
         check(set(r) == RESULT_KEYS, w + ': keys ' + str(sorted(r)))
         check(is_int(r['bytes']) and is_int(r['iters']) and
-              is_int(r['retransmissions']), w + ': integer fields')
+              is_int(r['retransmissions']) and is_int(r['drops']),
+              w + ': integer fields')
         nums = [r[k] for k in ('min_us', 'p50_us', 'p90_us', 'p99_us',
                                'p999_us', 'max_us')]
         if not check(all(is_num(v) for v in nums + [r['mean_us'],
@@ -410,9 +411,8 @@ def mode_lcores():
                 total = sum(x[k] for x in rows)
                 check(abs(r[k] - total) <= 1e-6 * total,
                       w + ': %s %s, rows add to %s' % (k, r[k], total))
-            check(r['retransmissions'] ==
-                  sum(x['retransmissions'] for x in rows),
-                  w + ': retransmissions')
+            for k in ('retransmissions', 'drops'):
+                check(r[k] == sum(x[k] for x in rows), w + ': ' + k)
             check(r['min_us'] == min(x['min_us'] for x in rows) and
                   r['max_us'] == max(x['max_us'] for x in rows),
                   w + ': min and max of the rows')
