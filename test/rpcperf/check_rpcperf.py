@@ -132,6 +132,8 @@ def mode_args():
         (['--server', '--devargs=port=0', '--server-lcores=0,1'],
          '2 server lcores for 1 workers'),
         (['--connect=127.0.0.1:9', '-w', 'ring'], 'needs --devargs'),
+        (['--server', '--devargs=port=7'],
+         "rpcperf: worker 0 on 'port=7': No such device"),
     ]
     for args, msg in bad:
         p = run(args)
@@ -451,7 +453,6 @@ def mode_placement():
         sys.exit(77)
     opts = long_options(help_text())
     tmp = tempfile.mkdtemp(prefix='rpcperf-mp.')
-    port = 32000 + os.getpid() % 1000
     eal = ['--no-pci', '--in-memory', '--log-level=lib.eal:error']
     vdevs = lambda role: [
         '--vdev=net_memif%d,role=%s,socket=%s/m%d.sock,id=0'
@@ -459,13 +460,17 @@ def mode_placement():
     srv_log = open(os.path.join(tmp, 'server.log'), 'w+')
     srv = subprocess.Popen(
         [RPCPERF, '-l', '0'] + eal + vdevs('server') +
-        ['--', '--server', '--nexus=127.0.0.1:%d' % port,
+        ['--', '--server', '--nexus=127.0.0.1:0',
          '--devargs=port=0,ip=10.7.0.1', '--devargs=port=1,ip=10.7.1.1'],
         stdout=subprocess.PIPE, stderr=srv_log, text=True)
     try:
+        # Port 0: the kernel picks one, the ready line says which.
         ready = srv.stdout.readline()
-        check(ready.startswith('ready: nexus 127.0.0.1:%d, 2 workers on 1 '
-                               'lcores' % port), 'server: %r' % ready)
+        m = re.match(r'^ready: nexus 127\.0\.0\.1:(\d+), 2 workers on 1 '
+                     r'lcores$', ready)
+        if not check(m is not None, 'server: %r' % ready):
+            return
+        port = int(m.group(1))
         wls = ['latency', 'rate', 'bandwidth', 'mixed', 'memcpy']
         cmd = ([RPCPERF, '--lcores=(0-1)@1'] + eal + vdevs('client') +
                ['--', '--json', '-q', '--connect=127.0.0.1:%d' % port,
@@ -506,6 +511,19 @@ def mode_placement():
               'server total: %s' % rows.get('total'))
         print('placement: server handled %s requests' %
               rows.get('total', ['?', '?'])[1])
+
+        # --duration: a server that stops by itself, its table all zero.
+        p = subprocess.run(
+            [RPCPERF, '-l', '0'] + eal +
+            ['--vdev=net_memif9,role=server,socket=%s/d.sock' % tmp, '--',
+             '--server', '--nexus=127.0.0.1:0', '--duration=1',
+             '--devargs=port=0,ip=10.7.9.1'],
+            capture_output=True, text=True, timeout=60)
+        check(p.returncode == 0 and
+              re.search(r'^total +0 +0 ', p.stdout, re.M) and
+              'ready: nexus 127.0.0.1:' in p.stdout,
+              '--duration=1: exit %d: %s %s' % (p.returncode, p.stdout,
+                                                p.stderr[-1000:]))
     finally:
         if srv.poll() is None:
             srv.kill()
