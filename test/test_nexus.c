@@ -14,6 +14,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1126,30 +1127,42 @@ raw_only_heartbeats(int fd, uint64_t boot, uint64_t peer_boot,
 	return n;
 }
 
-/* Send heartbeats from the raw nexus every interval ms for ms. */
-static void
+/*
+ * Send heartbeats from the raw nexus every interval ms for ms. Return the
+ * longest gap between two of them (ms), which a loaded machine can make
+ * far longer than interval.
+ */
+static uint64_t
 raw_keep_alive(int fd, struct pmr_nexus *nx, uint64_t boot,
 		uint64_t peer_boot, unsigned int interval, unsigned int ms)
 {
-	uint64_t end = now_ms() + ms;
+	uint64_t t, prev = now_ms(), end = prev + ms, gap = 0;
 
-	while (now_ms() < end) {
+	while ((t = now_ms()) < end) {
+		gap = RTE_MAX(gap, t - prev);
 		raw_heartbeat(fd, nx, boot, peer_boot);
+		prev = now_ms();
 		usleep(interval * 1000);
 	}
+	return gap;
 }
 
 /* A remote nexus goes silent: its sessions are reset, others are not. */
 static void
 test_peer_dead(void **state)
 {
+	/*
+	 * A timeout of 20 heartbeat intervals, and the raw nexus sends every
+	 * 10 ms: only a test thread kept off the CPU for most of a second
+	 * lets the keep-alive lapse.
+	 */
 	struct pmr_nexus_conf conf = {
 		.heartbeat_interval_ms = 50,
-		.peer_timeout_ms = 250,
+		.peer_timeout_ms = 1000,
 	};
 	struct pmr_sm_msg conn, in, c5, c6, m;
 	struct pmr_nexus_stats st;
-	uint64_t cn_boot, last, took;
+	uint64_t cn_boot, last, took, gap;
 	struct env e;
 	int fd;
 
@@ -1165,7 +1178,20 @@ test_peer_dead(void **state)
 	expect_connected(&e.cw, 6, 60, &c6);
 
 	/* While it answers, it lives well past the timeout. */
-	raw_keep_alive(fd, e.cn, RAW_BOOT_A, cn_boot, 50, 600);
+	gap = raw_keep_alive(fd, e.cn, RAW_BOOT_A, cn_boot, 10,
+			3 * conf.peer_timeout_ms / 2);
+	if (rte_ring_count(e.cw.to) != 0 &&
+	    gap + QUIET_MS >= conf.peer_timeout_ms) {
+		/*
+		 * This thread itself went silent for about a timeout: the
+		 * nexus was right to give up on it, and nothing is proven
+		 * either way. Not a failure; a reset with shorter gaps is.
+		 */
+		print_message("keep-alive lapsed (%" PRIu64 " ms without a "
+			"heartbeat from the test): skipped\n", gap);
+		close(fd);
+		skip();
+	}
 	expect_quiet(e.cw.to, 0);
 	assert_true(raw_only_heartbeats(fd, cn_boot, RAW_BOOT_A, 0) >= 3);
 	assert_int_equal(stats(e.cn).peers_dead, 0);
@@ -1367,9 +1393,10 @@ test_boot_id_change(void **state)
 static void
 test_reconnect_after_peer_dead(void **state)
 {
+	/* As in test_peer_dead: keep-alives that survive a loaded machine. */
 	struct pmr_nexus_conf conf = {
 		.heartbeat_interval_ms = 50,
-		.peer_timeout_ms = 250,
+		.peer_timeout_ms = 1000,
 	};
 	struct pmr_sm_msg c3, c4, conn, in, m;
 	struct pmr_nexus_stats st;
@@ -1389,8 +1416,8 @@ test_reconnect_after_peer_dead(void **state)
 	/* Restarted on the same address (boot B): a fresh handshake. */
 	assert_true(raw_serve(&e, fd, 3, 31, RAW_BOOT_B) == cn_boot);
 	expect_connected(&e.cw, 3, 31, &c3);
-	raw_keep_alive(fd, e.cn, RAW_BOOT_B, cn_boot, 50,
-			2 * conf.peer_timeout_ms);
+	raw_keep_alive(fd, e.cn, RAW_BOOT_B, cn_boot, 10,
+			3 * conf.peer_timeout_ms / 2);
 	expect_quiet(e.cw.to, 0);
 
 	/*
@@ -1402,8 +1429,8 @@ test_reconnect_after_peer_dead(void **state)
 	assert_ptr_equal(m.peer, c3.peer);
 	expect_connected(&e.cw, 4, 40, &c4);
 	worker_disconnect(&e.cw, 3, c3.peer, PMR_SM_E_REMOTE);
-	raw_keep_alive(fd, e.cn, RAW_BOOT_C, cn_boot, 50,
-			2 * conf.peer_timeout_ms);
+	raw_keep_alive(fd, e.cn, RAW_BOOT_C, cn_boot, 10,
+			3 * conf.peer_timeout_ms / 2);
 	expect_quiet(e.cw.to, 0);
 
 	/* Boot C goes silent too. */

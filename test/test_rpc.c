@@ -671,6 +671,98 @@ test_session_destroy_pending(void **state)
 	assert_int_equal(pmr_session_destroy(cli, s), 0);
 }
 
+/*
+ * Thousands of sessions closed at once: more close messages than the
+ * nexus ring holds wait in the worker's outbox, and none is lost.
+ */
+#define BULK_SESSIONS 2000
+#define BULK_MAX_SESSIONS 2048
+
+static int
+setup_bulk(void **state)
+{
+	/* One credit per session, and receive slots for them all. */
+	const struct pmr_worker_conf conf = {
+		.nb_msgbufs = 1024,
+		.max_sessions = BULK_MAX_SESSIONS,
+		.session_credits = 1,
+		.devargs = "rxd=4096",
+	};
+
+	(void)state;
+	pmr_test_env_up(&env, 1, handlers, &conf, &conf);
+	return 0;
+}
+
+static unsigned int bulk_up, bulk_failed;
+
+static void
+on_bulk_session(struct pmr_worker *w, int session,
+		enum pmr_session_event ev, int err, void *arg)
+{
+	(void)w;
+	(void)session;
+	(void)err;
+	(void)arg;
+	if (ev == PMR_SESSION_EV_CONNECTED)
+		bulk_up++;
+	else
+		bulk_failed++;
+}
+
+/* Sessions of w not free (a server's included). */
+static unsigned int
+sessions_in_use(struct pmr_worker *w)
+{
+	unsigned int sn, n = 0;
+
+	for (sn = 0; sn < BULK_MAX_SESSIONS; sn++)
+		n += pmr_session_state(w, (int)sn) != PMR_SESSION_FREE;
+	return n;
+}
+
+/* Open n sessions to server 0, polling after each batch of 256. */
+static void
+bulk_open(int *sn, unsigned int n)
+{
+	struct pmr_worker *cli = env.cli[0];
+	unsigned int i;
+
+	bulk_up = 0;
+	bulk_failed = 0;
+	for (i = 0; i < n; i++) {
+		sn[i] = pmr_session_create(cli, pmr_nexus_uri(env.nx), 0,
+				on_bulk_session, NULL);
+		assert_true(sn[i] >= 0);
+		if (i % 256 == 255 || i == n - 1)
+			POLL_UNTIL(bulk_up + bulk_failed == i + 1);
+	}
+	/* A server still holding closed sessions refuses (-ENOSPC). */
+	assert_int_equal(bulk_failed, 0);
+	assert_int_equal(bulk_up, n);
+	assert_int_equal(sessions_in_use(env.srv[0]), n);
+}
+
+static void
+test_many_sessions_closed_at_once(void **state)
+{
+	static int sn[BULK_SESSIONS];
+	struct pmr_worker *cli = env.cli[0];
+	unsigned int round, i;
+
+	(void)state;
+	for (round = 0; round < 2; round++) {
+		bulk_open(sn, BULK_SESSIONS);
+		/* No poll in between: the messages pile up in the worker. */
+		for (i = 0; i < BULK_SESSIONS; i++)
+			assert_int_equal(pmr_session_destroy(cli, sn[i]), 0);
+		assert_int_equal(sessions_in_use(cli), 0);
+		/* The server is told of every one of them. */
+		POLL_UNTIL(sessions_in_use(env.srv[0]) == 0);
+	}
+	/* Every pool comes back full: pmr_test_env_down() checks. */
+}
+
 /* Hostile packets at the server: dropped, counted by reason. */
 static uint64_t
 drops(struct pmr_worker *w, const char *name)
@@ -861,6 +953,8 @@ main(void)
 			test_server_shutdown_with_deferred, setup1, teardown),
 		cmocka_unit_test_setup_teardown(test_session_destroy_pending,
 			setup1, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_many_sessions_closed_at_once, setup_bulk, teardown),
 		cmocka_unit_test_setup_teardown(
 			test_bad_packets_dropped_and_counted, setup1, teardown),
 		cmocka_unit_test_setup_teardown(test_spoofed_source_and_token,

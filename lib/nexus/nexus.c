@@ -60,6 +60,7 @@ nexus_bind(struct pmr_nexus *nx, const char *uri)
 {
 	char host[PMR_URI_MAX];
 	socklen_t len = sizeof(nx->local);
+	int rcvbuf = NEXUS_SOCK_RCVBUF;
 	uint16_t port;
 	int ret;
 
@@ -70,6 +71,14 @@ nexus_bind(struct pmr_nexus *nx, const char *uri)
 			0);
 	if (nx->sock < 0)
 		return -errno;
+	/*
+	 * Room for bursts: thousands of sessions closed at once make as
+	 * many DISCONNECT datagrams (NEXUS_DISCONNECT_COPIES each). Best
+	 * effort: the kernel caps it at net.core.rmem_max.
+	 */
+	if (setsockopt(nx->sock, SOL_SOCKET, SO_RCVBUF, &rcvbuf,
+			sizeof(rcvbuf)) != 0)
+		NX_LOG(DEBUG, "SO_RCVBUF: %s", strerror(errno));
 	if (bind(nx->sock, (const struct sockaddr *)&nx->local,
 			sizeof(nx->local)) != 0 ||
 	    getsockname(nx->sock, (struct sockaddr *)&nx->local, &len) != 0) {

@@ -54,6 +54,8 @@ extern int pmr_nexus_logtype;
 #define NEXUS_REMOTE_BUCKETS 1024
 /* UDP DISCONNECT copies sent for one session (UDP may drop some). */
 #define NEXUS_DISCONNECT_COPIES 3
+/* Receive buffer asked for the UDP socket (bytes). */
+#define NEXUS_SOCK_RCVBUF (4 << 20)
 /* Most datagrams / ring messages handled per wake-up and source. */
 #define NEXUS_RX_BUDGET 256
 

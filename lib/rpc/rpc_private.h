@@ -144,6 +144,25 @@ struct rpc_txfree {
 	uint32_t head, tail;
 };
 
+/*
+ * Session messages for the nexus that did not fit in the from_worker
+ * ring, in order (FIFO). Sized so that it never overflows
+ * (rpc_outbox_size()).
+ */
+struct rpc_outbox {
+	struct pmr_sm_msg *msgs;
+	uint32_t size;
+	uint32_t head;			/* oldest, in [0, size) */
+	uint32_t count;
+	uint32_t refuses;		/* PMR_SM_REFUSE among them */
+};
+
+/*
+ * Refusals the outbox may hold; past that, rpc_sm_poll() leaves the
+ * nexus's messages in the ring until it has taken some.
+ */
+#define RPC_OUTBOX_REFUSES 64
+
 /* Fault injection: fractions scaled to 2^32, 0 for none. */
 struct rpc_faults {
 	uint32_t drop_tx, drop_rx, dup_tx, reorder_tx, reorder_rx;
@@ -200,8 +219,7 @@ struct pmr_worker {
 	struct pmr_nexus *nx;
 	struct rte_ring *to_worker;
 	struct rte_ring *from_worker;
-	struct pmr_sm_msg outbox[64];	/* for a full from_worker ring */
-	uint32_t nb_outbox;
+	struct rpc_outbox outbox;	/* for a full from_worker ring */
 	uint16_t worker_id;
 	bool idle_yield;
 	bool stop;
@@ -331,6 +349,8 @@ uint16_t rpc_faults_rx(struct pmr_worker *w, struct pmr_rx_pkt *pkts,
 		uint16_t n);
 
 /* rpc_session.c */
+uint32_t rpc_outbox_size(uint32_t max_sessions);
+bool rpc_outbox_flush(struct pmr_worker *w);
 void rpc_sm_send(struct pmr_worker *w, const struct pmr_sm_msg *m);
 int rpc_sm_poll(struct pmr_worker *w);
 void rpc_session_reset(struct pmr_worker *w, uint16_t sn,

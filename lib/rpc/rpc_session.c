@@ -32,35 +32,85 @@ sm_status_errno(uint16_t status)
 	}
 }
 
+/*
+ * Outbox entries a worker of max_sessions sessions needs so that no
+ * session message is ever lost, however long the nexus takes to drain the
+ * from_worker ring. Each session number has at most two messages pending
+ * (not yet taken by the nexus):
+ * - a client session sends CONNECT when created and DISCONNECT when its
+ *   peer goes; it is freed only after the nexus answered its CONNECT
+ *   (CONNECTED or CONNECT_FAILED, also when destroyed while connecting),
+ *   so the CONNECT of its next life can queue behind at most the
+ *   DISCONNECT of this one, and that CONNECT must itself be taken before
+ *   anything more is sent for the number;
+ * - a server session sends ACCEPT when created and DISCONNECT when its
+ *   peer goes; the nexus knows its number only from the ACCEPT, so it
+ *   cannot be reset (DISCONNECTED) before the ACCEPT was taken: again an
+ *   ACCEPT behind at most one DISCONNECT.
+ * Worker destruction sends at most one DISCONNECT per session, within the
+ * same bound. REFUSE answers a CONNECT_IN without taking a session: the
+ * outbox holds at most RPC_OUTBOX_REFUSES of them, as rpc_sm_poll() takes
+ * no more nexus messages while it holds that many.
+ */
+uint32_t
+rpc_outbox_size(uint32_t max_sessions)
+{
+	return 2 * max_sessions + RPC_OUTBOX_REFUSES;
+}
+
 /* Queue a message to the nexus; keep it in the outbox if the ring is full. */
 void
 rpc_sm_send(struct pmr_worker *w, const struct pmr_sm_msg *m)
 {
-	if (w->nb_outbox == 0 &&
+	struct rpc_outbox *o = &w->outbox;
+	uint32_t tail;
+
+	if (o->count == 0 &&
 	    rte_ring_enqueue_elem(w->from_worker, (void *)(uintptr_t)m,
 			sizeof(*m)) == 0)
 		return;
-	if (w->nb_outbox == RTE_DIM(w->outbox)) {
-		/* Nothing sane is left: the nexus is not draining. */
+	if (unlikely(o->count == o->size)) {
+		/* Cannot happen (rpc_outbox_size()): a bug if seen. */
 		RPC_LOG(ERR, "worker %u: nexus ring and outbox full, "
 			"session message %u lost", w->worker_id, m->type);
 		return;
 	}
-	w->outbox[w->nb_outbox++] = *m;
+	tail = o->head + o->count;
+	if (tail >= o->size)
+		tail -= o->size;
+	o->msgs[tail] = *m;
+	o->count++;
+	o->refuses += m->type == PMR_SM_REFUSE;
 }
 
-static void
-sm_outbox_flush(struct pmr_worker *w)
+/*
+ * Move what the outbox holds to the from_worker ring, oldest first, as
+ * far as it fits; true if the outbox is empty then.
+ */
+bool
+rpc_outbox_flush(struct pmr_worker *w)
 {
-	uint32_t i;
+	struct rpc_outbox *o = &w->outbox;
 
-	for (i = 0; i < w->nb_outbox; i++)
-		if (rte_ring_enqueue_elem(w->from_worker, &w->outbox[i],
-				sizeof(w->outbox[i])) != 0)
-			break;
-	memmove(w->outbox, &w->outbox[i],
-		(w->nb_outbox - i) * sizeof(w->outbox[0]));
-	w->nb_outbox -= i;
+	while (o->count != 0) {
+		/* The oldest entries up to the end of the array. */
+		uint32_t n = RTE_MIN(o->count, o->size - o->head);
+		uint32_t i, done;
+
+		done = rte_ring_enqueue_burst_elem(w->from_worker,
+				&o->msgs[o->head], sizeof(o->msgs[0]), n,
+				NULL);
+		for (i = 0; i < done; i++)
+			o->refuses -= o->msgs[o->head + i].type ==
+				PMR_SM_REFUSE;
+		o->head += done;
+		if (o->head == o->size)
+			o->head = 0;
+		o->count -= done;
+		if (done < n)
+			return false;
+	}
+	return true;
 }
 
 /*
@@ -161,8 +211,8 @@ pmr_session_create(struct pmr_worker *w, const char *uri,
 
 	if (w == NULL || uri == NULL || strlen(uri) >= sizeof(m.uri))
 		return -EINVAL;
-	if (w->nb_outbox == RTE_DIM(w->outbox))
-		return -EAGAIN;
+	if (w->outbox.count == w->outbox.size)
+		return -EAGAIN;	/* not reached: see rpc_outbox_size() */
 	sn = session_alloc(w, true, w->credits);
 	if (sn < 0)
 		return sn;
@@ -334,9 +384,11 @@ rpc_sm_poll(struct pmr_worker *w)
 	struct pmr_sm_msg m;
 	int n = 0;
 
-	if (unlikely(w->nb_outbox != 0))
-		sm_outbox_flush(w);
-	while (rte_ring_dequeue_elem(w->to_worker, &m, sizeof(m)) == 0) {
+	if (unlikely(w->outbox.count != 0))
+		rpc_outbox_flush(w);
+	/* Each message may be answered with a REFUSE: room for it first. */
+	while (likely(w->outbox.refuses < RPC_OUTBOX_REFUSES) &&
+	       rte_ring_dequeue_elem(w->to_worker, &m, sizeof(m)) == 0) {
 		n++;
 		if (m.type != PMR_SM_CONNECT_IN &&
 		    m.local_session >= w->max_sessions) {

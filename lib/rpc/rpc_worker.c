@@ -76,6 +76,7 @@ pmr_worker_drop_name(unsigned int idx)
 static void
 worker_free(struct pmr_worker *w)
 {
+	rte_free(w->outbox.msgs);
 	rte_free(w->txfree.mbs);
 	rte_free(w->creq_free);
 	rte_free(w->creqs);
@@ -114,9 +115,14 @@ worker_alloc_tables(struct pmr_worker *w, uint32_t nb_msgbufs, int socket)
 	w->txfree.size = rte_align32pow2(nb_msgbufs + 2 * PMR_BURST_MAX);
 	w->txfree.mbs = rte_malloc_socket("pmr_txfree",
 			w->txfree.size * sizeof(*w->txfree.mbs), 0, socket);
+	w->outbox.size = rpc_outbox_size(w->max_sessions);
+	w->outbox.msgs = rte_malloc_socket("pmr_outbox",
+			(size_t)w->outbox.size * sizeof(*w->outbox.msgs), 0,
+			socket);
 	if (w->sessions == NULL || w->sess_free == NULL || windows == NULL ||
 	    srv == NULL || slot_req == NULL || w->creqs == NULL ||
-	    w->creq_free == NULL || w->txfree.mbs == NULL) {
+	    w->creq_free == NULL || w->txfree.mbs == NULL ||
+	    w->outbox.msgs == NULL) {
 		if (w->sessions == NULL) {
 			rte_free(windows);
 			rte_free(srv);
@@ -324,6 +330,7 @@ worker_drain(struct pmr_worker *w)
 int
 pmr_worker_destroy(struct pmr_worker *w)
 {
+	uint64_t deadline;
 	uint32_t sn;
 	int ret = 0;
 
@@ -357,9 +364,21 @@ pmr_worker_destroy(struct pmr_worker *w)
 	if (!TAILQ_EMPTY(&w->completing) || w->txfree.head != w->txfree.tail)
 		RPC_LOG(ERR, "worker %u: the driver still holds sent buffers "
 			"after %u ms", w->worker_id, SHUTDOWN_WAIT_MS);
-	/* Flush what is left for the nexus, then detach. */
-	while (w->nb_outbox != 0 && rte_ring_free_count(w->from_worker) > 0)
-		rpc_sm_poll(w);
+	/*
+	 * Hand what is left to the nexus, which drains the ring as it runs,
+	 * then detach (which takes what is left in the ring).
+	 */
+	deadline = rte_get_timer_cycles() +
+		rte_get_timer_hz() * SHUTDOWN_WAIT_MS / 1000;
+	while (!rpc_outbox_flush(w)) {
+		if (rte_get_timer_cycles() > deadline) {
+			RPC_LOG(ERR, "worker %u: nexus not taking session "
+				"messages, %u lost", w->worker_id,
+				w->outbox.count);
+			break;
+		}
+		rte_delay_us_sleep(100);
+	}
 	pmr_nexus_worker_detach(w->nx, w->worker_id);
 	if (w->faults.has_held)
 		pmr_transport_rx_release(w->q, &w->faults.held, 1);
