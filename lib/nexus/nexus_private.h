@@ -56,8 +56,16 @@ extern int pmr_nexus_logtype;
 #define NEXUS_DISCONNECT_COPIES 3
 /* Receive buffer asked for the UDP socket (bytes). */
 #define NEXUS_SOCK_RCVBUF (4 << 20)
-/* Most datagrams / ring messages handled per wake-up and source. */
+/* Most datagrams handled per wake-up. */
 #define NEXUS_RX_BUDGET 256
+/*
+ * Most messages taken from one worker's ring per wake-up. Each may send
+ * datagrams (a close sends NEXUS_DISCONNECT_COPIES), possibly to this very
+ * nexus: taken in small batches with the socket read in between, a burst
+ * of thousands of closes does not overflow a receive buffer of the
+ * default size (net.core.rmem_default, 208 KiB).
+ */
+#define NEXUS_WORKER_BUDGET 32
 
 /* Sessions of a worker: a two-level table indexed by session number. */
 #define NEXUS_SESSION_PAGE_BITS 8
@@ -203,7 +211,8 @@ struct nexus_worker *nexus_worker_find(struct pmr_nexus *nx, uint16_t id);
 int nexus_worker_send(struct nexus_worker *w, const struct pmr_sm_msg *msg);
 int nexus_worker_try_send(struct nexus_worker *w,
 		const struct pmr_sm_msg *msg);
-void nexus_workers_poll(struct pmr_nexus *nx);
+/* Take the workers' messages; true if some are left for the next round. */
+bool nexus_workers_poll(struct pmr_nexus *nx);
 
 /* nexus_session.c */
 struct nexus_session *nexus_session_get(struct nexus_worker *w,

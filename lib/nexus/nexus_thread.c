@@ -144,6 +144,7 @@ nexus_thread_main(void *arg)
 	struct pmr_nexus *nx = arg;
 	struct pollfd fds[2];
 	uint64_t next;
+	bool more;
 	int timeout;
 
 	timeout = nx->conf.poll_interval_ms > INT_MAX ?
@@ -160,12 +161,13 @@ nexus_thread_main(void *arg)
 			break;
 		pthread_mutex_lock(&nx->lock);
 		nexus_udp_rx(nx);
-		nexus_workers_poll(nx);
+		more = nexus_workers_poll(nx);
 		nexus_session_timers(nx, nexus_now_ms());
 		next = RTE_MIN((uint64_t)nx->conf.poll_interval_ms,
 				nexus_remote_next_ms(nx, nexus_now_ms()));
 		pthread_mutex_unlock(&nx->lock);
-		timeout = next > INT_MAX ? INT_MAX : (int)next;
+		/* Workers' messages left: round again, the socket read first. */
+		timeout = more ? 0 : next > INT_MAX ? INT_MAX : (int)next;
 	}
 	return NULL;
 }

@@ -72,26 +72,34 @@ backlog_flush(struct nexus_worker *w)
 	}
 }
 
-static void
+/* Take up to budget messages; true if the ring still has some. */
+static bool
 drain_from_worker(struct pmr_nexus *nx, struct nexus_worker *w,
 		unsigned int budget)
 {
 	struct pmr_sm_msg msg;
 
-	while (budget-- > 0 &&
-	       rte_ring_dequeue_elem(w->from_worker, &msg, sizeof(msg)) == 0)
+	while (budget-- > 0) {
+		if (rte_ring_dequeue_elem(w->from_worker, &msg,
+				sizeof(msg)) != 0)
+			return false;
 		nexus_session_worker_msg(nx, w, &msg);
+	}
+	return !rte_ring_empty(w->from_worker);
 }
 
-void
+bool
 nexus_workers_poll(struct pmr_nexus *nx)
 {
 	struct nexus_worker *w;
+	bool more = false;
 
 	TAILQ_FOREACH(w, &nx->workers, next) {
 		backlog_flush(w);
-		drain_from_worker(nx, w, NEXUS_RX_BUDGET);
+		if (drain_from_worker(nx, w, NEXUS_WORKER_BUDGET))
+			more = true;
 	}
+	return more;
 }
 
 static struct rte_ring *
