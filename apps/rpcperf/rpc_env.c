@@ -108,38 +108,6 @@ sessions_wait(struct rpcperf_client *c, const int *up)
 			pmr_worker_poll(c->worker);
 }
 
-/*
- * Poll w for about ms milliseconds: the nexus thread drains the worker's
- * ring meanwhile.
- */
-static void
-poll_for(struct pmr_worker *w, unsigned int ms)
-{
-	uint64_t end = rte_rdtsc() + rte_get_tsc_hz() / 1000 * ms;
-
-	while (rte_rdtsc() < end)
-		pmr_worker_poll(w);
-}
-
-/*
- * Close the client's sessions in batches, polling in between: a worker
- * holds only so many session messages the nexus has not taken yet (its
- * ring and a small outbox), and thousands of closes at once would lose
- * some.
- */
-static void
-sessions_close(struct rpcperf_client *c)
-{
-	unsigned int i;
-
-	for (i = 0; i < c->nb_sessions; i++) {
-		pmr_session_destroy(c->worker, c->sessions[i]);
-		if (i % 256 == 255)
-			poll_for(c->worker, 10);
-	}
-	c->nb_sessions = 0;
-}
-
 /* Open the client's sessions to remote worker rw of uri. */
 static int
 sessions_open(struct rpcperf_run *run, struct rpcperf_client *c,
@@ -609,7 +577,9 @@ rpcperf_run_down(struct rpcperf_run *run)
 		struct rpcperf_client *c = &run->clients[k];
 
 		print_drops("client lcore", c->lcore, c->worker, &c->st0);
-		sessions_close(c);
+		for (i = 0; i < c->nb_sessions; i++)
+			pmr_session_destroy(c->worker, c->sessions[i]);
+		c->nb_sessions = 0;
 	}
 	for (k = 0; k < run->nb_servers; k++) {
 		static const struct pmr_worker_stats zero;
