@@ -10,6 +10,8 @@
  * pmr_eth_hdr_parse() against a fixed local endpoint, without and with the
  * flags, and the UDP payload of an accepted frame through
  * pmr_pkthdr_decode(). Checked on the way:
+ * - pmr_eth_hdr_parse_fast(), the data path's, gives the same verdict
+ *   and info as pmr_eth_hdr_parse(), with and without the flags;
  * - the flags only skip the checksums: the verdict with them is the one
  *   without, except that a checksum drop the flags cover turns into a
  *   later drop or an accept;
@@ -42,6 +44,22 @@ static const struct pmr_eth_endpoint local = {
 };
 
 #define PARSE_FLAGS (PMR_ETH_PARSE_IP_CKSUM_GOOD | PMR_ETH_PARSE_L4_CKSUM_GOOD)
+
+/* The fast parser agrees with the full one on this frame and flags. */
+static void
+check_fast(const uint8_t *frame, uint32_t len, uint32_t flags,
+		enum pmr_eth_drop why, const struct pmr_eth_rx_info *info)
+{
+	struct pmr_eth_rx_match m;
+	struct pmr_eth_rx_info fast;
+
+	pmr_eth_rx_match_init(&m, &local);
+	memset(&fast, 0, sizeof(fast));
+	FUZZ_CHECK(pmr_eth_hdr_parse_fast(frame, len, &m, &local, flags,
+			&fast) == why);
+	if (why == PMR_ETH_RX_OK)
+		FUZZ_CHECK(memcmp(&fast, info, sizeof(fast)) == 0);
+}
 
 static void
 check_pkthdr(const uint8_t *pkt, uint32_t len)
@@ -168,6 +186,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(why == why0);
 	if (why0 == PMR_ETH_RX_OK)
 		FUZZ_CHECK(memcmp(&info0, &info, sizeof(info)) == 0);
+	check_fast(frame, len, 0, why0, &info0);
+	check_fast(frame, len, flags, why, &info);
 
 	if (why == PMR_ETH_RX_OK) {
 		check_accepted(frame, len, &info);
