@@ -811,6 +811,97 @@ inject(const struct pmr_pkthdr *h, uint32_t payload)
 	assert_int_equal(rte_eth_tx_burst(env.port_b[0], 0, &m, 1), 1);
 }
 
+/*
+ * Credits are shared fairly: one session with a single credit and more
+ * requests than its window, each continuation issuing the next. Every
+ * request must complete within a couple of rounds of the outstanding
+ * ones; a credit that always went to the newest request (or the lowest
+ * window slot) left some waiting until the last completion.
+ */
+#define FAIR_OUTSTANDING 32
+#define FAIR_TOTAL 3000
+
+static int
+setup_one_credit(void **state)
+{
+	const struct pmr_worker_conf conf = {
+		.nb_msgbufs = 1024,
+		.session_credits = 1,
+	};
+
+	(void)state;
+	pmr_test_env_up(&env, 1, handlers, &conf, &conf);
+	return 0;
+}
+
+static struct {
+	int session;
+	uint32_t sent, done, bad;
+	uint32_t max_wait;	/* completions while one request waited */
+	uint32_t issued_at[FAIR_OUTSTANDING];
+} fair;
+
+static void on_fair(struct pmr_worker *w, const struct pmr_resp *resp,
+		void *tag);
+
+static void
+fair_send(uintptr_t slot)
+{
+	struct pmr_msgbuf *req = pmr_worker_msgbuf_alloc(env.cli[0], 16);
+
+	assert_non_null(req);
+	memset(req->data, 0x3c, req->len);
+	fair.issued_at[slot] = fair.done;
+	fair.sent++;
+	assert_int_equal(pmr_request(env.cli[0], fair.session, T_ECHO, req,
+			on_fair, (void *)slot), 0);
+}
+
+static void
+on_fair(struct pmr_worker *w, const struct pmr_resp *resp, void *tag)
+{
+	uintptr_t slot = (uintptr_t)tag;
+	uint32_t wait = fair.done - fair.issued_at[slot];
+
+	(void)w;
+	if (resp->status != PMR_OK || resp->len != 16)
+		fair.bad++;
+	pmr_msgbuf_free(resp->req);
+	fair.done++;
+	if (wait > fair.max_wait)
+		fair.max_wait = wait;
+	if (fair.sent < FAIR_TOTAL)
+		fair_send(slot);
+}
+
+static void
+test_credits_shared_fairly(void **state)
+{
+	struct pmr_worker_stats st;
+	struct sess_ev e = { 0 };
+	uintptr_t i;
+
+	(void)state;
+	memset(&fair, 0, sizeof(fair));
+	fair.session = connect_to(env.cli[0], 0, &e);
+	assert_int_equal(e.ev, PMR_SESSION_EV_CONNECTED);
+	for (i = 0; i < FAIR_OUTSTANDING; i++)
+		fair_send(i);
+	POLL_UNTIL(fair.done == FAIR_TOTAL);
+	assert_int_equal(fair.bad, 0);
+	pmr_worker_stats_get(env.cli[0], &st);
+	/* One credit: requests did wait for it. */
+	assert_true(st.credit_stalls > 0);
+	/*
+	 * FIFO would be FAIR_OUTSTANDING - 1 completions; round robin over
+	 * the window may let a request wait up to one more round.
+	 */
+	if (fair.max_wait > 2 * FAIR_OUTSTANDING)
+		fail_msg("a request waited %u completions (of %u) for its "
+			"credit", fair.max_wait, FAIR_TOTAL);
+	pmr_session_destroy(env.cli[0], fair.session);
+}
+
 static void
 test_bad_packets_dropped_and_counted(void **state)
 {
@@ -955,6 +1046,8 @@ main(void)
 			setup1, teardown),
 		cmocka_unit_test_setup_teardown(
 			test_many_sessions_closed_at_once, setup_bulk, teardown),
+		cmocka_unit_test_setup_teardown(test_credits_shared_fairly,
+			setup_one_credit, teardown),
 		cmocka_unit_test_setup_teardown(
 			test_bad_packets_dropped_and_counted, setup1, teardown),
 		cmocka_unit_test_setup_teardown(test_spoofed_source_and_token,

@@ -128,6 +128,7 @@ struct rpc_session {
 	uint16_t in_flight;		/* requests in the window */
 	uint16_t credits;		/* packets we may still send */
 	bool starved;			/* a request waits for credits */
+	uint16_t kick_pos;		/* window slot the next kick starts at */
 	uint16_t rx_reserve;		/* receive slots reserved for it */
 	struct rpc_creq **window;	/* [session_window] by req_num */
 	struct rpc_creq_list backlog;	/* beyond the window, in order */

@@ -90,16 +90,25 @@ creq_tx(struct pmr_worker *w, struct rpc_session *s, struct rpc_creq *r)
 	}
 }
 
-/* Give every request in the window its turn at the credits. */
+/*
+ * Give the requests of the window waiting for credits their turn, round
+ * robin: each kick starts at the slot after the last one the previous
+ * kick reached, so that a request waits at most one round of the window
+ * whatever the slots around it do.
+ */
 static void
 session_kick(struct pmr_worker *w, struct rpc_session *s)
 {
-	uint16_t i;
+	uint16_t n, i = s->kick_pos;
 
 	s->starved = false;
-	for (i = 0; i < w->window && s->credits != 0; i++)
+	for (n = 0; n < w->window && s->credits != 0; n++) {
 		if (s->window[i] != NULL)
 			creq_tx(w, s, s->window[i]);
+		if (++i == w->window)
+			i = 0;
+	}
+	s->kick_pos = i;
 	/* Out of credits before the last slot: some may still wait. */
 	if (s->credits == 0)
 		s->starved = true;
@@ -123,7 +132,15 @@ creq_enter_window(struct pmr_worker *w, struct rpc_session *s,
 	s->in_flight++;
 	TAILQ_INSERT_TAIL(&w->active, r, active);
 	w->stats.reqs_sent++;
-	creq_tx(w, s, r);
+	/*
+	 * Requests already waiting for credits go first: a new one takes
+	 * its turn with them, or one that keeps being issued as others
+	 * complete would take every credit that comes back.
+	 */
+	if (unlikely(s->starved))
+		session_kick(w, s);
+	else
+		creq_tx(w, s, r);
 }
 
 void

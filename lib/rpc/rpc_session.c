@@ -135,6 +135,8 @@ session_alloc(struct pmr_worker *w, bool client, uint16_t reserve)
 	s->closing = false;
 	s->in_flight = 0;
 	s->credits = w->credits;
+	s->starved = false;
+	s->kick_pos = 0;
 	s->srv_active = 0;
 	for (uint16_t i = 0; i < w->window; i++)
 		s->slot_req_num[i] = i;
