@@ -42,24 +42,14 @@ creq_total_tx(const struct rpc_creq *r)
 		r->req_pkts + r->resp_pkts - 1;
 }
 
-/* Send what r may send: its next packets, while the session has credits. */
+/* creq_tx() for all but a fresh single-packet request. */
 static void
-creq_tx(struct pmr_worker *w, struct rpc_session *s, struct rpc_creq *r)
+creq_tx_slow(struct pmr_worker *w, struct rpc_session *s, struct rpc_creq *r)
 {
-	uint32_t total;
+	uint32_t total = creq_total_tx(r);
 	struct pmr_pkthdr h;
 
-	/* The common case: the one packet of a single-packet request. */
-	if (likely(r->num_tx == 0 && r->req_pkts == 1 && s->credits != 0 &&
-		   rpc_tx_inplace_ok(w, r->mb))) {
-		s->credits--;
-		rpc_tx_inplace(w, s, r->mb, PMR_PKT_REQ, r->req_type,
-				r->req_num, 0);
-		r->num_tx = 1;
-		r->last_tx = rte_get_timer_cycles();
-	}
-	total = creq_total_tx(r);
-	if (likely(r->num_tx >= total))
+	if (r->num_tx >= total)
 		return;
 	h = (struct pmr_pkthdr){
 		.req_type = r->req_type,
@@ -88,6 +78,26 @@ creq_tx(struct pmr_worker *w, struct rpc_session *s, struct rpc_creq *r)
 		r->num_tx++;
 		r->last_tx = rte_get_timer_cycles();
 	}
+}
+
+/*
+ * Send what r may send: its next packets, while the session has credits.
+ * Inline for the common case, the one packet of a fresh single-packet
+ * request (which then has nothing more to send: no response yet).
+ */
+static __rte_always_inline void
+creq_tx(struct pmr_worker *w, struct rpc_session *s, struct rpc_creq *r)
+{
+	if (likely(r->num_tx == 0 && r->req_pkts == 1 && s->credits != 0 &&
+		   rpc_tx_inplace_ok(w, r->mb))) {
+		s->credits--;
+		rpc_tx_inplace(w, s, r->mb, PMR_PKT_REQ, r->req_type,
+				r->req_num, 0);
+		r->num_tx = 1;
+		r->last_tx = rte_get_timer_cycles();
+		return;
+	}
+	creq_tx_slow(w, s, r);
 }
 
 /*

@@ -16,19 +16,13 @@
 
 #include "rpc_private.h"
 
-/* Send packet j of the slot's response (the header alone for errors). */
+/* srv_tx_resp() for all but a single-packet response. */
 static void
-srv_tx_resp(struct pmr_worker *w, struct rpc_session *s, struct pmr_req *req,
-		uint16_t j)
+srv_tx_resp_slow(struct pmr_worker *w, struct rpc_session *s,
+		struct pmr_req *req, uint16_t j)
 {
 	struct pmr_pkthdr h;
 
-	if (likely(j == 0 && req->resp_mb != NULL &&
-		   rpc_tx_inplace_ok(w, req->resp_mb))) {
-		rpc_tx_inplace(w, s, req->resp_mb, PMR_PKT_RESP, req->req_type,
-				req->req_num, req->resp_status);
-		return;
-	}
 	h = (struct pmr_pkthdr){
 		.pkt_type = PMR_PKT_RESP,
 		.req_type = req->req_type,
@@ -41,6 +35,20 @@ srv_tx_resp(struct pmr_worker *w, struct rpc_session *s, struct pmr_req *req,
 	};
 
 	rpc_tx_msg_pkt(w, s, &h, req->resp_mb, w->plen, false);
+}
+
+/* Send packet j of the slot's response (the header alone for errors). */
+static __rte_always_inline void
+srv_tx_resp(struct pmr_worker *w, struct rpc_session *s, struct pmr_req *req,
+		uint16_t j)
+{
+	if (likely(j == 0 && req->resp_mb != NULL &&
+		   rpc_tx_inplace_ok(w, req->resp_mb))) {
+		rpc_tx_inplace(w, s, req->resp_mb, PMR_PKT_RESP, req->req_type,
+				req->req_num, req->resp_status);
+		return;
+	}
+	srv_tx_resp_slow(w, s, req, j);
 }
 
 static void
