@@ -227,6 +227,12 @@ main(int argc, char **argv)
 		rte_eal_cleanup();
 		return ret;
 	}
+	/* A --devargs or --nexus that cannot work is a setup error. */
+	if (cfg.mode == RPCPERF_CLIENT && rpcperf_client_setup(&cfg) != 0) {
+		rpcperf_run_cleanup();
+		rte_eal_cleanup();
+		return 2;
+	}
 	if (cfg.interactive) {
 		ret = rpcperf_interactive(&cfg);
 		rpcperf_run_cleanup();

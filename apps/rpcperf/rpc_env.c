@@ -339,14 +339,15 @@ static struct {
 	unsigned int n;
 } remote;
 
-static int
-client_workers_up(const struct rpcperf_config *cfg)
+int
+rpcperf_client_setup(const struct rpcperf_config *cfg)
 {
 	struct rpcperf_run sizing = { .cfg = cfg };
 	unsigned int k;
 
+	/* Made at an earlier run: all of them, or that run said why not. */
 	if (remote.nx != NULL)
-		return 0;
+		return remote.n == cfg->nb_client_lcores ? 0 : -ENODEV;
 	remote.nx = pmr_nexus_create(cfg->nexus != NULL ? cfg->nexus :
 			"127.0.0.1:0", NULL);
 	if (remote.nx == NULL) {
@@ -391,7 +392,7 @@ client_up(struct rpcperf_run *run)
 	unsigned int k;
 	int ret;
 
-	ret = client_workers_up(cfg);
+	ret = rpcperf_client_setup(cfg);
 	if (ret != 0)
 		return ret;
 	if (run->spec.max_size > pmr_worker_max_msg_size(remote.w[0])) {

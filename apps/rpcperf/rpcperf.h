@@ -210,6 +210,11 @@ int rpcperf_run_wait(struct rpcperf_run *run);
 /* Round trips done so far, all clients (any lcore). */
 uint64_t rpcperf_run_done(const struct rpcperf_run *run);
 void rpcperf_run_down(struct rpcperf_run *run);
+/*
+ * --connect: the nexus and the client workers, for every run after (made
+ * at the first run if not before). 0 or -errno, said on stderr.
+ */
+int rpcperf_client_setup(const struct rpcperf_config *cfg);
 /* At exit: what --connect runs keep from one run to the next. */
 void rpcperf_run_cleanup(void);
 /* wl_rate.c: the client lcores' loop (lcore_function_t). */

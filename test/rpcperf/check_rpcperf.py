@@ -134,6 +134,8 @@ def mode_args():
         (['--connect=127.0.0.1:9', '-w', 'ring'], 'needs --devargs'),
         (['--server', '--devargs=port=7'],
          "rpcperf: worker 0 on 'port=7': No such device"),
+        (['--connect=127.0.0.1:9', '--devargs=port=7', '-w', 'latency'],
+         "rpcperf: worker 0 on 'port=7': No such device"),
     ]
     for args, msg in bad:
         p = run(args)
