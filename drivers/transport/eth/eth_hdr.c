@@ -74,28 +74,13 @@ udp_cksum_ok(const struct rte_ipv4_hdr *ip, const struct rte_udp_hdr *udp,
 	return __rte_raw_cksum_reduce(sum) == 0xffff;
 }
 
-/*
- * The IPv4 header's 16-bit one's complement sum, folded (0xffff when its
- * checksum is right): the usual 20 bytes as five 32-bit words, options
- * the long way.
- */
+/* The IPv4 header's sum, folded: the usual 20 bytes fast, options too. */
 static inline uint16_t
 ip_hdr_sum(const struct rte_ipv4_hdr *ip, uint32_t ihl)
 {
-	const uint8_t *p = (const uint8_t *)ip;
-	uint64_t sum = 0;
-	uint32_t v, i;
-
 	if (unlikely(ihl != sizeof(*ip)))
 		return rte_raw_cksum(ip, ihl);
-	for (i = 0; i < sizeof(*ip); i += sizeof(v)) {
-		memcpy(&v, p + i, sizeof(v));
-		sum += v;
-	}
-	/* 64 -> 32 -> 16 bits, end-around carries (RFC 1071). */
-	sum = (sum & 0xffffffff) + (sum >> 32);
-	sum = (sum & 0xffffffff) + (sum >> 32);
-	return __rte_raw_cksum_reduce((sum & 0xffff) + (sum >> 16));
+	return pmr_eth_ip_hdr_sum20((const uint8_t *)ip);
 }
 
 enum pmr_eth_drop

@@ -182,6 +182,28 @@ struct pmr_eth_rx_match {
 void pmr_eth_rx_match_init(struct pmr_eth_rx_match *m,
 		const struct pmr_eth_endpoint *local);
 
+/**
+ * One's complement sum of a 20-byte IPv4 header (no options), folded to
+ * 16 bits: 0xffff when its checksum is right. Five 32-bit words, where
+ * rte_raw_cksum() goes 16 bits at a time.
+ */
+static inline uint16_t
+pmr_eth_ip_hdr_sum20(const uint8_t *ip)
+{
+	uint64_t sum = 0;
+	uint32_t v, i;
+
+	for (i = 0; i < sizeof(struct rte_ipv4_hdr); i += sizeof(v)) {
+		memcpy(&v, ip + i, sizeof(v));
+		sum += v;
+	}
+	/* 64 -> 32 -> 16 bits, end-around carries (RFC 1071). */
+	sum = (sum & 0xffffffff) + (sum >> 32);
+	sum = (sum & 0xffffffff) + (sum >> 32);
+	return __rte_raw_cksum_reduce((uint32_t)((sum & 0xffff) +
+			(sum >> 16)));
+}
+
 static inline uint16_t
 pmr_eth_load_be16(const uint8_t *p)
 {
@@ -207,8 +229,8 @@ pmr_eth_hdr_parse_fast(const uint8_t *frame, uint32_t len,
 	const uint32_t l2 = sizeof(struct rte_ether_hdr);
 	const uint32_t l3 = sizeof(struct rte_ipv4_hdr);
 	const uint32_t l4 = sizeof(struct rte_udp_hdr);
-	uint64_t w, diff = 0, sum = 0;
-	uint32_t ip_len, udp_len, v, i;
+	uint64_t w, diff = 0;
+	uint32_t ip_len, udp_len, i;
 	uint16_t udp_sum;
 
 	if (unlikely(len < PMR_ETH_HDR_LEN))
@@ -225,17 +247,9 @@ pmr_eth_hdr_parse_fast(const uint8_t *frame, uint32_t len,
 		     (udp_sum != 0 &&
 		      (flags & PMR_ETH_PARSE_L4_CKSUM_GOOD) == 0)))
 		goto slow;
-	if ((flags & PMR_ETH_PARSE_IP_CKSUM_GOOD) == 0) {
-		for (i = 0; i < l3; i += sizeof(v)) {
-			memcpy(&v, frame + l2 + i, sizeof(v));
-			sum += v;
-		}
-		sum = (sum & 0xffffffff) + (sum >> 32);
-		sum = (sum & 0xffffffff) + (sum >> 32);
-		if (unlikely(__rte_raw_cksum_reduce((uint32_t)((sum & 0xffff) +
-				(sum >> 16))) != 0xffff))
-			goto slow;
-	}
+	if ((flags & PMR_ETH_PARSE_IP_CKSUM_GOOD) == 0 &&
+	    unlikely(pmr_eth_ip_hdr_sum20(frame + l2) != 0xffff))
+		goto slow;
 	memcpy(&info->src.mac, frame + 6, sizeof(info->src.mac));
 	memcpy(&info->src.ip, frame + l2 + 12, sizeof(info->src.ip));
 	memcpy(&info->src.port, frame + l2 + l3, sizeof(info->src.port));
