@@ -146,19 +146,6 @@ struct rpc_txfree {
 };
 
 /*
- * Session messages for the nexus that did not fit in the from_worker
- * ring, in order (FIFO). Sized so that it never overflows
- * (rpc_outbox_size()).
- */
-struct rpc_outbox {
-	struct pmr_sm_msg *msgs;
-	uint32_t size;
-	uint32_t head;			/* oldest, in [0, size) */
-	uint32_t count;
-	uint32_t refuses;		/* PMR_SM_REFUSE among them */
-};
-
-/*
  * Refusals the outbox may hold; past that, rpc_sm_poll() leaves the
  * nexus's messages in the ring until it has taken some.
  */
@@ -220,7 +207,13 @@ struct pmr_worker {
 	struct pmr_nexus *nx;
 	struct rte_ring *to_worker;
 	struct rte_ring *from_worker;
-	struct rpc_outbox outbox;	/* for a full from_worker ring */
+	/*
+	 * Session messages for the nexus that did not fit in the
+	 * from_worker ring, in order: a private ring sized so that it never
+	 * overflows (rpc_outbox_size()).
+	 */
+	struct rte_ring *outbox;
+	uint32_t outbox_refuses;	/* PMR_SM_REFUSE in the outbox */
 	uint16_t worker_id;
 	bool idle_yield;
 	bool stop;

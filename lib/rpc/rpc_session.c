@@ -62,25 +62,18 @@ rpc_outbox_size(uint32_t max_sessions)
 void
 rpc_sm_send(struct pmr_worker *w, const struct pmr_sm_msg *m)
 {
-	struct rpc_outbox *o = &w->outbox;
-	uint32_t tail;
-
-	if (o->count == 0 &&
+	if (rte_ring_empty(w->outbox) &&
 	    rte_ring_enqueue_elem(w->from_worker, (void *)(uintptr_t)m,
 			sizeof(*m)) == 0)
 		return;
-	if (unlikely(o->count == o->size)) {
+	if (unlikely(rte_ring_enqueue_elem(w->outbox, (void *)(uintptr_t)m,
+			sizeof(*m)) != 0)) {
 		/* Cannot happen (rpc_outbox_size()): a bug if seen. */
 		RPC_LOG(ERR, "worker %u: nexus ring and outbox full, "
 			"session message %u lost", w->worker_id, m->type);
 		return;
 	}
-	tail = o->head + o->count;
-	if (tail >= o->size)
-		tail -= o->size;
-	o->msgs[tail] = *m;
-	o->count++;
-	o->refuses += m->type == PMR_SM_REFUSE;
+	w->outbox_refuses += m->type == PMR_SM_REFUSE;
 }
 
 /*
@@ -90,25 +83,24 @@ rpc_sm_send(struct pmr_worker *w, const struct pmr_sm_msg *m)
 bool
 rpc_outbox_flush(struct pmr_worker *w)
 {
-	struct rpc_outbox *o = &w->outbox;
+	struct pmr_sm_msg msgs[PMR_BURST_MAX];
+	unsigned int i, n;
 
-	while (o->count != 0) {
-		/* The oldest entries up to the end of the array. */
-		uint32_t n = RTE_MIN(o->count, o->size - o->head);
-		uint32_t i, done;
-
-		done = rte_ring_enqueue_burst_elem(w->from_worker,
-				&o->msgs[o->head], sizeof(o->msgs[0]), n,
-				NULL);
-		for (i = 0; i < done; i++)
-			o->refuses -= o->msgs[o->head + i].type ==
-				PMR_SM_REFUSE;
-		o->head += done;
-		if (o->head == o->size)
-			o->head = 0;
-		o->count -= done;
-		if (done < n)
+	while (!rte_ring_empty(w->outbox)) {
+		/*
+		 * This worker is the ring's only producer: what is free now
+		 * stays free until it enqueues.
+		 */
+		n = RTE_MIN(rte_ring_free_count(w->from_worker),
+				RTE_DIM(msgs));
+		if (n == 0)
 			return false;
+		n = rte_ring_dequeue_burst_elem(w->outbox, msgs,
+				sizeof(msgs[0]), n, NULL);
+		rte_ring_enqueue_bulk_elem(w->from_worker, msgs,
+				sizeof(msgs[0]), n, NULL);
+		for (i = 0; i < n; i++)
+			w->outbox_refuses -= msgs[i].type == PMR_SM_REFUSE;
 	}
 	return true;
 }
@@ -213,7 +205,7 @@ pmr_session_create(struct pmr_worker *w, const char *uri,
 
 	if (w == NULL || uri == NULL || strlen(uri) >= sizeof(m.uri))
 		return -EINVAL;
-	if (w->outbox.count == w->outbox.size)
+	if (rte_ring_full(w->outbox))
 		return -EAGAIN;	/* not reached: see rpc_outbox_size() */
 	sn = session_alloc(w, true, w->credits);
 	if (sn < 0)
@@ -386,10 +378,10 @@ rpc_sm_poll(struct pmr_worker *w)
 	struct pmr_sm_msg m;
 	int n = 0;
 
-	if (unlikely(w->outbox.count != 0))
+	if (unlikely(!rte_ring_empty(w->outbox)))
 		rpc_outbox_flush(w);
 	/* Each message may be answered with a REFUSE: room for it first. */
-	while (likely(w->outbox.refuses < RPC_OUTBOX_REFUSES) &&
+	while (likely(w->outbox_refuses < RPC_OUTBOX_REFUSES) &&
 	       rte_ring_dequeue_elem(w->to_worker, &m, sizeof(m)) == 0) {
 		n++;
 		if (m.type != PMR_SM_CONNECT_IN &&

@@ -4,6 +4,7 @@
 
 /* Worker life cycle: create, destroy, stop, service, counters. */
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -76,7 +77,7 @@ pmr_worker_drop_name(unsigned int idx)
 static void
 worker_free(struct pmr_worker *w)
 {
-	rte_free(w->outbox.msgs);
+	rte_ring_free(w->outbox);
 	rte_free(w->txfree.mbs);
 	rte_free(w->creq_free);
 	rte_free(w->creqs);
@@ -93,6 +94,7 @@ worker_free(struct pmr_worker *w)
 static int
 worker_alloc_tables(struct pmr_worker *w, uint32_t nb_msgbufs, int socket)
 {
+	char name[RTE_RING_NAMESIZE];
 	struct rpc_creq **windows;
 	struct pmr_req *srv;
 	uint64_t *slot_req;
@@ -115,14 +117,14 @@ worker_alloc_tables(struct pmr_worker *w, uint32_t nb_msgbufs, int socket)
 	w->txfree.size = rte_align32pow2(nb_msgbufs + 2 * PMR_BURST_MAX);
 	w->txfree.mbs = rte_malloc_socket("pmr_txfree",
 			w->txfree.size * sizeof(*w->txfree.mbs), 0, socket);
-	w->outbox.size = rpc_outbox_size(w->max_sessions);
-	w->outbox.msgs = rte_malloc_socket("pmr_outbox",
-			(size_t)w->outbox.size * sizeof(*w->outbox.msgs), 0,
-			socket);
+	snprintf(name, sizeof(name), "pmr_ob%" PRIxPTR, (uintptr_t)w);
+	w->outbox = rte_ring_create_elem(name, sizeof(struct pmr_sm_msg),
+			rpc_outbox_size(w->max_sessions), socket,
+			RING_F_SP_ENQ | RING_F_SC_DEQ | RING_F_EXACT_SZ);
 	if (w->sessions == NULL || w->sess_free == NULL || windows == NULL ||
 	    srv == NULL || slot_req == NULL || w->creqs == NULL ||
 	    w->creq_free == NULL || w->txfree.mbs == NULL ||
-	    w->outbox.msgs == NULL) {
+	    w->outbox == NULL) {
 		if (w->sessions == NULL) {
 			rte_free(windows);
 			rte_free(srv);
@@ -374,7 +376,7 @@ pmr_worker_destroy(struct pmr_worker *w)
 		if (rte_get_timer_cycles() > deadline) {
 			RPC_LOG(ERR, "worker %u: nexus not taking session "
 				"messages, %u lost", w->worker_id,
-				w->outbox.count);
+				rte_ring_count(w->outbox));
 			break;
 		}
 		rte_delay_us_sleep(100);
