@@ -172,13 +172,18 @@ sessions_open(struct rpcperf_run *run, struct rpcperf_client *c,
 	return 0;
 }
 
-static void
-worker_conf(const struct rpcperf_run *run, struct pmr_worker_conf *conf)
+void
+rpcperf_worker_conf(const struct rpcperf_config *cfg, uint32_t max_size,
+		uint32_t concurrency, uint32_t sessions,
+		struct pmr_worker_conf *conf)
 {
-	const struct rpcperf_config *cfg = run->cfg;
-	/* Enough buffers of the message's class for every one in flight. */
-	uint32_t inflight = 2 * run->spec.concurrency + 8;
-	uint32_t max_size = run->spec.max_size;
+	/*
+	 * Enough buffers of the message's class for every one in flight:
+	 * a server keeps a response in its slot until the slot's next
+	 * request, so each outstanding request may hold a request buffer
+	 * and a response buffer.
+	 */
+	uint32_t inflight = 2 * concurrency + 8;
 
 	memset(conf, 0, sizeof(*conf));
 	conf->nb_msgbufs = 8192;
@@ -188,8 +193,8 @@ worker_conf(const struct rpcperf_run *run, struct pmr_worker_conf *conf)
 	conf->faults = cfg->faults;
 	conf->session_credits = cfg->credits;
 	conf->rto_us = cfg->rto_us;
-	conf->max_sessions = RTE_MAX(run->spec.sessions + 1, 256u);
-	conf->max_requests = RTE_MAX(4096u, 2 * run->spec.concurrency);
+	conf->max_sessions = RTE_MAX(sessions + 1, 256u);
+	conf->max_requests = RTE_MAX(4096u, 2 * concurrency);
 }
 
 static struct pmr_worker *
@@ -200,7 +205,8 @@ worker_up(struct rpcperf_run *run, uint16_t id, const char *devargs,
 	struct pmr_worker_conf conf;
 	struct pmr_worker *w;
 
-	worker_conf(run, &conf);
+	rpcperf_worker_conf(run->cfg, run->spec.max_size,
+			run->spec.concurrency, run->spec.sessions, &conf);
 	/*
 	 * A server keeps each session's last response until the session's
 	 * next request (at-most-once): a buffer per session on top.
@@ -549,24 +555,34 @@ rpcperf_run_done(const struct rpcperf_run *run)
 	return done;
 }
 
-/* Say why packets were dropped since st0, if any were. */
+void
+rpcperf_drops_print(const char *who, const struct pmr_worker_stats *st,
+		const struct pmr_worker_stats *st0)
+{
+	unsigned int i;
+
+	if (st->rx_drops == st0->rx_drops)
+		return;
+	fprintf(stderr, "rpcperf: %s dropped %" PRIu64 " packets:", who,
+		st->rx_drops - st0->rx_drops);
+	for (i = 0; i < RTE_DIM(st->drops); i++)
+		if (st->drops[i] != st0->drops[i])
+			fprintf(stderr, " %s %" PRIu64, pmr_worker_drop_name(i),
+				st->drops[i] - st0->drops[i]);
+	fprintf(stderr, "\n");
+}
+
+/* Why w dropped packets since st0, if it did. */
 static void
 print_drops(const char *who, unsigned int id, struct pmr_worker *w,
 		const struct pmr_worker_stats *st0)
 {
 	struct pmr_worker_stats st;
-	unsigned int i;
+	char name[64];
 
 	pmr_worker_stats_get(w, &st);
-	if (st.rx_drops == st0->rx_drops)
-		return;
-	fprintf(stderr, "rpcperf: %s %u dropped %" PRIu64 " packets:", who,
-		id, st.rx_drops - st0->rx_drops);
-	for (i = 0; i < RTE_DIM(st.drops); i++)
-		if (st.drops[i] != st0->drops[i])
-			fprintf(stderr, " %s %" PRIu64, pmr_worker_drop_name(i),
-				st.drops[i] - st0->drops[i]);
-	fprintf(stderr, "\n");
+	snprintf(name, sizeof(name), "%s %u", who, id);
+	rpcperf_drops_print(name, &st, st0);
 }
 
 void
@@ -582,11 +598,10 @@ rpcperf_run_down(struct rpcperf_run *run)
 			pmr_session_destroy(c->worker, c->sessions[i]);
 		c->nb_sessions = 0;
 	}
-	for (k = 0; k < run->nb_servers; k++) {
-		static const struct pmr_worker_stats zero;
-
-		print_drops("server worker", k, run->servers[k], &zero);
-	}
+	/* In-process, server k answers client k. */
+	for (k = 0; k < run->nb_servers && k < run->nb_clients; k++)
+		print_drops("server worker", k, run->servers[k],
+				&run->clients[k].srv0);
 	if (run->nb_running != 0) {
 		/* Let the servers see the sessions go, then stop them. */
 		for (i = 0; i < 1000; i++)

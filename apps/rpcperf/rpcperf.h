@@ -198,6 +198,17 @@ struct rpcperf_poller {
 };
 int rpcperf_poll_loop(void *arg);
 
+/*
+ * Worker settings for messages up to max_size, concurrency outstanding
+ * and sessions sessions, with cfg's credits, RTO and faults.
+ */
+void rpcperf_worker_conf(const struct rpcperf_config *cfg, uint32_t max_size,
+		uint32_t concurrency, uint32_t sessions,
+		struct pmr_worker_conf *conf);
+/* Why a worker dropped packets (st against st0), on stderr, if it did. */
+void rpcperf_drops_print(const char *who, const struct pmr_worker_stats *st,
+		const struct pmr_worker_stats *st0);
+
 /* The handlers every rpcperf server registers (RPCPERF_REQ_*). */
 int rpcperf_handlers_register(struct pmr_nexus *nx);
 

@@ -63,25 +63,13 @@ static int
 server_up(struct server *sv)
 {
 	const struct rpcperf_config *cfg = sv->cfg;
+	struct pmr_worker_conf conf;
 	char uri[64];
-	/*
-	 * Sized as the clients are, by -s and -c: a response stays in its
-	 * slot until the slot's next request, so each outstanding request
-	 * may hold one buffer of its class and its response another.
-	 */
-	uint32_t inflight = 2 * cfg->concurrency + 8;
-	struct pmr_worker_conf conf = {
-		.nb_msgbufs = 8192,
-		/* Clients may send up to -s, and mixed up to 256 KiB. */
-		.max_msg_size = RTE_MAX(cfg->size, 256u * 1024),
-		.nb_mid_msgbufs = RTE_MAX(inflight, 64u),
-		.nb_large_msgbufs = inflight,
-		.faults = cfg->faults,
-		.session_credits = cfg->credits,
-		.rto_us = cfg->rto_us,
-		.max_sessions = 1024,
-	};
 	unsigned int k;
+
+	/* Sized as the clients are, by -s (mixed: 256 KiB) and -c. */
+	rpcperf_worker_conf(cfg, RTE_MAX(cfg->size, 256u * 1024),
+			cfg->concurrency, 1023, &conf);
 
 	if (cfg->nexus == NULL)
 		snprintf(uri, sizeof(uri), "127.0.0.1:%d", RPCPERF_NEXUS_PORT);
@@ -123,6 +111,7 @@ server_up(struct server *sv)
 static void
 print_table(const struct server *sv, double secs)
 {
+	static const struct pmr_worker_stats zero;
 	struct pmr_worker_stats st, sum;
 	unsigned int k, i;
 
@@ -151,14 +140,7 @@ print_table(const struct server *sv, double secs)
 		PRIu64 " %10" PRIu64 " %10.3f\n", "total", "", sum.reqs_handled,
 		sum.resps_sent, sum.rx_pkts, sum.tx_pkts, sum.rx_drops,
 		secs > 0 ? sum.reqs_handled / secs / 1e6 : 0);
-	if (sum.rx_drops != 0) {
-		fprintf(stderr, "rpcperf: server dropped:");
-		for (i = 0; i < RTE_DIM(sum.drops); i++)
-			if (sum.drops[i] != 0)
-				fprintf(stderr, " %s %" PRIu64,
-					pmr_worker_drop_name(i), sum.drops[i]);
-		fprintf(stderr, "\n");
-	}
+	rpcperf_drops_print("server", &sum, &zero);
 }
 
 /*
