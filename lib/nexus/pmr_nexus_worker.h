@@ -94,8 +94,21 @@ struct pmr_sm_msg {
 	 * worker to reserve that many receive slots.
 	 */
 	uint16_t credits;
-	uint32_t token;		/**< The session's random token. */
+	/**
+	 * CONNECT_IN: the session's random token, which the server worker
+	 * sends to the client's data address in a TOKEN packet (never in a
+	 * nexus datagram). Unused elsewhere: the client worker learns it
+	 * only from that packet.
+	 */
+	uint64_t token;
 	uint64_t cookie;	/**< Nexus's handshake id, echoed back. */
+	/**
+	 * CONNECT: the handshake id, random and non-zero, picked by the
+	 * client worker (the nexus uses it on the wire); CONNECT_IN and
+	 * CONNECTED: the same id, which the TOKEN packet carries so that
+	 * the client worker can tell a real one from a forged one.
+	 */
+	uint64_t hs_id;
 	struct pmr_transport_peer *peer;	/**< Created by the nexus. */
 	char uri[PMR_URI_MAX];	/**< CONNECT: remote nexus "host:port". */
 };
