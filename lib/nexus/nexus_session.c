@@ -191,7 +191,10 @@ client_connect(struct pmr_nexus *nx, struct nexus_worker *w,
 	s->local_session = msg->local_session;
 	s->remote_worker = msg->remote_worker;
 	s->credits = msg->credits;
-	nexus_random(&s->hs_id, sizeof(s->hs_id));
+	/* The worker's id, which its TOKEN check expects; else our own. */
+	s->hs_id = msg->hs_id;
+	while (s->hs_id == 0)
+		nexus_random(&s->hs_id, sizeof(s->hs_id));
 	s->next_retry_ms = now + nx->conf.connect_retry_ms;
 	s->deadline_ms = now + nx->conf.connect_timeout_ms;
 
@@ -268,6 +271,7 @@ client_rx_accept(struct pmr_nexus *nx, const struct sockaddr_in *src,
 		.remote_worker = s->remote_worker,
 		.token = s->token,
 		.cookie = s->hs_id,
+		.hs_id = s->hs_id,
 		.peer = peer,
 	};
 	nx->stats.sessions_connected++;
@@ -464,6 +468,7 @@ server_rx_connect_req(struct pmr_nexus *nx, const struct sockaddr_in *src,
 		.credits = r->credits,
 		.token = h->token,
 		.cookie = h->cookie,
+		.hs_id = h->hs_id,
 		.peer = h->peer,
 	};
 	if (nexus_worker_try_send(w, &out) != 0) {

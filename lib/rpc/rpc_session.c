@@ -9,6 +9,8 @@
 
 #include <string.h>
 
+#include <rte_random.h>
+
 #include "rpc_private.h"
 
 static int
@@ -218,6 +220,9 @@ pmr_session_create(struct pmr_worker *w, const char *uri,
 	m.local_session = (uint16_t)sn;
 	m.remote_worker = remote_worker;
 	m.credits = w->credits;
+	do
+		m.hs_id = rte_rand();
+	while (m.hs_id == 0);
 	strcpy(m.uri, uri);
 	rpc_sm_send(w, &m);
 	return sn;
