@@ -1,0 +1,405 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The pmrpc authors
+ */
+
+/*
+ * A careless handler and a careless application against a real server
+ * and client worker (ring pairs, a nexus on 127.0.0.1): handlers that
+ * cannot answer (defect 9 of issue 10), stale request handles and
+ * msgbufs used twice (defect 10).
+ *
+ * Run one group with a cmocka filter: test_hostile_api 'defect9*'.
+ */
+
+#include "pmr_test_rpc.h"
+
+#include <string.h>
+
+#include "pmr_nexus.h"
+#include "pmr_rpc.h"
+
+#define T_DEFER 1	/* keeps the request; the test answers later */
+#define T_ECHO 2	/* echoes into pmr_req_resp_buf(), if it gets one */
+#define T_FAIL 3	/* cannot answer: pmr_respond(req, NULL) */
+
+#define DEFER_MAX 16
+
+static struct pmr_test_env env;
+
+static struct pmr_req *deferred[DEFER_MAX];
+static unsigned int nb_deferred;
+
+/* What a continuation saw. */
+struct result {
+	bool done;
+	enum pmr_status status;
+	char data[64];
+	uint32_t len;
+};
+
+static void
+on_resp(struct pmr_worker *w, const struct pmr_resp *resp, void *tag)
+{
+	struct result *r = tag;
+
+	(void)w;
+	r->done = true;
+	r->status = resp->status;
+	r->len = 0;
+	if (resp->status == PMR_OK && resp->len <= sizeof(r->data)) {
+		memcpy(r->data, resp->data, resp->len);
+		r->len = resp->len;
+	}
+}
+
+static void
+defer_handler(struct pmr_req *req, void *arg)
+{
+	(void)arg;
+	assert_true(nb_deferred < DEFER_MAX);
+	deferred[nb_deferred++] = req;
+}
+
+static void
+echo_handler(struct pmr_req *req, void *arg)
+{
+	struct pmr_msgbuf *resp = pmr_req_resp_buf(req);
+
+	(void)arg;
+	if (resp == NULL)
+		return;		/* what hello and rpcperf do */
+	memcpy(resp->data, pmr_req_data(req), pmr_req_len(req));
+	resp->len = pmr_req_len(req);
+	pmr_respond(req, resp);
+}
+
+static void
+fail_handler(struct pmr_req *req, void *arg)
+{
+	(void)arg;
+	pmr_respond(req, NULL);
+}
+
+static void
+handlers(struct pmr_nexus *nx)
+{
+	nb_deferred = 0;
+	assert_int_equal(pmr_nexus_register_handler(nx, T_DEFER,
+			defer_handler, NULL), 0);
+	assert_int_equal(pmr_nexus_register_handler(nx, T_ECHO,
+			echo_handler, NULL), 0);
+	assert_int_equal(pmr_nexus_register_handler(nx, T_FAIL,
+			fail_handler, NULL), 0);
+}
+
+#define POLL_UNTIL(cond) PMR_TEST_POLL_UNTIL(&env, cond)
+
+/* One slot per session: each request takes its session's only slot. */
+static int
+setup_window1(void **state)
+{
+	struct pmr_worker_conf conf = {
+		.nb_msgbufs = 256,
+		.session_window = 1,
+	};
+
+	(void)state;
+	pmr_test_env_up(&env, 1, handlers, &conf, &conf);
+	return 0;
+}
+
+static int
+setup(void **state)
+{
+	struct pmr_worker_conf conf = { .nb_msgbufs = 256 };
+
+	(void)state;
+	pmr_test_env_up(&env, 1, handlers, &conf, &conf);
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	pmr_test_env_down(&env);
+	return 0;
+}
+
+/* A msgbuf of the client holding str. */
+static struct pmr_msgbuf *
+cli_msg(const char *str)
+{
+	struct pmr_msgbuf *mb = pmr_worker_msgbuf_alloc(env.cli[0],
+			(uint32_t)strlen(str));
+
+	assert_non_null(mb);
+	memcpy(mb->data, str, strlen(str));
+	return mb;
+}
+
+/* A response msgbuf of the server holding str. */
+static struct pmr_msgbuf *
+srv_msg(const char *str)
+{
+	struct pmr_msgbuf *mb = pmr_worker_msgbuf_alloc(env.srv[0],
+			(uint32_t)strlen(str));
+
+	assert_non_null(mb);
+	memcpy(mb->data, str, strlen(str));
+	return mb;
+}
+
+static void
+assert_result(const struct result *r, const char *str)
+{
+	assert_true(r->done);
+	assert_int_equal(r->status, PMR_OK);
+	assert_int_equal(r->len, strlen(str));
+	assert_memory_equal(r->data, str, strlen(str));
+}
+
+/*
+ * Defect 10: a handler keeps its request, answers it, and answers it
+ * again after the slot took its next request, from another client
+ * session that took the same server session number. The second answer
+ * must not reach the new request.
+ */
+static void
+defect10_stale_handle(void **state)
+{
+	struct pmr_test_sess_ev e;
+	struct result ra = { 0 }, rb = { 0 };
+	struct pmr_msgbuf *qa, *qb;
+	struct pmr_req *old;
+	int sa, sb, ret;
+
+	(void)state;
+	sa = pmr_test_connect(&env, env.cli[0], 0, &e);
+	assert_int_equal(e.ev, PMR_SESSION_EV_CONNECTED);
+	assert_int_equal(pmr_session_state(env.srv[0], 0),
+			PMR_SESSION_CONNECTED);
+	qa = cli_msg("from A");
+	assert_int_equal(pmr_request(env.cli[0], sa, T_DEFER, qa, on_resp,
+			&ra), 0);
+	POLL_UNTIL(nb_deferred == 1);
+	old = deferred[0];
+	assert_int_equal(pmr_respond(old, srv_msg("for A")), 0);
+	POLL_UNTIL(ra.done);
+	assert_result(&ra, "for A");
+
+	/* A goes away; B takes the same server session number. */
+	assert_int_equal(pmr_session_destroy(env.cli[0], sa), 0);
+	POLL_UNTIL(pmr_session_state(env.srv[0], 0) == PMR_SESSION_FREE);
+	sb = pmr_test_connect(&env, env.cli[0], 0, &e);
+	assert_int_equal(e.ev, PMR_SESSION_EV_CONNECTED);
+	assert_int_equal(pmr_session_state(env.srv[0], 0),
+			PMR_SESSION_CONNECTED);
+	qb = cli_msg("from B");
+	assert_int_equal(pmr_request(env.cli[0], sb, T_DEFER, qb, on_resp,
+			&rb), 0);
+	POLL_UNTIL(nb_deferred == 2);
+
+	/* The careless second answer of A's request. */
+	ret = pmr_respond(old, srv_msg("for A again"));
+	for (int i = 0; i < 100; i++)
+		pmr_test_env_poll(&env);
+	if (rb.done)
+		fail_msg("B's request got A's answer: \"%.*s\"",
+				(int)rb.len, rb.data);
+	assert_int_not_equal(ret, 0);
+	assert_int_equal(pmr_respond(deferred[1], srv_msg("for B")), 0);
+	POLL_UNTIL(rb.done);
+	assert_result(&rb, "for B");
+	pmr_msgbuf_free(qa);
+	pmr_msgbuf_free(qb);
+	assert_int_equal(pmr_session_destroy(env.cli[0], sb), 0);
+}
+
+/* Defect 10: freeing a msgbuf the worker holds must be refused. */
+static void
+defect10_free_in_flight(void **state)
+{
+	struct pmr_test_sess_ev e;
+	struct result r = { 0 };
+	struct pmr_msgbuf *q;
+	unsigned int in_use;
+	int s;
+
+	(void)state;
+	s = pmr_test_connect(&env, env.cli[0], 0, &e);
+	q = cli_msg("pending");
+	assert_int_equal(pmr_request(env.cli[0], s, T_DEFER, q, on_resp, &r),
+			0);
+	POLL_UNTIL(nb_deferred == 1);
+	in_use = pmr_msgbuf_pool_in_use(pmr_worker_pool(env.cli[0], 0));
+	pmr_msgbuf_free(q);
+	/* Not freed: the pending request still owns it. */
+	assert_int_equal(pmr_msgbuf_pool_in_use(pmr_worker_pool(env.cli[0],
+			0)), in_use);
+	assert_int_equal(pmr_respond(deferred[0], srv_msg("done")), 0);
+	POLL_UNTIL(r.done);
+	assert_result(&r, "done");
+	pmr_msgbuf_free(q);
+	assert_int_equal(pmr_session_destroy(env.cli[0], s), 0);
+}
+
+/* Defect 10: one msgbuf in two requests at once must be refused. */
+static void
+defect10_double_request(void **state)
+{
+	struct pmr_test_sess_ev e;
+	struct result r1 = { 0 }, r2 = { 0 };
+	struct pmr_msgbuf *q;
+	int s;
+
+	(void)state;
+	s = pmr_test_connect(&env, env.cli[0], 0, &e);
+	q = cli_msg("twice");
+	assert_int_equal(pmr_request(env.cli[0], s, T_DEFER, q, on_resp, &r1),
+			0);
+	assert_int_not_equal(pmr_request(env.cli[0], s, T_DEFER, q, on_resp,
+			&r2), 0);
+	POLL_UNTIL(nb_deferred == 1);
+	assert_int_equal(pmr_respond(deferred[0], srv_msg("once")), 0);
+	POLL_UNTIL(r1.done);
+	assert_result(&r1, "once");
+	assert_false(r2.done);
+	pmr_msgbuf_free(q);
+	assert_int_equal(pmr_session_destroy(env.cli[0], s), 0);
+}
+
+/*
+ * Defect 10: a msgbuf that is already another request's response must
+ * not be sent as this one's.
+ */
+static void
+defect10_respond_other_response(void **state)
+{
+	struct pmr_test_sess_ev e;
+	struct result r1 = { 0 }, r2 = { 0 };
+	struct pmr_msgbuf *q1, *q2, *resp;
+	int s;
+
+	(void)state;
+	s = pmr_test_connect(&env, env.cli[0], 0, &e);
+	q1 = cli_msg("one");
+	q2 = cli_msg("two");
+	assert_int_equal(pmr_request(env.cli[0], s, T_DEFER, q1, on_resp,
+			&r1), 0);
+	assert_int_equal(pmr_request(env.cli[0], s, T_DEFER, q2, on_resp,
+			&r2), 0);
+	POLL_UNTIL(nb_deferred == 2);
+	resp = srv_msg("first");
+	assert_int_equal(pmr_respond(deferred[0], resp), 0);
+	assert_int_not_equal(pmr_respond(deferred[1], resp), 0);
+	POLL_UNTIL(r1.done && r2.done);
+	assert_result(&r1, "first");
+	assert_int_not_equal(r2.status, PMR_OK);
+	pmr_msgbuf_free(q1);
+	pmr_msgbuf_free(q2);
+	assert_int_equal(pmr_session_destroy(env.cli[0], s), 0);
+}
+
+/*
+ * Defect 9: a handler that cannot answer fails the request; the client
+ * sees the failure at once (no timeout) and the slot takes the next
+ * request.
+ */
+static void
+defect9_respond_error(void **state)
+{
+	struct pmr_test_sess_ev e;
+	struct pmr_worker_stats st;
+	struct result r = { 0 };
+	struct pmr_msgbuf *q;
+	int s;
+
+	(void)state;
+	s = pmr_test_connect(&env, env.cli[0], 0, &e);
+	q = cli_msg("fail me");
+	assert_int_equal(pmr_request(env.cli[0], s, T_FAIL, q, on_resp, &r),
+			0);
+	POLL_UNTIL(r.done);
+	assert_int_equal(r.status, PMR_E_REMOTE_ERROR);
+	pmr_worker_stats_get(env.cli[0], &st);
+	assert_int_equal(st.timeouts, 0);
+
+	/* The same (only) slot answers the next request. */
+	memset(&r, 0, sizeof(r));
+	memcpy(q->data, "echo", 4);
+	q->len = 4;
+	assert_int_equal(pmr_request(env.cli[0], s, T_ECHO, q, on_resp, &r),
+			0);
+	POLL_UNTIL(r.done);
+	assert_result(&r, "echo");
+	pmr_msgbuf_free(q);
+	assert_int_equal(pmr_session_destroy(env.cli[0], s), 0);
+}
+
+/*
+ * Defect 9: a handler that finds the single-packet pool empty answers
+ * PMR_E_NOMEM rather than leaking the slot.
+ */
+static void
+defect9_alloc_fail(void **state)
+{
+	struct rte_mempool *mp = pmr_worker_pool(env.srv[0], 0);
+	struct pmr_msgbuf *hoard[256];
+	struct pmr_test_sess_ev e;
+	struct pmr_worker_stats st;
+	struct result r = { 0 };
+	struct pmr_msgbuf *q;
+	unsigned int n = 0, i;
+	int s;
+
+	(void)state;
+	s = pmr_test_connect(&env, env.cli[0], 0, &e);
+	while (n < RTE_DIM(hoard) &&
+	       (hoard[n] = pmr_msgbuf_alloc(mp, 0)) != NULL)
+		n++;
+	assert_true(n > 0);
+	assert_null(pmr_msgbuf_alloc(mp, 0));
+	q = cli_msg("no memory");
+	assert_int_equal(pmr_request(env.cli[0], s, T_ECHO, q, on_resp, &r),
+			0);
+	POLL_UNTIL(r.done);
+	assert_int_equal(r.status, PMR_E_NOMEM);
+	pmr_worker_stats_get(env.cli[0], &st);
+	assert_int_equal(st.timeouts, 0);
+
+	for (i = 0; i < n; i++)
+		pmr_msgbuf_free(hoard[i]);
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(pmr_request(env.cli[0], s, T_ECHO, q, on_resp, &r),
+			0);
+	POLL_UNTIL(r.done);
+	assert_result(&r, "no memory");
+	pmr_msgbuf_free(q);
+	assert_int_equal(pmr_session_destroy(env.cli[0], s), 0);
+}
+
+int
+main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(defect10_stale_handle,
+				setup_window1, teardown),
+		cmocka_unit_test_setup_teardown(defect10_free_in_flight,
+				setup, teardown),
+		cmocka_unit_test_setup_teardown(defect10_double_request,
+				setup, teardown),
+		cmocka_unit_test_setup_teardown(
+				defect10_respond_other_response,
+				setup, teardown),
+		cmocka_unit_test_setup_teardown(defect9_respond_error,
+				setup_window1, teardown),
+		cmocka_unit_test_setup_teardown(defect9_alloc_fail,
+				setup_window1, teardown),
+	};
+
+	if (argc > 1)
+		cmocka_set_test_filter(argv[1]);
+	return cmocka_run_group_tests_name("hostile_api", tests,
+			pmr_test_eal_setup, pmr_test_eal_teardown);
+}
