@@ -20,14 +20,18 @@
 
 #define T_DEFER 1	/* keeps the request; the test answers later */
 #define T_ECHO 2	/* echoes into pmr_req_resp_buf(), if it gets one */
-#define T_FAIL 3	/* cannot answer: pmr_respond(req, NULL) */
+#define T_FAIL 3	/* fails it: request byte 0 says how (fail_how) */
+
+/* How T_FAIL fails a request: pmr_respond_error(req, status) or this. */
+#define FAIL_NULL_RESP 0xff	/* pmr_respond(req, NULL) */
 
 #define DEFER_MAX 16
 
 static struct pmr_test_env env;
 
-static struct pmr_req *deferred[DEFER_MAX];
+static struct pmr_req_ref deferred[DEFER_MAX];
 static unsigned int nb_deferred;
+static int fail_ret;		/* what T_FAIL's answer returned */
 
 /* What a continuation saw. */
 struct result {
@@ -53,7 +57,7 @@ on_resp(struct pmr_worker *w, const struct pmr_resp *resp, void *tag)
 }
 
 static void
-defer_handler(struct pmr_req *req, void *arg)
+defer_handler(struct pmr_req_ref req, void *arg)
 {
 	(void)arg;
 	assert_true(nb_deferred < DEFER_MAX);
@@ -61,23 +65,33 @@ defer_handler(struct pmr_req *req, void *arg)
 }
 
 static void
-echo_handler(struct pmr_req *req, void *arg)
+echo_handler(struct pmr_req_ref req, void *arg)
 {
 	struct pmr_msgbuf *resp = pmr_req_resp_buf(req);
 
 	(void)arg;
-	if (resp == NULL)
-		return;		/* what hello and rpcperf do */
+	if (resp == NULL) {
+		assert_int_equal(pmr_respond_error(req, PMR_E_NOMEM), 0);
+		return;
+	}
 	memcpy(resp->data, pmr_req_data(req), pmr_req_len(req));
 	resp->len = pmr_req_len(req);
 	pmr_respond(req, resp);
 }
 
 static void
-fail_handler(struct pmr_req *req, void *arg)
+fail_handler(struct pmr_req_ref req, void *arg)
 {
+	uint8_t how = *(const uint8_t *)pmr_req_data(req);
+
 	(void)arg;
-	pmr_respond(req, NULL);
+	if (how == FAIL_NULL_RESP)
+		fail_ret = pmr_respond(req, NULL);
+	else
+		fail_ret = pmr_respond_error(req, (enum pmr_status)how);
+	/* Answered, whatever it returned: the reference is stale now. */
+	assert_null(pmr_req_data(req));
+	assert_int_equal(pmr_respond_error(req, PMR_E_NOMEM), -ESTALE);
 }
 
 static void
@@ -170,8 +184,9 @@ defect10_stale_handle(void **state)
 {
 	struct pmr_test_sess_ev e;
 	struct result ra = { 0 }, rb = { 0 };
-	struct pmr_msgbuf *qa, *qb;
-	struct pmr_req *old;
+	struct pmr_msgbuf *qa, *qb, *again;
+	struct pmr_worker_stats st;
+	struct pmr_req_ref old;
 	int sa, sb, ret;
 
 	(void)state;
@@ -201,13 +216,24 @@ defect10_stale_handle(void **state)
 	POLL_UNTIL(nb_deferred == 2);
 
 	/* The careless second answer of A's request. */
-	ret = pmr_respond(old, srv_msg("for A again"));
+	again = srv_msg("for A again");
+	ret = pmr_respond(old, again);
 	for (int i = 0; i < 100; i++)
 		pmr_test_env_poll(&env);
 	if (rb.done)
 		fail_msg("B's request got A's answer: \"%.*s\"",
 				(int)rb.len, rb.data);
-	assert_int_not_equal(ret, 0);
+	assert_int_equal(ret, -ESTALE);
+	assert_int_equal(pmr_respond_error(old, PMR_E_NOMEM), -ESTALE);
+	pmr_worker_stats_get(env.srv[0], &st);
+	assert_int_equal(st.stale_refs, 2);
+	/* Nothing of B's request through A's reference. */
+	assert_null(pmr_req_data(old));
+	assert_int_equal(pmr_req_len(old), 0);
+	assert_null(pmr_req_worker(old));
+	assert_null(pmr_req_resp_buf(old));
+	/* A refused response stays the caller's. */
+	pmr_msgbuf_free(again);
 	assert_int_equal(pmr_respond(deferred[1], srv_msg("for B")), 0);
 	POLL_UNTIL(rb.done);
 	assert_result(&rb, "for B");
@@ -249,81 +275,138 @@ static void
 defect10_double_request(void **state)
 {
 	struct pmr_test_sess_ev e;
+	struct pmr_worker_stats st;
 	struct result r1 = { 0 }, r2 = { 0 };
-	struct pmr_msgbuf *q;
+	struct pmr_req_handle h;
+	struct pmr_msgbuf *q, *other;
 	int s;
 
 	(void)state;
 	s = pmr_test_connect(&env, env.cli[0], 0, &e);
 	q = cli_msg("twice");
+	other = cli_msg("other");
 	assert_int_equal(pmr_request(env.cli[0], s, T_DEFER, q, on_resp, &r1),
 			0);
-	assert_int_not_equal(pmr_request(env.cli[0], s, T_DEFER, q, on_resp,
-			&r2), 0);
+	assert_int_equal(pmr_request(env.cli[0], s, T_DEFER, q, on_resp,
+			&r2), -EBUSY);
+	/* Nor as the request or the response of a pmr_request_start(). */
+	assert_int_equal(pmr_request_start(env.cli[0], s, T_DEFER, q, other,
+			&h), -EBUSY);
+	assert_int_equal(pmr_request_start(env.cli[0], s, T_DEFER, other, q,
+			&h), -EBUSY);
+	pmr_worker_stats_get(env.cli[0], &st);
+	assert_int_equal(st.msgbuf_busy, 3);
+	assert_int_equal(st.reqs_sent, 1);
 	POLL_UNTIL(nb_deferred == 1);
+	for (int i = 0; i < 100; i++)
+		pmr_test_env_poll(&env);
+	assert_int_equal(nb_deferred, 1);
 	assert_int_equal(pmr_respond(deferred[0], srv_msg("once")), 0);
 	POLL_UNTIL(r1.done);
 	assert_result(&r1, "once");
 	assert_false(r2.done);
+	/* Done: the caller's again, for a new request. */
+	assert_int_equal(pmr_request(env.cli[0], s, T_ECHO, q, on_resp, &r2),
+			0);
+	POLL_UNTIL(r2.done);
+	assert_result(&r2, "twice");
 	pmr_msgbuf_free(q);
+	pmr_msgbuf_free(other);
 	assert_int_equal(pmr_session_destroy(env.cli[0], s), 0);
 }
 
 /*
- * Defect 10: a msgbuf that is already another request's response must
- * not be sent as this one's.
+ * Defect 10: a msgbuf that is already another request's response (kept
+ * for retransmissions, or offered by pmr_req_resp_buf()) must not be
+ * sent as this one's. The refused request is still answered.
  */
 static void
 defect10_respond_other_response(void **state)
 {
 	struct pmr_test_sess_ev e;
-	struct result r1 = { 0 }, r2 = { 0 };
-	struct pmr_msgbuf *q1, *q2, *resp;
+	struct pmr_worker_stats st;
+	struct result r[4] = { 0 };
+	struct pmr_msgbuf *q[4], *resp, *offered;
+	unsigned int i;
 	int s;
 
 	(void)state;
 	s = pmr_test_connect(&env, env.cli[0], 0, &e);
-	q1 = cli_msg("one");
-	q2 = cli_msg("two");
-	assert_int_equal(pmr_request(env.cli[0], s, T_DEFER, q1, on_resp,
-			&r1), 0);
-	assert_int_equal(pmr_request(env.cli[0], s, T_DEFER, q2, on_resp,
-			&r2), 0);
-	POLL_UNTIL(nb_deferred == 2);
+	for (i = 0; i < RTE_DIM(q); i++) {
+		q[i] = cli_msg("q");
+		assert_int_equal(pmr_request(env.cli[0], s, T_DEFER, q[i],
+				on_resp, &r[i]), 0);
+	}
+	POLL_UNTIL(nb_deferred == RTE_DIM(q));
 	resp = srv_msg("first");
 	assert_int_equal(pmr_respond(deferred[0], resp), 0);
-	assert_int_not_equal(pmr_respond(deferred[1], resp), 0);
-	POLL_UNTIL(r1.done && r2.done);
-	assert_result(&r1, "first");
-	assert_int_not_equal(r2.status, PMR_OK);
-	pmr_msgbuf_free(q1);
-	pmr_msgbuf_free(q2);
+	assert_int_equal(pmr_respond(deferred[1], resp), -EBUSY);
+	offered = pmr_req_resp_buf(deferred[3]);
+	assert_non_null(offered);
+	assert_int_equal(pmr_respond(deferred[2], offered), -EBUSY);
+	memcpy(offered->data, "fourth", 6);
+	offered->len = 6;
+	assert_int_equal(pmr_respond(deferred[3], offered), 0);
+	POLL_UNTIL(r[0].done && r[1].done && r[2].done && r[3].done);
+	assert_result(&r[0], "first");
+	assert_int_equal(r[1].status, PMR_E_REMOTE_ERROR);
+	assert_int_equal(r[2].status, PMR_E_REMOTE_ERROR);
+	assert_result(&r[3], "fourth");
+	pmr_worker_stats_get(env.srv[0], &st);
+	assert_int_equal(st.msgbuf_busy, 2);
+	for (i = 0; i < RTE_DIM(q); i++)
+		pmr_msgbuf_free(q[i]);
 	assert_int_equal(pmr_session_destroy(env.cli[0], s), 0);
 }
 
 /*
  * Defect 9: a handler that cannot answer fails the request; the client
- * sees the failure at once (no timeout) and the slot takes the next
- * request.
+ * sees the failure at once (no timeout), with the handler's status or
+ * PMR_E_REMOTE_ERROR for what a handler may not say, and the slot (the
+ * session's only one) takes the next request.
  */
 static void
 defect9_respond_error(void **state)
 {
+	static const struct {
+		unsigned int how;
+		enum pmr_status status;	/* what the client sees */
+		int ret;		/* what the handler's answer returns */
+	} cases[] = {
+		{ PMR_E_REMOTE_ERROR, PMR_E_REMOTE_ERROR, 0 },
+		{ PMR_E_NOMEM, PMR_E_NOMEM, 0 },
+		{ PMR_E_MSGSIZE, PMR_E_MSGSIZE, 0 },
+		{ PMR_OK, PMR_E_REMOTE_ERROR, -EINVAL },
+		{ PMR_E_TIMEOUT, PMR_E_REMOTE_ERROR, -EINVAL },
+		{ PMR_E_SESSION_RESET, PMR_E_REMOTE_ERROR, -EINVAL },
+		{ 200, PMR_E_REMOTE_ERROR, -EINVAL },
+		{ FAIL_NULL_RESP, PMR_E_REMOTE_ERROR, -EINVAL },
+	};
 	struct pmr_test_sess_ev e;
 	struct pmr_worker_stats st;
-	struct result r = { 0 };
+	struct result r;
 	struct pmr_msgbuf *q;
+	unsigned int i;
 	int s;
 
 	(void)state;
 	s = pmr_test_connect(&env, env.cli[0], 0, &e);
-	q = cli_msg("fail me");
-	assert_int_equal(pmr_request(env.cli[0], s, T_FAIL, q, on_resp, &r),
-			0);
-	POLL_UNTIL(r.done);
-	assert_int_equal(r.status, PMR_E_REMOTE_ERROR);
+	q = cli_msg("x");
+	for (i = 0; i < RTE_DIM(cases); i++) {
+		memset(&r, 0, sizeof(r));
+		q->data[0] = (uint8_t)cases[i].how;
+		fail_ret = 1;
+		assert_int_equal(pmr_request(env.cli[0], s, T_FAIL, q,
+				on_resp, &r), 0);
+		POLL_UNTIL(r.done);
+		assert_int_equal(r.status, cases[i].status);
+		assert_int_equal(fail_ret, cases[i].ret);
+	}
 	pmr_worker_stats_get(env.cli[0], &st);
 	assert_int_equal(st.timeouts, 0);
+	pmr_worker_stats_get(env.srv[0], &st);
+	assert_int_equal(st.stale_refs, RTE_DIM(cases));
+	assert_int_equal(st.resps_sent, RTE_DIM(cases));
 
 	/* The same (only) slot answers the next request. */
 	memset(&r, 0, sizeof(r));

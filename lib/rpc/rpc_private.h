@@ -91,6 +91,11 @@ enum rpc_srv_state {
  */
 struct pmr_req {
 	struct pmr_worker *w;
+	/*
+	 * Changes when the slot takes a request and when that request is
+	 * answered or dropped: a pmr_req_ref of another generation is stale.
+	 */
+	uint32_t gen;
 	uint64_t req_num;
 	uint16_t session;
 	uint8_t req_type;
