@@ -242,31 +242,65 @@ defect10_stale_handle(void **state)
 	assert_int_equal(pmr_session_destroy(env.cli[0], sb), 0);
 }
 
-/* Defect 10: freeing a msgbuf the worker holds must be refused. */
+/*
+ * Defect 10: freeing a msgbuf a worker holds (a pending request's, a kept
+ * response, an offered response buffer) or a driver still sends must be
+ * refused and counted, and the buffer left intact.
+ */
 static void
 defect10_free_in_flight(void **state)
 {
+	struct rte_mempool *cli_mp = pmr_worker_pool(env.cli[0], 0);
+	struct rte_mempool *srv_mp = pmr_worker_pool(env.srv[0], 0);
 	struct pmr_test_sess_ev e;
-	struct result r = { 0 };
-	struct pmr_msgbuf *q;
+	struct result r[2] = { 0 };
+	struct pmr_msgbuf *q[2], *resp, *offered, *sent;
 	unsigned int in_use;
 	int s;
 
 	(void)state;
 	s = pmr_test_connect(&env, env.cli[0], 0, &e);
-	q = cli_msg("pending");
-	assert_int_equal(pmr_request(env.cli[0], s, T_DEFER, q, on_resp, &r),
-			0);
-	POLL_UNTIL(nb_deferred == 1);
-	in_use = pmr_msgbuf_pool_in_use(pmr_worker_pool(env.cli[0], 0));
-	pmr_msgbuf_free(q);
-	/* Not freed: the pending request still owns it. */
-	assert_int_equal(pmr_msgbuf_pool_in_use(pmr_worker_pool(env.cli[0],
-			0)), in_use);
-	assert_int_equal(pmr_respond(deferred[0], srv_msg("done")), 0);
-	POLL_UNTIL(r.done);
-	assert_result(&r, "done");
-	pmr_msgbuf_free(q);
+	q[0] = cli_msg("pending");
+	q[1] = cli_msg("pending too");
+	assert_int_equal(pmr_request(env.cli[0], s, T_DEFER, q[0], on_resp,
+			&r[0]), 0);
+	assert_int_equal(pmr_request(env.cli[0], s, T_DEFER, q[1], on_resp,
+			&r[1]), 0);
+	POLL_UNTIL(nb_deferred == 2);
+
+	/* The pending request's msgbuf. */
+	in_use = pmr_msgbuf_pool_in_use(cli_mp);
+	assert_int_equal(pmr_msgbuf_free(q[0]), -EBUSY);
+	assert_int_equal(pmr_msgbuf_pool_in_use(cli_mp), in_use);
+	assert_int_equal(pmr_msgbuf_pool_free_refused(cli_mp), 1);
+
+	/* A response given to pmr_respond(), and an offered one. */
+	resp = srv_msg("done");
+	offered = pmr_req_resp_buf(deferred[1]);
+	assert_non_null(offered);
+	assert_int_equal(pmr_msgbuf_free(offered), -EBUSY);
+	assert_int_equal(pmr_respond(deferred[0], resp), 0);
+	assert_int_equal(pmr_msgbuf_free(resp), -EBUSY);
+	assert_int_equal(pmr_msgbuf_pool_free_refused(srv_mp), 2);
+	memcpy(offered->data, "done too", 8);
+	offered->len = 8;
+	assert_int_equal(pmr_respond(deferred[1], offered), 0);
+	POLL_UNTIL(r[0].done && r[1].done);
+	assert_result(&r[0], "done");
+	assert_result(&r[1], "done too");
+
+	/* A msgbuf a driver still sends (a zero-copy reference). */
+	sent = cli_msg("sent");
+	pmr_msgbuf_tx_ref(sent);
+	assert_int_equal(pmr_msgbuf_free(sent), -EBUSY);
+	assert_int_equal(pmr_msgbuf_pool_free_refused(cli_mp), 2);
+	pmr_msgbuf_tx_unref(sent);
+
+	/* Done with: the caller's to free. */
+	assert_int_equal(pmr_msgbuf_free(sent), 0);
+	assert_int_equal(pmr_msgbuf_free(q[0]), 0);
+	assert_int_equal(pmr_msgbuf_free(q[1]), 0);
+	assert_int_equal(pmr_msgbuf_pool_free_refused(cli_mp), 2);
 	assert_int_equal(pmr_session_destroy(env.cli[0], s), 0);
 }
 

@@ -78,9 +78,9 @@ rpc_srv_slot_clear(struct pmr_worker *w, struct pmr_req *req)
 	if (req->has_pkt)
 		pmr_transport_rx_release(w->q, &req->pkt, 1);
 	req->has_pkt = false;
-	pmr_msgbuf_free(req->req_mb);
+	rpc_msgbuf_put(req->req_mb);
 	req->req_mb = NULL;
-	pmr_msgbuf_free(req->resp_buf);
+	rpc_msgbuf_put(req->resp_buf);
 	req->resp_buf = NULL;
 	if (req->resp_mb != NULL)
 		rpc_txfree_push(w, req->resp_mb);	/* maybe still sent */
@@ -346,8 +346,11 @@ pmr_req_resp_buf(struct pmr_req_ref ref)
 
 	if (unlikely(req == NULL))
 		return NULL;
-	if (req->resp_buf == NULL)
+	if (req->resp_buf == NULL) {
 		req->resp_buf = pmr_msgbuf_alloc(req->w->pools[0], 0);
+		if (req->resp_buf != NULL)
+			rpc_msgbuf_hold(req->resp_buf);	/* the slot's */
+	}
 	return req->resp_buf;
 }
 
@@ -389,7 +392,7 @@ srv_req_end(struct pmr_worker *w, struct rpc_session *s, struct pmr_req *req)
 	if (req->has_pkt)
 		pmr_transport_rx_release(w->q, &req->pkt, 1);
 	req->has_pkt = false;
-	pmr_msgbuf_free(req->req_mb);
+	rpc_msgbuf_put(req->req_mb);
 	req->req_mb = NULL;
 	s->srv_active--;
 	req->gen++;		/* answered: the handler's reference is stale */
@@ -415,7 +418,7 @@ srv_req_fail(struct pmr_worker *w, struct pmr_req *req,
 {
 	struct rpc_session *s = &w->sessions[req->session];
 
-	pmr_msgbuf_free(req->resp_buf);
+	rpc_msgbuf_put(req->resp_buf);
 	req->resp_buf = NULL;
 	srv_req_end(w, s, req);
 	if (unlikely(req->orphaned)) {
@@ -439,10 +442,22 @@ pmr_respond(struct pmr_req_ref ref, struct pmr_msgbuf *resp)
 		srv_req_fail(w, req, PMR_E_REMOTE_ERROR);
 		return -EINVAL;
 	}
-	s = &w->sessions[req->session];
-	if (req->resp_buf != NULL && req->resp_buf != resp)
-		pmr_msgbuf_free(req->resp_buf);
+	if (resp != req->resp_buf) {
+		/*
+		 * Not the slot's own: refuse what the worker holds or a
+		 * driver still sends (another request's response, a pending
+		 * request's msgbuf), and answer anyway.
+		 */
+		if (unlikely(!rpc_msgbuf_free_to_give(resp))) {
+			w->stats.msgbuf_busy++;
+			srv_req_fail(w, req, PMR_E_REMOTE_ERROR);
+			return -EBUSY;
+		}
+		rpc_msgbuf_hold(resp);
+		rpc_msgbuf_put(req->resp_buf);
+	}
 	req->resp_buf = NULL;
+	s = &w->sessions[req->session];
 	/*
 	 * Release the request before the response leaves: the client then
 	 * finds its request buffer free when the response arrives.
@@ -451,12 +466,12 @@ pmr_respond(struct pmr_req_ref ref, struct pmr_msgbuf *resp)
 
 	if (unlikely(req->orphaned)) {
 		/* The session went away while the handler had it. */
-		pmr_msgbuf_free(resp);
+		rpc_msgbuf_put(resp);
 		srv_req_orphan_end(w, s, req);
 		return 0;
 	}
 	if (unlikely(resp->len > w->max_msg)) {
-		pmr_msgbuf_free(resp);
+		rpc_msgbuf_put(resp);
 		srv_answer_status(w, s, req, PMR_E_REMOTE_ERROR);
 		return -EMSGSIZE;
 	}
