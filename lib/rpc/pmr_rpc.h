@@ -401,7 +401,8 @@ struct pmr_msgbuf *pmr_req_resp_buf(struct pmr_req_ref req);
  * @return 0, or
  *   -ESTALE: req was answered already (or dropped); nothing is sent and
  *   resp stays the caller's.
- *   -EINVAL: resp is NULL; the client gets PMR_E_REMOTE_ERROR.
+ *   -EINVAL: resp is NULL; the client gets PMR_E_REMOTE_ERROR (or req
+ *   was never given to a handler, a zeroed one: nothing happens).
  *   -EBUSY: resp is not the caller's to give: a driver still sends it,
  *   or it is a pending request's msgbuf or another request's response
  *   (or pmr_req_resp_buf()); the client gets PMR_E_REMOTE_ERROR, resp is
