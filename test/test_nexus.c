@@ -30,6 +30,7 @@
 #include "pmr_msgbuf.h"
 #include "pmr_nexus.h"
 #include "pmr_nexus_worker.h"
+#include "pmr_rpc.h"
 #include "pmr_transport.h"
 #include "pmr_transport_driver.h"
 
@@ -1457,7 +1458,7 @@ test_reconnect_after_peer_dead(void **state)
 }
 
 static void
-dummy_handler(struct pmr_req *req, void *arg)
+dummy_handler(struct pmr_req_ref req, void *arg)
 {
 	(void)req;
 	(void)arg;

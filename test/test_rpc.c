@@ -36,11 +36,11 @@
 
 static struct pmr_test_env env;
 
-static struct pmr_req *deferred[DEFER_MAX];
+static struct pmr_req_ref deferred[DEFER_MAX];
 static unsigned int nb_deferred;
 
 static void
-echo_handler(struct pmr_req *req, void *arg)
+echo_handler(struct pmr_req_ref req, void *arg)
 {
 	struct pmr_msgbuf *resp = pmr_req_resp_buf(req);
 	const uint8_t *in = pmr_req_data(req);
@@ -55,7 +55,7 @@ echo_handler(struct pmr_req *req, void *arg)
 }
 
 static void
-defer_handler(struct pmr_req *req, void *arg)
+defer_handler(struct pmr_req_ref req, void *arg)
 {
 	(void)arg;
 	assert_true(nb_deferred < DEFER_MAX);

@@ -34,7 +34,7 @@ pattern(uint32_t seed, uint32_t i)
 }
 
 static void
-respond_inverted(struct pmr_req *req)
+respond_inverted(struct pmr_req_ref req)
 {
 	const uint8_t *in = pmr_req_data(req);
 	uint32_t i, len = pmr_req_len(req);
@@ -51,14 +51,14 @@ respond_inverted(struct pmr_req *req)
 }
 
 static void
-echo_handler(struct pmr_req *req, void *arg)
+echo_handler(struct pmr_req_ref req, void *arg)
 {
 	(void)arg;
 	respond_inverted(req);
 }
 
 static void
-count_handler(struct pmr_req *req, void *arg)
+count_handler(struct pmr_req_ref req, void *arg)
 {
 	uint32_t id;
 
@@ -71,7 +71,7 @@ count_handler(struct pmr_req *req, void *arg)
 }
 
 static void
-size_handler(struct pmr_req *req, void *arg)
+size_handler(struct pmr_req_ref req, void *arg)
 {
 	struct pmr_msgbuf *resp;
 	uint32_t size, i;

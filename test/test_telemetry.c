@@ -39,7 +39,7 @@ static int tel_fd = -1;
 static char tel_buf[TEL_BUF_LEN];
 
 static void
-echo_handler(struct pmr_req *req, void *arg)
+echo_handler(struct pmr_req_ref req, void *arg)
 {
 	struct pmr_msgbuf *resp = pmr_req_resp_buf(req);
 	const uint8_t *in = pmr_req_data(req);

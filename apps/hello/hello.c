@@ -24,14 +24,17 @@
 #define REQ_HELLO 1
 
 static void
-hello_handler(struct pmr_req *req, void *arg)
+hello_handler(struct pmr_req_ref req, void *arg)
 {
 	struct pmr_msgbuf *resp = pmr_req_resp_buf(req);
 	int n;
 
 	(void)arg;
-	if (resp == NULL)
-		return;		/* out of buffers: the client times out */
+	if (resp == NULL) {
+		/* Out of buffers: the client is told at once. */
+		pmr_respond_error(req, PMR_E_NOMEM);
+		return;
+	}
 	n = snprintf((char *)resp->data, pmr_msgbuf_capacity(resp),
 		"hello, %.*s", (int)pmr_req_len(req),
 		(const char *)pmr_req_data(req));

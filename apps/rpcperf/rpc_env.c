@@ -31,7 +31,7 @@
 #include "rpcperf.h"
 
 static void
-echo_handler(struct pmr_req *req, void *arg)
+echo_handler(struct pmr_req_ref req, void *arg)
 {
 	struct pmr_worker *w = pmr_req_worker(req);
 	uint32_t len = pmr_req_len(req);
@@ -40,21 +40,26 @@ echo_handler(struct pmr_req *req, void *arg)
 	(void)arg;
 	resp = len <= pmr_worker_pkt_size(w) ? pmr_req_resp_buf(req) :
 		pmr_worker_msgbuf_alloc(w, len);
-	if (resp == NULL)
-		return;		/* the client times out, and says so */
+	if (resp == NULL) {
+		/* The client sees PMR_E_NOMEM at once, not a timeout. */
+		pmr_respond_error(req, PMR_E_NOMEM);
+		return;
+	}
 	pmr_msgbuf_resize(resp, len);
 	memcpy(resp->data, pmr_req_data(req), len);
 	pmr_respond(req, resp);
 }
 
 static void
-sink_handler(struct pmr_req *req, void *arg)
+sink_handler(struct pmr_req_ref req, void *arg)
 {
 	struct pmr_msgbuf *resp = pmr_req_resp_buf(req);
 
 	(void)arg;
 	if (resp != NULL)
 		pmr_respond(req, resp);
+	else
+		pmr_respond_error(req, PMR_E_NOMEM);
 }
 
 int

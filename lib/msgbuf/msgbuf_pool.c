@@ -5,12 +5,16 @@
 #include <errno.h>
 #include <string.h>
 
+#include <rte_cycles.h>
 #include <rte_errno.h>
+#include <rte_log.h>
 #include <rte_mbuf_pool_ops.h>
 #include <rte_memzone.h>
 #include <rte_mempool.h>
 
 #include "pmr_msgbuf.h"
+
+RTE_LOG_REGISTER(pmr_msgbuf_logtype, pmr.msgbuf, NOTICE);
 
 #define MSGBUF_POOL_MAGIC 0x706d724d53474246ULL /* "pmrMSGBF" */
 
@@ -20,6 +24,7 @@ struct msgbuf_pool_priv {
 	uint32_t capacity;
 	uint16_t headroom;
 	uint16_t large;
+	uint64_t free_refused;	/* pmr_msgbuf_free() refusals (atomic) */
 };
 
 static struct msgbuf_pool_priv *
@@ -177,6 +182,38 @@ unsigned int
 pmr_msgbuf_pool_in_use(const struct rte_mempool *mp)
 {
 	return rte_mempool_in_use_count(mp);
+}
+
+uint64_t
+pmr_msgbuf_pool_free_refused(const struct rte_mempool *mp)
+{
+	const struct msgbuf_pool_priv *priv = pool_priv(mp);
+
+	return priv != NULL ?
+		__atomic_load_n(&priv->free_refused, __ATOMIC_RELAXED) : 0;
+}
+
+/* Refused frees: at most one log line a second, any lcore. */
+static uint64_t refuse_log_tsc;
+
+int
+pmr_msgbuf_free_refuse(struct pmr_msgbuf *mb)
+{
+	struct msgbuf_pool_priv *priv = pool_priv(mb->pool);
+	uint64_t now = rte_get_timer_cycles();
+	uint64_t last = __atomic_load_n(&refuse_log_tsc, __ATOMIC_RELAXED);
+
+	if (priv != NULL)
+		__atomic_fetch_add(&priv->free_refused, 1, __ATOMIC_RELAXED);
+	if (now - last >= rte_get_timer_hz() &&
+	    __atomic_compare_exchange_n(&refuse_log_tsc, &last, now, false,
+			__ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		rte_log(RTE_LOG_ERR, pmr_msgbuf_logtype, "pmr.msgbuf: free "
+			"of a msgbuf of %s refused: %s (counted in "
+			"pmr_msgbuf_pool_free_refused())\n", mb->pool->name,
+			mb->flags != 0 ? "a worker holds it" :
+			"a driver still sends it");
+	return -EBUSY;
 }
 
 struct chunk_walk {

@@ -25,7 +25,13 @@
  *
  * Ownership: a msgbuf belongs to one party at a time. While a driver holds a
  * zero-copy reference to it (pmr_msgbuf_tx_pending() is non-zero) it must
- * be neither written nor freed.
+ * be neither written nor freed. While a worker holds it (the msgbuf of a
+ * pending request, a response kept for retransmissions, a response buffer
+ * offered to a handler: PMR_MSGBUF_F_WORKER in its flags) it is not the
+ * application's to free or to give away. pmr_msgbuf_free() refuses both,
+ * in every build, and counts the refusal in the pool
+ * (pmr_msgbuf_pool_free_refused()); the RPC engine refuses a msgbuf a
+ * worker holds in pmr_request() and pmr_respond() (pmr_rpc.h).
  */
 
 #include <stdbool.h>
@@ -53,9 +59,20 @@ struct pmr_msgbuf {
 	 */
 	uint32_t tx_refs;
 	uint16_t headroom;	/**< Writable bytes in front of data. */
-	uint16_t rsvd;
+	/**
+	 * Who holds the buffer besides its owner (PMR_MSGBUF_F_*): set and
+	 * cleared by the RPC engine on the worker's lcore, 0 when the
+	 * buffer is the application's or in its pool.
+	 */
+	uint16_t flags;
 	uint64_t udata;		/**< Free for the owner of the buffer. */
 } __rte_cache_aligned;
+
+/**
+ * pmr_msgbuf.flags: a worker holds the buffer (a pending request's, a
+ * kept response, a handler's offered response buffer).
+ */
+#define PMR_MSGBUF_F_WORKER RTE_BIT32(0)
 
 /** One virtually contiguous memory chunk of a msgbuf pool. */
 struct pmr_msgbuf_chunk {
@@ -120,6 +137,22 @@ bool pmr_msgbuf_pool_is_large(const struct rte_mempool *mp);
  * as free). Tests assert it is 0 to prove that nothing leaked.
  */
 unsigned int pmr_msgbuf_pool_in_use(const struct rte_mempool *mp);
+
+/**
+ * @return the number of pmr_msgbuf_free() calls on msgbufs of the pool
+ *   refused since it was created (a driver or a worker still held the
+ *   msgbuf: a use-after-free or double free averted), 0 if mp is not a
+ *   msgbuf pool. Any thread.
+ */
+uint64_t pmr_msgbuf_pool_free_refused(const struct rte_mempool *mp);
+
+/**
+ * Out of line part of pmr_msgbuf_free(): count a refused free in the
+ * msgbuf's pool (and log it, rate limited). Not for applications.
+ *
+ * @return -EBUSY.
+ */
+int pmr_msgbuf_free_refuse(struct pmr_msgbuf *mb);
 
 /** @return true if every msgbuf of the pool is back. */
 static inline bool
@@ -186,14 +219,28 @@ pmr_msgbuf_alloc_bulk(struct rte_mempool *mp, struct pmr_msgbuf **mbs,
 	return 0;
 }
 
-/** Return a msgbuf to its pool. A NULL msgbuf is ignored. */
-static inline void
+/**
+ * Return a msgbuf to its pool. A NULL msgbuf is ignored.
+ *
+ * A msgbuf that is not the caller's to free is left alone, in every
+ * build: one a driver still sends (pmr_msgbuf_tx_pending() non-zero) or a
+ * worker holds (flags non-zero: the msgbuf of a request whose
+ * continuation has not run, a response given to pmr_respond(), a
+ * handler's pmr_req_resp_buf()). The refusal is counted in the pool
+ * (pmr_msgbuf_pool_free_refused()).
+ *
+ * @return 0, or -EBUSY (not freed).
+ */
+static inline int
 pmr_msgbuf_free(struct pmr_msgbuf *mb)
 {
 	if (mb == NULL)
-		return;
-	RTE_ASSERT(__atomic_load_n(&mb->tx_refs, __ATOMIC_RELAXED) == 0);
+		return 0;
+	if (unlikely(mb->flags != 0 ||
+		     __atomic_load_n(&mb->tx_refs, __ATOMIC_RELAXED) != 0))
+		return pmr_msgbuf_free_refuse(mb);
 	rte_mempool_put(mb->pool, mb);
+	return 0;
 }
 
 /**

@@ -36,14 +36,16 @@ extern "C" {
 #define PMR_URI_MAX 64
 
 struct pmr_nexus;
-struct pmr_req;
+struct pmr_req_ref;
 
 /**
- * A request handler. It runs on the worker's lcore with the request
- * (valid until the handler responds, see pmr_rpc.h) and the arg it was
- * registered with.
+ * A request handler. It runs on the worker's lcore with a reference to
+ * the request (struct pmr_req_ref, a value defined in pmr_rpc.h: keep a
+ * copy to answer later) and the arg it was registered with. It answers
+ * the request once, now or later, with pmr_respond() or, if it cannot,
+ * pmr_respond_error(); a request never answered holds its server slot.
  */
-typedef void (*pmr_req_handler_t)(struct pmr_req *req, void *arg);
+typedef void (*pmr_req_handler_t)(struct pmr_req_ref req, void *arg);
 
 /** Nexus settings; zero fields take the defaults. */
 struct pmr_nexus_conf {

@@ -26,7 +26,22 @@
  * @endcode
  *
  * Server side: register handlers on the nexus before creating workers;
- * a handler answers with pmr_respond(), now or later.
+ * a handler answers with pmr_respond(), or fails the request with
+ * pmr_respond_error(), now or later:
+ * @code
+ *	static void
+ *	my_handler(struct pmr_req_ref req, void *arg)
+ *	{
+ *		struct pmr_msgbuf *resp = pmr_req_resp_buf(req);
+ *
+ *		if (resp == NULL) {
+ *			pmr_respond_error(req, PMR_E_NOMEM);
+ *			return;
+ *		}
+ *		...fill resp...
+ *		pmr_respond(req, resp);
+ *	}
+ * @endcode
  */
 
 #include <stdbool.h>
@@ -115,6 +130,14 @@ struct pmr_worker_stats {
 	uint64_t rx_drops;	/**< Sum of drops[]. */
 	/** Drops by reason: see pmr_worker_drop_name(). */
 	uint64_t drops[16];
+	/** pmr_respond()/pmr_respond_error() with a stale pmr_req_ref:
+	 * refused, never delivered (server). */
+	uint64_t stale_refs;
+	/** Msgbufs refused as not the caller's to give (-EBUSY): one already
+	 * in a pending request given to pmr_request() or
+	 * pmr_request_start(), or to pmr_respond() one in flight or another
+	 * request's. */
+	uint64_t msgbuf_busy;
 };
 
 /** @return the name of drop reason idx of pmr_worker_stats.drops, or NULL. */
@@ -264,12 +287,15 @@ typedef void (*pmr_cont_t)(struct pmr_worker *w, const struct pmr_resp *resp,
 
 /**
  * Send a request. The msgbuf (from pmr_worker_msgbuf_alloc() or any pool)
- * belongs to the worker until the continuation runs. Beyond the session
- * window, requests wait in order. Lost packets are sent again; a request
- * not answered within req_timeout_ms completes with PMR_E_TIMEOUT. The
- * server runs each request at most once.
+ * belongs to the worker until the continuation runs: pmr_msgbuf_free() of
+ * it is refused until then, and so is a second pmr_request() with it.
+ * Beyond the session window, requests wait in order. Lost packets are
+ * sent again; a request not answered within req_timeout_ms completes with
+ * PMR_E_TIMEOUT. The server runs each request at most once.
  *
- * @return 0, or -EINVAL (bad session or msgbuf), -EMSGSIZE (over
+ * @return 0, or -EINVAL (bad session or msgbuf), -EBUSY (the msgbuf is
+ *   the worker's already: a pending request's, a response's; counted in
+ *   pmr_worker_stats.msgbuf_busy), -EMSGSIZE (over
  *   pmr_worker_max_msg_size()), -ENOBUFS (max_requests pending already);
  *   then cont never runs.
  */
@@ -289,7 +315,9 @@ struct pmr_req_handle {
 
 /**
  * Send a request whose response is copied into resp; test h->done (or
- * pmr_request_done()) while polling, or pmr_request_wait().
+ * pmr_request_done()) while polling, or pmr_request_wait(). Both req and
+ * resp belong to the worker until the request is done (as for
+ * pmr_request(): -EBUSY if either is the worker's already).
  *
  * @return as pmr_request().
  */
@@ -314,38 +342,89 @@ enum pmr_status pmr_request_wait(struct pmr_worker *w,
 
 /* Server side. */
 
-/** A request given to a handler; valid until pmr_respond(). */
 struct pmr_req;
 
-/** @return the request's bytes (zero-copy). */
-const void *pmr_req_data(const struct pmr_req *req);
+/**
+ * A request given to a handler: a small value, copy it freely; answer it
+ * once with pmr_respond() or pmr_respond_error().
+ *
+ * A reference names its request, not only the server slot that holds it:
+ * the slot carries a 32-bit generation that changes whenever it takes a
+ * request and whenever its request is answered or dropped, and a
+ * reference whose generation is not the slot's is stale. The accessors
+ * return NULL or 0 for a stale reference, pmr_respond() and
+ * pmr_respond_error() refuse it with -ESTALE (counted in
+ * pmr_worker_stats.stale_refs, logged at a limited rate): a handler that
+ * answers twice can never answer the slot's next request, another
+ * client's perhaps.
+ *
+ * A request whose session went away while its handler had it stays valid
+ * until the handler answers it: the answer then goes nowhere, and its
+ * buffers go back. pmr_worker_destroy() drops requests still with their
+ * handlers: their references must not be used after it.
+ */
+struct pmr_req_ref {
+	struct pmr_req *slot;	/**< Internal. */
+	uint32_t gen;		/**< Internal. */
+};
 
-/** @return the request's length. */
-uint32_t pmr_req_len(const struct pmr_req *req);
+/** @return the request's bytes (zero-copy), NULL if req is stale. */
+const void *pmr_req_data(struct pmr_req_ref req);
 
-/** @return the request's type. */
-uint8_t pmr_req_type(const struct pmr_req *req);
+/** @return the request's length, 0 if req is stale. */
+uint32_t pmr_req_len(struct pmr_req_ref req);
 
-/** @return the worker handling it. */
-struct pmr_worker *pmr_req_worker(const struct pmr_req *req);
+/** @return the request's type, 0 if req is stale. */
+uint8_t pmr_req_type(struct pmr_req_ref req);
+
+/** @return the worker handling it, NULL if req is stale. */
+struct pmr_worker *pmr_req_worker(struct pmr_req_ref req);
 
 /**
  * A response buffer allocated for this request (capacity
- * pmr_worker_pkt_size(), len 0), or NULL if the pool was empty. Pass it
- * (or another msgbuf, e.g. from pmr_worker_msgbuf_alloc() for a larger
- * response) to pmr_respond(): it is freed if unused.
+ * pmr_worker_pkt_size(), len 0), or NULL if the pool was empty (answer
+ * with pmr_respond_error(req, PMR_E_NOMEM) then) or req is stale. It
+ * stays the request's: pass it (or another msgbuf, e.g. from
+ * pmr_worker_msgbuf_alloc() for a larger response) to pmr_respond(); it
+ * is freed if unused, and pmr_msgbuf_free() of it is refused (-EBUSY).
  */
-struct pmr_msgbuf *pmr_req_resp_buf(struct pmr_req *req);
+struct pmr_msgbuf *pmr_req_resp_buf(struct pmr_req_ref req);
 
 /**
  * Answer a request. The response msgbuf belongs to the worker from now
  * on (it is kept until the client's next request shows the response
- * arrived, to answer retransmissions); req is invalid after the call.
+ * arrived, to answer retransmissions).
  *
- * @return 0, or -EMSGSIZE (response too large: the client gets
- *   PMR_E_REMOTE_ERROR, resp is freed), -EINVAL.
+ * Whatever it returns but -ESTALE, the request is answered and req is
+ * stale after the call: a handler never leaks its request.
+ *
+ * @return 0, or
+ *   -ESTALE: req was answered already (or dropped); nothing is sent and
+ *   resp stays the caller's.
+ *   -EINVAL: resp is NULL; the client gets PMR_E_REMOTE_ERROR (or req
+ *   was never given to a handler, a zeroed one: nothing happens).
+ *   -EBUSY: resp is not the caller's to give: a driver still sends it,
+ *   or it is a pending request's msgbuf or another request's response
+ *   (or pmr_req_resp_buf()); the client gets PMR_E_REMOTE_ERROR, resp is
+ *   left alone.
+ *   -EMSGSIZE: resp is over pmr_worker_max_msg_size(); the client gets
+ *   PMR_E_REMOTE_ERROR, resp is freed.
  */
-int pmr_respond(struct pmr_req *req, struct pmr_msgbuf *resp);
+int pmr_respond(struct pmr_req_ref req, struct pmr_msgbuf *resp);
+
+/**
+ * Fail a request: the client's continuation runs with status (at once,
+ * not after a timeout), and the server slot is free for the session's
+ * next request. For a handler that cannot answer: no memory for the
+ * response (PMR_E_NOMEM), a response too large (PMR_E_MSGSIZE), or
+ * anything else (PMR_E_REMOTE_ERROR). As pmr_respond(), it answers the
+ * request whatever it returns but -ESTALE.
+ *
+ * @return 0, -ESTALE (req was answered already; nothing is sent), or
+ *   -EINVAL: status is none of those three; the client gets
+ *   PMR_E_REMOTE_ERROR.
+ */
+int pmr_respond_error(struct pmr_req_ref req, enum pmr_status status);
 
 #ifdef __cplusplus
 }

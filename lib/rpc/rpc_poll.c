@@ -30,7 +30,7 @@ rpc_txfree_push(struct pmr_worker *w, struct pmr_msgbuf *mb)
 		/* Full: the oldest must go first. */
 		while (pmr_msgbuf_tx_pending(f->mbs[f->head & (f->size - 1)]))
 			pmr_transport_tx_flush(w->q);
-		pmr_msgbuf_free(f->mbs[f->head++ & (f->size - 1)]);
+		rpc_msgbuf_put(f->mbs[f->head++ & (f->size - 1)]);
 	}
 	f->mbs[f->tail++ & (f->size - 1)] = mb;
 }
@@ -46,7 +46,7 @@ rpc_txfree_poll(struct pmr_worker *w)
 
 		if (pmr_msgbuf_tx_pending(mb) != 0)
 			break;
-		pmr_msgbuf_free(mb);
+		rpc_msgbuf_put(mb);
 		f->head++;
 	}
 }

@@ -91,6 +91,11 @@ enum rpc_srv_state {
  */
 struct pmr_req {
 	struct pmr_worker *w;
+	/*
+	 * Changes when the slot takes a request and when that request is
+	 * answered or dropped: a pmr_req_ref of another generation is stale.
+	 */
+	uint32_t gen;
 	uint64_t req_num;
 	uint16_t session;
 	uint8_t req_type;
@@ -226,6 +231,46 @@ rpc_count_drop(struct pmr_worker *w, unsigned int why)
 {
 	w->stats.drops[why]++;
 	w->stats.rx_drops++;
+}
+
+/*
+ * Msgbuf ownership (pmr_msgbuf.flags): the worker holds a pending
+ * request's msgbuf, a kept response and an offered response buffer, so
+ * that the application can neither free them (pmr_msgbuf_free() refuses)
+ * nor give them to the worker again (-EBUSY). A flag store on the hot
+ * path.
+ */
+static inline void
+rpc_msgbuf_hold(struct pmr_msgbuf *mb)
+{
+	mb->flags |= PMR_MSGBUF_F_WORKER;
+}
+
+/* The application's again. */
+static inline void
+rpc_msgbuf_unhold(struct pmr_msgbuf *mb)
+{
+	mb->flags &= (uint16_t)~PMR_MSGBUF_F_WORKER;
+}
+
+/* May the application give mb to the worker (not held, not in flight)? */
+static inline bool
+rpc_msgbuf_free_to_give(const struct pmr_msgbuf *mb)
+{
+	return mb->flags == 0 && pmr_msgbuf_tx_pending(mb) == 0;
+}
+
+/*
+ * The engine frees a msgbuf of its own, held or not: every free inside
+ * the engine goes through here, as pmr_msgbuf_free() refuses a held one.
+ */
+static inline void
+rpc_msgbuf_put(struct pmr_msgbuf *mb)
+{
+	if (mb == NULL)
+		return;
+	mb->flags = 0;
+	pmr_msgbuf_free(mb);
 }
 
 /* Packets of a message of size bytes, in packets of plen payload. */

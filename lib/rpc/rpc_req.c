@@ -188,11 +188,17 @@ request_submit(struct pmr_worker *w, int session, uint8_t req_type,
 		return -EINVAL;
 	if (req->len > w->max_msg)
 		return -EMSGSIZE;
-	if (pmr_msgbuf_tx_pending(req) != 0)
-		return -EINVAL;
+	if (unlikely(!rpc_msgbuf_free_to_give(req) ||
+		     (h != NULL && !rpc_msgbuf_free_to_give(h->resp)))) {
+		w->stats.msgbuf_busy++;	/* in a pending request already */
+		return -EBUSY;
+	}
 	r = creq_get(w);
 	if (r == NULL)
 		return -ENOBUFS;
+	rpc_msgbuf_hold(req);		/* until the continuation runs */
+	if (h != NULL)
+		rpc_msgbuf_hold(h->resp);
 	/* Every field, without a memset of the whole record. */
 	r->mb = req;
 	r->cont = cont;
@@ -283,11 +289,13 @@ creq_finish(struct pmr_worker *w, struct rpc_creq *r, struct pmr_rx_pkt *pkt)
 		}
 	}
 	w->stats.reqs_completed++;
+	rpc_msgbuf_unhold(r->mb);		/* the caller's again */
 	if (likely(r->h == NULL)) {
 		r->cont(w, &resp, r->tag);
 	} else {
 		struct pmr_req_handle *h = r->h;
 
+		rpc_msgbuf_unhold(h->resp);
 		h->status = resp.status;
 		if (resp.status == PMR_OK) {
 			if (pmr_msgbuf_resize(h->resp, resp.len) == 0) {
@@ -302,7 +310,7 @@ creq_finish(struct pmr_worker *w, struct rpc_creq *r, struct pmr_rx_pkt *pkt)
 	if (pkt != NULL)
 		pmr_transport_rx_release(w->q, pkt, 1);
 	if (unlikely(r->resp_mb != NULL))
-		pmr_msgbuf_free(r->resp_mb);
+		rpc_msgbuf_put(r->resp_mb);
 	creq_put(w, r);
 }
 
@@ -330,7 +338,7 @@ creq_complete(struct pmr_worker *w, struct rpc_creq *r,
 	}
 	r->status = status;
 	if (unlikely(status != PMR_OK)) {
-		pmr_msgbuf_free(r->resp_mb);
+		rpc_msgbuf_put(r->resp_mb);
 		r->resp_mb = NULL;
 		if (status == PMR_E_TIMEOUT)
 			w->stats.timeouts++;

@@ -12,7 +12,10 @@
  * never runs twice.
  */
 
+#include <inttypes.h>
 #include <string.h>
+
+#include <rte_per_lcore.h>
 
 #include "rpc_private.h"
 
@@ -75,14 +78,15 @@ rpc_srv_slot_clear(struct pmr_worker *w, struct pmr_req *req)
 	if (req->has_pkt)
 		pmr_transport_rx_release(w->q, &req->pkt, 1);
 	req->has_pkt = false;
-	pmr_msgbuf_free(req->req_mb);
+	rpc_msgbuf_put(req->req_mb);
 	req->req_mb = NULL;
-	pmr_msgbuf_free(req->resp_buf);
+	rpc_msgbuf_put(req->resp_buf);
 	req->resp_buf = NULL;
 	if (req->resp_mb != NULL)
 		rpc_txfree_push(w, req->resp_mb);	/* maybe still sent */
 	req->resp_mb = NULL;
 	req->state = SRV_FREE;
+	req->gen++;		/* a handler's reference is stale now */
 }
 
 /*
@@ -139,7 +143,7 @@ srv_handle(struct pmr_worker *w, struct rpc_session *s, struct pmr_req *req)
 	req->orphaned = false;
 	s->srv_active++;
 	w->stats.reqs_handled++;
-	hd->fn(req, hd->arg);
+	hd->fn((struct pmr_req_ref){ .slot = req, .gen = req->gen }, hd->arg);
 }
 
 /* Packet 0 of a new request in its slot. */
@@ -150,6 +154,7 @@ srv_req_start(struct pmr_worker *w, struct rpc_session *s, uint16_t sn,
 {
 	if (req->state != SRV_FREE)
 		srv_slot_recycle(w, req);
+	req->gen++;		/* references to the last request are stale */
 	req->w = w;
 	req->req_num = h->req_num;
 	req->session = sn;
@@ -287,36 +292,97 @@ rpc_rx_req(struct pmr_worker *w, uint16_t sn, const struct pmr_pkthdr *h,
 		rpc_count_drop(w, RPC_DROP_ORDER);
 }
 
-const void *
-pmr_req_data(const struct pmr_req *req)
+/*
+ * The slot of a handler's reference to a request it has not answered
+ * yet, or NULL: a NULL, answered or recycled one.
+ */
+static inline struct pmr_req *
+srv_ref_slot(struct pmr_req_ref ref)
 {
-	return req->data;
+	struct pmr_req *req = ref.slot;
+
+	if (unlikely(req == NULL || req->gen != ref.gen ||
+		     req->state != SRV_HANDLING))
+		return NULL;
+	return req;
+}
+
+const void *
+pmr_req_data(struct pmr_req_ref ref)
+{
+	struct pmr_req *req = srv_ref_slot(ref);
+
+	return req != NULL ? req->data : NULL;
 }
 
 uint32_t
-pmr_req_len(const struct pmr_req *req)
+pmr_req_len(struct pmr_req_ref ref)
 {
-	return req->len;
+	struct pmr_req *req = srv_ref_slot(ref);
+
+	return req != NULL ? req->len : 0;
 }
 
 uint8_t
-pmr_req_type(const struct pmr_req *req)
+pmr_req_type(struct pmr_req_ref ref)
 {
-	return req->req_type;
+	struct pmr_req *req = srv_ref_slot(ref);
+
+	return req != NULL ? req->req_type : 0;
 }
 
 struct pmr_worker *
-pmr_req_worker(const struct pmr_req *req)
+pmr_req_worker(struct pmr_req_ref ref)
 {
-	return req->w;
+	struct pmr_req *req = srv_ref_slot(ref);
+
+	return req != NULL ? req->w : NULL;
 }
 
 struct pmr_msgbuf *
-pmr_req_resp_buf(struct pmr_req *req)
+pmr_req_resp_buf(struct pmr_req_ref ref)
 {
-	if (req->resp_buf == NULL)
+	struct pmr_req *req = srv_ref_slot(ref);
+
+	if (unlikely(req == NULL))
+		return NULL;
+	if (req->resp_buf == NULL) {
 		req->resp_buf = pmr_msgbuf_alloc(req->w->pools[0], 0);
+		if (req->resp_buf != NULL)
+			rpc_msgbuf_hold(req->resp_buf);	/* the slot's */
+	}
 	return req->resp_buf;
+}
+
+/* Stale references: at most one log line a second per lcore. */
+static RTE_DEFINE_PER_LCORE(uint64_t, stale_log_tsc);
+static RTE_DEFINE_PER_LCORE(uint64_t, stale_log_quiet);
+
+/*
+ * A handler answered through a stale reference (a second answer, or one
+ * after its request was dropped): count it, log it now and then, refuse
+ * it. Every one is refused; only the log is rate limited.
+ */
+static __rte_noinline int
+srv_ref_stale(struct pmr_req_ref ref, const char *what)
+{
+	struct pmr_req *req = ref.slot;
+	uint64_t now = rte_get_timer_cycles();
+
+	if (req == NULL)
+		return -EINVAL;
+	req->w->stats.stale_refs++;
+	if (now - RTE_PER_LCORE(stale_log_tsc) < rte_get_timer_hz()) {
+		RTE_PER_LCORE(stale_log_quiet)++;
+		return -ESTALE;
+	}
+	RPC_LOG(ERR, "worker %u: %s with a stale request reference "
+		"(generation %u, slot at %u): refused; %" PRIu64 " more "
+		"not logged", req->w->worker_id, what, ref.gen, req->gen,
+		RTE_PER_LCORE(stale_log_quiet));
+	RTE_PER_LCORE(stale_log_tsc) = now;
+	RTE_PER_LCORE(stale_log_quiet) = 0;
+	return -ESTALE;
 }
 
 /* The handler is done: give back the request's packet or buffer. */
@@ -326,25 +392,72 @@ srv_req_end(struct pmr_worker *w, struct rpc_session *s, struct pmr_req *req)
 	if (req->has_pkt)
 		pmr_transport_rx_release(w->q, &req->pkt, 1);
 	req->has_pkt = false;
-	pmr_msgbuf_free(req->req_mb);
+	rpc_msgbuf_put(req->req_mb);
 	req->req_mb = NULL;
 	s->srv_active--;
+	req->gen++;		/* answered: the handler's reference is stale */
+}
+
+/*
+ * The handler's request went away with its session: the answer goes
+ * nowhere; the slot is free, and so is the session once it was the last.
+ */
+static void
+srv_req_orphan_end(struct pmr_worker *w, struct rpc_session *s,
+		struct pmr_req *req)
+{
+	req->state = SRV_FREE;
+	if (s->closing && s->srv_active == 0)
+		rpc_session_release(w, req->session, false);
+}
+
+/* Answer a handler's request with a status alone. */
+static void
+srv_req_fail(struct pmr_worker *w, struct pmr_req *req,
+		enum pmr_status status)
+{
+	struct rpc_session *s = &w->sessions[req->session];
+
+	rpc_msgbuf_put(req->resp_buf);
+	req->resp_buf = NULL;
+	srv_req_end(w, s, req);
+	if (unlikely(req->orphaned)) {
+		srv_req_orphan_end(w, s, req);
+		return;
+	}
+	srv_answer_status(w, s, req, status);
 }
 
 int
-pmr_respond(struct pmr_req *req, struct pmr_msgbuf *resp)
+pmr_respond(struct pmr_req_ref ref, struct pmr_msgbuf *resp)
 {
+	struct pmr_req *req = srv_ref_slot(ref);
 	struct pmr_worker *w;
 	struct rpc_session *s;
-	int ret = 0;
 
-	if (req == NULL || req->state != SRV_HANDLING || resp == NULL)
-		return -EINVAL;
+	if (unlikely(req == NULL))
+		return srv_ref_stale(ref, "pmr_respond");
 	w = req->w;
-	s = &w->sessions[req->session];
-	if (req->resp_buf != NULL && req->resp_buf != resp)
-		pmr_msgbuf_free(req->resp_buf);
+	if (unlikely(resp == NULL)) {
+		srv_req_fail(w, req, PMR_E_REMOTE_ERROR);
+		return -EINVAL;
+	}
+	if (resp != req->resp_buf) {
+		/*
+		 * Not the slot's own: refuse what the worker holds or a
+		 * driver still sends (another request's response, a pending
+		 * request's msgbuf), and answer anyway.
+		 */
+		if (unlikely(!rpc_msgbuf_free_to_give(resp))) {
+			w->stats.msgbuf_busy++;
+			srv_req_fail(w, req, PMR_E_REMOTE_ERROR);
+			return -EBUSY;
+		}
+		rpc_msgbuf_hold(resp);
+		rpc_msgbuf_put(req->resp_buf);
+	}
 	req->resp_buf = NULL;
+	s = &w->sessions[req->session];
 	/*
 	 * Release the request before the response leaves: the client then
 	 * finds its request buffer free when the response arrives.
@@ -353,14 +466,12 @@ pmr_respond(struct pmr_req *req, struct pmr_msgbuf *resp)
 
 	if (unlikely(req->orphaned)) {
 		/* The session went away while the handler had it. */
-		pmr_msgbuf_free(resp);
-		req->state = SRV_FREE;
-		if (s->closing && s->srv_active == 0)
-			rpc_session_release(w, req->session, false);
+		rpc_msgbuf_put(resp);
+		srv_req_orphan_end(w, s, req);
 		return 0;
 	}
 	if (unlikely(resp->len > w->max_msg)) {
-		pmr_msgbuf_free(resp);
+		rpc_msgbuf_put(resp);
 		srv_answer_status(w, s, req, PMR_E_REMOTE_ERROR);
 		return -EMSGSIZE;
 	}
@@ -369,7 +480,20 @@ pmr_respond(struct pmr_req *req, struct pmr_msgbuf *resp)
 	req->resp_pkts = rpc_msg_pkts(resp->len, w->plen);
 	srv_tx_resp(w, s, req, 0);
 	w->stats.resps_sent++;
-	return ret;
+	return 0;
+}
+
+int
+pmr_respond_error(struct pmr_req_ref ref, enum pmr_status status)
+{
+	struct pmr_req *req = srv_ref_slot(ref);
+	bool ok = status == PMR_E_REMOTE_ERROR || status == PMR_E_NOMEM ||
+		status == PMR_E_MSGSIZE;
+
+	if (unlikely(req == NULL))
+		return srv_ref_stale(ref, "pmr_respond_error");
+	srv_req_fail(req->w, req, ok ? status : PMR_E_REMOTE_ERROR);
+	return ok ? 0 : -EINVAL;
 }
 
 /* The session is going away: orphan requests still with handlers. */

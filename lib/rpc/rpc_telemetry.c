@@ -66,6 +66,8 @@ static const struct tel_field worker_stat_fields[] = {
 	WORKER_STAT(fault_duplicated),
 	WORKER_STAT(fault_reordered),
 	WORKER_STAT(rx_drops),
+	WORKER_STAT(stale_refs),
+	WORKER_STAT(msgbuf_busy),
 };
 
 #define NEXUS_STAT(f) { #f, offsetof(struct pmr_nexus_stats, f) }

@@ -319,7 +319,7 @@ worker_drain(struct pmr_worker *w)
 		while (w->txfree.head != w->txfree.tail &&
 		       pmr_msgbuf_tx_pending(w->txfree.mbs[w->txfree.head &
 				(w->txfree.size - 1)]) == 0)
-			pmr_msgbuf_free(w->txfree.mbs[w->txfree.head++ &
+			rpc_msgbuf_put(w->txfree.mbs[w->txfree.head++ &
 				(w->txfree.size - 1)]);
 		if ((TAILQ_EMPTY(&w->completing) &&
 		     w->txfree.head == w->txfree.tail) ||

@@ -69,14 +69,15 @@ struct bench {
 static struct bench bench;
 
 static void
-echo_handler(struct pmr_req *req, void *arg)
+echo_handler(struct pmr_req_ref req, void *arg)
 {
 	struct bench *b = arg;
 	struct pmr_msgbuf *resp = pmr_req_resp_buf(req);
 	uint32_t len = pmr_req_len(req);
 
 	if (resp == NULL) {
-		b->errors++;	/* the client times out */
+		b->errors++;
+		pmr_respond_error(req, PMR_E_NOMEM);
 		return;
 	}
 	memcpy(resp->data, pmr_req_data(req), len);

@@ -88,7 +88,7 @@ now_us(void)
 }
 
 static void
-echo_handler(struct pmr_req *req, void *arg)
+echo_handler(struct pmr_req_ref req, void *arg)
 {
 	struct pmr_worker *w = pmr_req_worker(req);
 	const uint8_t *in = pmr_req_data(req);
@@ -98,8 +98,10 @@ echo_handler(struct pmr_req *req, void *arg)
 	(void)arg;
 	resp = len <= pmr_worker_pkt_size(w) ? pmr_req_resp_buf(req) :
 		pmr_worker_msgbuf_alloc(w, len);
-	if (resp == NULL)
-		return;		/* the client times out */
+	if (resp == NULL) {
+		pmr_respond_error(req, PMR_E_NOMEM);
+		return;
+	}
 	pmr_msgbuf_resize(resp, len);
 	for (i = 0; i < len; i++)
 		resp->data[i] = (uint8_t)~in[i];
