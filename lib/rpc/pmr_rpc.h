@@ -114,7 +114,7 @@ struct pmr_worker_stats {
 	uint64_t fault_reordered; /**< ...reordered by it. */
 	uint64_t rx_drops;	/**< Sum of drops[]. */
 	/** Drops by reason: see pmr_worker_drop_name(). */
-	uint64_t drops[16];
+	uint64_t drops[32];
 };
 
 /** @return the name of drop reason idx of pmr_worker_stats.drops, or NULL. */

@@ -34,6 +34,7 @@ enum rpc_drop {
 	RPC_DROP_ORDER,		/* ahead of the next expected (go-back-N) */
 	RPC_DROP_BUSY,		/* new request while a handler holds the slot */
 	RPC_DROP_BAD_PKT,	/* size or position inconsistent with message */
+	RPC_DROP_TOKEN_PKT,	/* TOKEN packet for no handshake of ours */
 	RPC_DROP_MAX
 };
 
@@ -118,7 +119,7 @@ struct rpc_session {
 	bool client;
 	uint16_t remote_session;
 	uint16_t remote_worker;
-	uint32_t token;
+	uint64_t token;
 	struct pmr_transport_peer *peer;
 	uint64_t peer_src;		/* peer->src, for the RX check */
 	pmr_session_cb_t cb;
@@ -188,6 +189,9 @@ struct pmr_worker {
 	uint64_t req_timeout;		/* TSC */
 	uint64_t next_timer;		/* TSC of the next timer scan */
 	struct rpc_faults faults;
+	/* Rate limit of the log of forged packets (the counters count all). */
+	uint64_t forged_log_next;	/* TSC */
+	uint64_t forged_log_quiet;	/* not logged since the last line */
 	struct pmr_nexus_handler handlers[256];
 	struct pmr_worker_stats stats;
 
@@ -245,6 +249,8 @@ rpc_slot_of(const struct pmr_worker *w, uint64_t req_num)
 }
 
 /* rpc_poll.c */
+void rpc_log_forged(struct pmr_worker *w, unsigned int why, uint16_t sn,
+		uint64_t src);
 void rpc_tx_flush_slow(struct pmr_worker *w, uint16_t sent);
 void rpc_tx_flush_full(struct pmr_worker *w);
 void rpc_tx_msg_pkt(struct pmr_worker *w, struct rpc_session *s,

@@ -116,12 +116,16 @@ static int
 session_alloc(struct pmr_worker *w, bool client, uint16_t reserve)
 {
 	struct rpc_session *s;
+	uint32_t idx;
 	uint16_t sn;
 
 	if (w->nb_sess_free == 0 ||
 	    w->rx_reserved + reserve > w->rx_budget)
 		return -ENOSPC;
-	sn = w->sess_free[--w->nb_sess_free];
+	/* A random one of the free numbers (see worker_alloc_tables()). */
+	idx = (uint32_t)rte_rand_max(w->nb_sess_free);
+	sn = w->sess_free[idx];
+	w->sess_free[idx] = w->sess_free[--w->nb_sess_free];
 	w->rx_reserved += reserve;
 	s = &w->sessions[sn];
 	s->rx_reserve = reserve;
