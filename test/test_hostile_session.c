@@ -25,6 +25,7 @@
 
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
+#include <rte_ring.h>
 
 #include "eth_hdr.h"
 #include "pmr_pkthdr.h"
@@ -433,6 +434,116 @@ defect6_forged_token_after_connected(void **state)
 	assert_int_equal(pmr_session_destroy(cli, s), 0);
 }
 
+/* The one session of w in use, or -1. */
+static int
+only_session(struct pmr_worker *w)
+{
+	unsigned int sn;
+
+	for (sn = 0; sn < w->max_sessions; sn++)
+		if (pmr_session_state(w, (int)sn) != PMR_SESSION_FREE)
+			return (int)sn;
+	return -1;
+}
+
+/* The ring the client's port reads: what the server sent. */
+static struct rte_ring *
+to_client_ring(void)
+{
+	char name[RTE_RING_NAMESIZE];
+	struct rte_ring *r;
+
+	snprintf(name, sizeof(name), "%s_ab", env.pair[0]);
+	r = rte_ring_lookup(name);
+	assert_non_null(r);
+	return r;
+}
+
+/*
+ * Defect 6, both orders: the server's TOKEN packet reaches the client
+ * before the nexus's CONNECTED, or after it (held back on the wire); a
+ * TOKEN with the right handshake id from the wrong address, taken before
+ * CONNECTED, is thrown away at CONNECTED and the real one still wins.
+ */
+static void
+defect6_token_either_order(void **state)
+{
+	struct pmr_worker *cli = env.cli[0], *srv = env.srv[0];
+	struct pmr_test_sess_ev e = { 0 };
+	struct rpc_session *cs;
+	struct rte_mbuf *held = NULL;
+	uint64_t deadline;
+	int s, ssn;
+
+	(void)state;
+	/* Token first: only the server runs until it has sent it. */
+	s = pmr_session_create(cli, pmr_nexus_uri(env.nx), 0,
+			pmr_test_on_session, &e);
+	assert_true(s >= 0);
+	cs = sess(cli, s);
+	deadline = pmr_test_now_ns() + PMR_TEST_WAIT_NS;
+	while (only_session(srv) < 0) {
+		pmr_worker_poll(srv);
+		assert_true(pmr_test_now_ns() < deadline);
+	}
+	pmr_worker_poll(srv);			/* the TOKEN leaves */
+	cli->nb_polls = 1;			/* RX, not the nexus ring */
+	pmr_worker_poll(cli);
+	assert_true(cs->has_token);
+	assert_null(cs->peer);
+	assert_int_equal(pmr_session_state(cli, s), PMR_SESSION_CONNECTING);
+	PMR_TEST_POLL_UNTIL(&env, e.count > 0);
+	assert_int_equal(e.ev, PMR_SESSION_EV_CONNECTED);
+	ssn = only_session(srv);
+	assert_true(cs->token == sess(srv, ssn)->token);
+	echo_ok(cli, s, 100, 1);
+	assert_int_equal(pmr_session_destroy(cli, s), 0);
+	PMR_TEST_POLL_UNTIL(&env, sessions_in_use(srv) == 0);
+
+	/*
+	 * CONNECTED first: the server's TOKEN is taken off the wire, a forged
+	 * one with the right handshake id comes from elsewhere first.
+	 */
+	memset(&e, 0, sizeof(e));
+	s = pmr_session_create(cli, pmr_nexus_uri(env.nx), 0,
+			pmr_test_on_session, &e);
+	assert_true(s >= 0);
+	cs = sess(cli, s);
+	deadline = pmr_test_now_ns() + PMR_TEST_WAIT_NS;
+	while (only_session(srv) < 0) {
+		pmr_worker_poll(srv);
+		assert_true(pmr_test_now_ns() < deadline);
+	}
+	pmr_worker_poll(srv);
+	ssn = only_session(srv);
+	assert_int_equal(rte_ring_dequeue(to_client_ring(), (void **)&held),
+			0);
+	inject_token(NOBODY_IP, (uint16_t)s, 0xbad, cs->hs_id, (uint16_t)ssn,
+			8);
+	cli->nb_polls = 1;
+	pmr_worker_poll(cli);
+	assert_true(cs->has_token);		/* nothing to check it by yet */
+	assert_null(cs->peer);
+	/* The client alone runs: the server sends no copy meanwhile. */
+	deadline = pmr_test_now_ns() + PMR_TEST_WAIT_NS;
+	while (cs->peer == NULL) {
+		pmr_worker_poll(cli);
+		assert_true(pmr_test_now_ns() < deadline);
+	}
+	assert_false(cs->has_token);		/* not from the server */
+	assert_int_equal(drops(cli, "bad_token_pkt"), 1);
+	assert_int_equal(pmr_session_state(cli, s), PMR_SESSION_CONNECTING);
+	assert_int_equal(e.count, 0);
+	assert_int_equal(rte_ring_enqueue(to_client_ring(), held), 0);
+	PMR_TEST_POLL_UNTIL(&env, e.count > 0);
+	assert_int_equal(e.ev, PMR_SESSION_EV_CONNECTED);
+	assert_true(cs->token == sess(srv, ssn)->token);
+	assert_true(cs->token != 0xbad);
+	echo_ok(cli, s, 3000, 2);
+	assert_int_equal(pmr_session_destroy(cli, s), 0);
+	PMR_TEST_POLL_UNTIL(&env, sessions_in_use(srv) == 0);
+}
+
 /*
  * Defect 5: the hog asks for 1024 credits; the server grants its own 8,
  * reserves only those, and the hog's session uses 8 and reserves 8 of its
@@ -487,6 +598,8 @@ main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(
 			defect6_forged_token_after_connected, setup_default,
 			teardown),
+		cmocka_unit_test_setup_teardown(defect6_token_either_order,
+			setup_default, teardown),
 		cmocka_unit_test_setup_teardown(defect5_credit_hog,
 			setup_hog, teardown),
 	};

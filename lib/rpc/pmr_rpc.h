@@ -115,6 +115,15 @@ struct pmr_worker_stats {
 	uint64_t rx_drops;	/**< Sum of drops[]. */
 	/** Drops by reason: see pmr_worker_drop_name(). */
 	uint64_t drops[32];
+	/** TOKEN packets sent (server: each session's token, a few copies). */
+	uint64_t tokens_sent;
+	/** TOKEN packets taken (client; forged ones are drops instead). */
+	uint64_t tokens_received;
+	/**
+	 * Connects failed for want of a token: the nexus answered, the data
+	 * path did not (PMR_SESSION_EV_CONNECT_FAILED, -ENETUNREACH).
+	 */
+	uint64_t connects_unreachable;
 };
 
 /** @return the name of drop reason idx of pmr_worker_stats.drops, or NULL. */
@@ -211,7 +220,11 @@ enum pmr_session_state {
 
 /** Session events (pmr_session_cb_t). */
 enum pmr_session_event {
-	PMR_SESSION_EV_CONNECTED,	/**< err is 0. */
+	/**
+	 * err is 0. The nexus accepted and the session's token came on the
+	 * data path (a TOKEN packet from the server worker).
+	 */
+	PMR_SESSION_EV_CONNECTED,
 	PMR_SESSION_EV_CONNECT_FAILED,	/**< err says why. */
 	PMR_SESSION_EV_RESET,		/**< The remote side closed it. */
 };
@@ -220,7 +233,11 @@ enum pmr_session_event {
  * Session event callback; runs on the worker's lcore. err is 0 or a
  * negative errno: -ENOENT (no such remote worker), -ENOSPC (remote out of
  * sessions), -ETIMEDOUT (nobody answered), -EHOSTUNREACH (URI did not
- * resolve), -EPROTO (incompatible peer), -ECONNRESET (remote closed),
+ * resolve), -EPROTO (incompatible peer), -ENETUNREACH on
+ * PMR_SESSION_EV_CONNECT_FAILED (the remote nexus accepted, but the
+ * server's TOKEN packet never reached this worker's data address within
+ * req_timeout_ms: the data path is unreachable), -ECONNRESET (remote
+ * closed),
  * -ETIMEDOUT on PMR_SESSION_EV_RESET (the remote nexus went silent: see
  * pmr_nexus_conf.peer_timeout_ms).
  */

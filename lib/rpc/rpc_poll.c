@@ -204,8 +204,12 @@ rpc_rx_one(struct pmr_worker *w, struct pmr_rx_pkt *pkt)
 		return;
 	}
 	s = &w->sessions[h.dest_session];
-	if (unlikely(s->state != PMR_SESSION_CONNECTED || s->closing)) {
-		rpc_drop(w, RPC_DROP_NO_SESSION, pkt);
+	if (unlikely(s->state != PMR_SESSION_CONNECTED || s->closing ||
+		     h.pkt_type == PMR_PKT_TOKEN)) {
+		if (h.pkt_type == PMR_PKT_TOKEN)
+			rpc_rx_token(w, &h, pkt);
+		else
+			rpc_drop(w, RPC_DROP_NO_SESSION, pkt);
 		return;
 	}
 	if (unlikely(h.token != s->token)) {
@@ -222,6 +226,9 @@ rpc_rx_one(struct pmr_worker *w, struct pmr_rx_pkt *pkt)
 		rpc_drop(w, RPC_DROP_ROLE, pkt);
 		return;
 	}
+	/* The client has the token: the server's TOKEN copies stop. */
+	if (unlikely(s->hs_pending))
+		rpc_hs_stop(w, s);
 	pkt->data += PMR_PKTHDR_LEN;
 	pkt->len -= PMR_PKTHDR_LEN;
 	w->stats.rx_pkts++;
@@ -258,6 +265,8 @@ pmr_worker_poll(struct pmr_worker *w)
 		if (unlikely(now >= w->next_timer))
 			rpc_timers(w, now);
 	}
+	if (unlikely(!TAILQ_EMPTY(&w->hs_pending)))
+		rpc_hs_timers(w);
 	if (w->nb_tx != 0)
 		rpc_tx_flush(w);
 	rpc_txfree_poll(w);

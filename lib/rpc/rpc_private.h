@@ -38,6 +38,13 @@ enum rpc_drop {
 	RPC_DROP_MAX
 };
 
+/*
+ * TOKEN packets a server session sends at most (issue 10): one on
+ * CONNECT_IN, then again after rto, 2 rto, 4 rto until the client's first
+ * valid packet arrives.
+ */
+#define RPC_TOKEN_COPIES 4
+
 /* Polls between two looks at the nexus ring (a power of 2). */
 #define RPC_SM_POLL_EVERY 8
 
@@ -137,7 +144,23 @@ struct rpc_session {
 	struct pmr_req *srv;		/* [session_window] by req_num */
 	uint16_t srv_active;		/* slots with handlers */
 	bool closing;			/* free once srv_active is 0 */
+	/*
+	 * The handshake's data-path half (issue 10): the server sends the
+	 * token to the client's data address in TOKEN packets; the client
+	 * is CONNECTED once it has both the nexus's CONNECTED and the token.
+	 */
+	uint64_t hs_id;			/* the client worker's handshake id */
+	uint64_t hs_deadline;		/* TSC: next TOKEN copy / give up */
+	uint64_t token_src;		/* client: where the TOKEN came from */
+	uint16_t token_session;		/* client: server session it named */
+	uint16_t granted;		/* client: credits the TOKEN granted */
+	uint16_t nx_granted;		/* client: CONNECTED.credits, 0: none */
+	uint8_t token_left;		/* server: TOKEN copies still to send */
+	bool has_token;			/* client: took a TOKEN packet */
+	bool hs_pending;		/* on the worker's hs_pending list */
+	TAILQ_ENTRY(rpc_session) hs_next;
 };
+TAILQ_HEAD(rpc_session_list, rpc_session);
 
 /* Msgbufs sent zero-copy, freed once the driver lets go (FIFO). */
 struct rpc_txfree {
@@ -206,6 +229,9 @@ struct pmr_worker {
 	uint32_t nb_sess_free;
 	uint32_t rx_budget;
 	uint32_t rx_reserved;
+	/* Sessions resending a TOKEN (server) or waiting for one (client). */
+	struct rpc_session_list hs_pending;
+	uint64_t hs_next;		/* TSC: earliest hs_deadline on it */
 
 	/* Control. */
 	struct pmr_nexus *nx;
@@ -356,6 +382,10 @@ int rpc_sm_poll(struct pmr_worker *w);
 void rpc_session_reset(struct pmr_worker *w, uint16_t sn,
 		enum pmr_session_state state);
 void rpc_session_release(struct pmr_worker *w, uint16_t sn, bool notify);
+void rpc_rx_token(struct pmr_worker *w, const struct pmr_pkthdr *h,
+		struct pmr_rx_pkt *pkt);
+void rpc_hs_timers(struct pmr_worker *w);
+void rpc_hs_stop(struct pmr_worker *w, struct rpc_session *s);
 
 /* rpc_req.c (client) */
 void rpc_creq_fail_all(struct pmr_worker *w, struct rpc_session *s,

@@ -66,6 +66,9 @@ static const struct tel_field worker_stat_fields[] = {
 	WORKER_STAT(fault_duplicated),
 	WORKER_STAT(fault_reordered),
 	WORKER_STAT(rx_drops),
+	WORKER_STAT(tokens_sent),
+	WORKER_STAT(tokens_received),
+	WORKER_STAT(connects_unreachable),
 };
 
 #define NEXUS_STAT(f) { #f, offsetof(struct pmr_nexus_stats, f) }

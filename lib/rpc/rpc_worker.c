@@ -165,6 +165,7 @@ worker_alloc_tables(struct pmr_worker *w, uint32_t nb_msgbufs, int socket)
 	TAILQ_INIT(&w->completing);
 	TAILQ_INIT(&w->all);
 	TAILQ_INIT(&w->active);
+	TAILQ_INIT(&w->hs_pending);
 	return 0;
 }
 
