@@ -66,8 +66,12 @@ struct pmr_worker_conf {
 	uint16_t session_window; /**< Requests in flight per session (8). */
 	/**
 	 * Packets a session may have in flight toward a worker (default 8).
-	 * Each session reserves this many of the queue's receive slots
-	 * (caps.rx_depth): a session beyond that is refused, -ENOSPC.
+	 * A client asks for this many; a server grants at most this many,
+	 * whatever a client asks, and the client's session uses what was
+	 * granted. Each session reserves its credits of the queue's receive
+	 * slots (caps.rx_depth) at both ends (a client reserves its own
+	 * until the grant is known): a session beyond that is refused,
+	 * -ENOSPC.
 	 */
 	uint16_t session_credits;
 	uint32_t max_requests;	/**< In flight + queued, all sessions (4096). */

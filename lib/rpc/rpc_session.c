@@ -536,8 +536,16 @@ sm_connect_in(struct pmr_worker *w, const struct pmr_sm_msg *m)
 {
 	struct pmr_sm_msg r = { .cookie = m->cookie };
 	struct rpc_session *s;
-	int sn = m->credits != 0 ? session_alloc(w, false, m->credits) :
-		-EINVAL;
+	int sn;
+
+	/*
+	 * The client's credits are its say, not ours: grant (and reserve)
+	 * at most our own session_credits, so that one asker cannot take
+	 * the whole receive budget. The client uses what is granted (the
+	 * TOKEN packet and the ACCEPT say how many).
+	 */
+	sn = m->credits != 0 ? session_alloc(w, false,
+			RTE_MIN(m->credits, w->credits)) : -EINVAL;
 
 	if (sn < 0) {
 		r.type = PMR_SM_REFUSE;
