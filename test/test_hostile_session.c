@@ -134,6 +134,17 @@ drops(struct pmr_worker *w, const char *name)
 	return 0;
 }
 
+#define wstat(w, f) stat_get(w, offsetof(struct pmr_worker_stats, f))
+
+static uint64_t
+stat_get(struct pmr_worker *w, size_t off)
+{
+	struct pmr_worker_stats st;
+
+	pmr_worker_stats_get(w, &st);
+	return *(const uint64_t *)((const uint8_t *)&st + off);
+}
+
 static unsigned int
 sessions_in_use(struct pmr_worker *w)
 {
@@ -281,6 +292,31 @@ echo_ok(struct pmr_worker *cli, int s, uint32_t len, uint8_t seed)
 	assert_int_equal(c.bad, 0);
 }
 
+/* The one session of w in use, or -1. */
+static int
+only_session(struct pmr_worker *w)
+{
+	unsigned int sn;
+
+	for (sn = 0; sn < w->max_sessions; sn++)
+		if (pmr_session_state(w, (int)sn) != PMR_SESSION_FREE)
+			return (int)sn;
+	return -1;
+}
+
+/* The ring the client's port reads: what the server sent. */
+static struct rte_ring *
+to_client_ring(void)
+{
+	char name[RTE_RING_NAMESIZE];
+	struct rte_ring *r;
+
+	snprintf(name, sizeof(name), "%s_ab", env.pair[0]);
+	r = rte_ring_lookup(name);
+	assert_non_null(r);
+	return r;
+}
+
 /*
  * Defect 11: wrong tokens, each differing from the session's in one bit
  * of 64, are all dropped and counted; valid requests on the same session
@@ -402,6 +438,46 @@ defect6_unreachable_data_path(void **state)
 	assert_int_equal(pmr_session_destroy(cli, s), 0);
 	assert_int_equal(cli->rx_reserved, 0);
 	assert_int_equal(drops(cli, "bad_token_pkt"), 3);
+	/* The address the client named got 4 TOKEN packets, no more. */
+	assert_int_equal(wstat(srv, tokens_sent), 4);
+	assert_int_equal(wstat(cli, tokens_received), 0);
+	assert_int_equal(wstat(cli, connects_unreachable), 1);
+}
+
+/*
+ * Defect 6: the client's token is the one of the TOKEN packet, never the
+ * nexus's: a TOKEN packet (the server's TX is dead, the test sends it, as
+ * only the real server address could) with another token than the server
+ * session's connects the client with that token.
+ */
+static void
+defect6_token_only_from_data_path(void **state)
+{
+	struct pmr_worker *cli = env.cli[0], *srv = env.srv[0];
+	struct pmr_test_sess_ev e = { 0 };
+	struct rpc_session *cs;
+	uint64_t tok;
+	int s, ssn;
+
+	(void)state;
+	s = pmr_session_create(cli, pmr_nexus_uri(env.nx), 0,
+			pmr_test_on_session, &e);
+	assert_true(s >= 0);
+	cs = sess(cli, s);
+	PMR_TEST_POLL_UNTIL(&env, cs->peer != NULL);
+	ssn = only_session(srv);
+	assert_int_equal(ssn, cs->remote_session);
+	tok = ~sess(srv, ssn)->token;
+	inject_token(SRV_IP, (uint16_t)s, tok, cs->hs_id, (uint16_t)ssn, 3);
+	PMR_TEST_POLL_UNTIL(&env, e.count > 0);
+	assert_int_equal(e.ev, PMR_SESSION_EV_CONNECTED);
+	assert_true(cs->token == tok);
+	/* The grant too: 3 of its 8 credits, 3 receive slots. */
+	assert_int_equal(cs->credits, 3);
+	assert_int_equal(cs->rx_reserve, 3);
+	assert_int_equal(wstat(cli, tokens_received), 1);
+	assert_int_equal(pmr_session_destroy(cli, s), 0);
+	PMR_TEST_POLL_UNTIL(&env, sessions_in_use(srv) == 0);
 }
 
 /*
@@ -430,33 +506,17 @@ defect6_forged_token_after_connected(void **state)
 	assert_int_equal(drops(cli, "bad_token_pkt"), 3);
 	assert_true(sess(cli, s)->token == tok);
 	assert_int_equal(pmr_session_state(cli, s), PMR_SESSION_CONNECTED);
+	/*
+	 * The client has sent nothing yet: the server sends its 4 copies,
+	 * which are the real token and no drops.
+	 */
+	PMR_TEST_POLL_UNTIL(&env, wstat(env.srv[0], tokens_sent) == 4 &&
+			wstat(cli, tokens_received) == 4);
 	echo_ok(cli, s, 500, 3);
+	poll_n(50);
+	assert_int_equal(drops(cli, "bad_token_pkt"), 3);
+	assert_int_equal(wstat(env.srv[0], tokens_sent), 4);
 	assert_int_equal(pmr_session_destroy(cli, s), 0);
-}
-
-/* The one session of w in use, or -1. */
-static int
-only_session(struct pmr_worker *w)
-{
-	unsigned int sn;
-
-	for (sn = 0; sn < w->max_sessions; sn++)
-		if (pmr_session_state(w, (int)sn) != PMR_SESSION_FREE)
-			return (int)sn;
-	return -1;
-}
-
-/* The ring the client's port reads: what the server sent. */
-static struct rte_ring *
-to_client_ring(void)
-{
-	char name[RTE_RING_NAMESIZE];
-	struct rte_ring *r;
-
-	snprintf(name, sizeof(name), "%s_ab", env.pair[0]);
-	r = rte_ring_lookup(name);
-	assert_non_null(r);
-	return r;
 }
 
 /*
@@ -597,6 +657,9 @@ main(int argc, char **argv)
 			setup_srv_mute, teardown),
 		cmocka_unit_test_setup_teardown(
 			defect6_forged_token_after_connected, setup_default,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			defect6_token_only_from_data_path, setup_srv_mute,
 			teardown),
 		cmocka_unit_test_setup_teardown(defect6_token_either_order,
 			setup_default, teardown),

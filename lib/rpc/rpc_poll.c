@@ -218,6 +218,7 @@ rpc_rx_one(struct pmr_worker *w, struct pmr_rx_pkt *pkt)
 		return;
 	}
 	if (unlikely(pkt->src != s->peer_src)) {
+		rpc_log_forged(w, RPC_DROP_SOURCE, h.dest_session, pkt->src);
 		rpc_drop(w, RPC_DROP_SOURCE, pkt);
 		return;
 	}
