@@ -26,6 +26,7 @@
 #include "pmr_nexus.h"
 #include "pmr_pkthdr.h"
 #include "pmr_rpc.h"
+#include "rpc_private.h"
 
 #define T_ECHO 1	/* answers the request with its bytes inverted */
 #define T_DEFER 2	/* keeps the request; the test answers later */
@@ -210,7 +211,7 @@ test_rpc_sizes(void **state)
 	cli = env.cli[0];
 	assert_int_equal(pmr_worker_max_msg_size(cli), 8u << 20);
 	max = pmr_worker_pkt_size(cli);		/* single-packet */
-	assert_int_equal(max, 1500 - 28 - 24);
+	assert_int_equal(max, 1500 - 28 - PMR_PKTHDR_LEN);
 	sizes[0] = 0, sizes[1] = 1, sizes[2] = 7, sizes[3] = 64;
 	sizes[4] = 1000, sizes[5] = max;
 	s = connect_to(cli, 0, &e);
@@ -902,6 +903,13 @@ test_credits_shared_fairly(void **state)
 	pmr_session_destroy(env.cli[0], fair.session);
 }
 
+/* The server's number of client session s (of env.cli[0]). */
+static uint16_t
+srv_session(int s)
+{
+	return env.cli[0]->sessions[s].remote_session;
+}
+
 static void
 test_bad_packets_dropped_and_counted(void **state)
 {
@@ -914,13 +922,14 @@ test_bad_packets_dropped_and_counted(void **state)
 	int s, i;
 
 	(void)state;
-	s = connect_to(env.cli[0], 0, &e);	/* server session 0 */
+	s = connect_to(env.cli[0], 0, &e);
 	inject(&h, 9);			/* msg_size does not match */
 	h.dest_session = 4000;
 	inject(&h, 8);			/* no such session */
-	h.dest_session = 1;
+	/* Session numbers are random: the server's, and a free one. */
+	h.dest_session = (uint16_t)((srv_session(s) + 1) % 256);
 	inject(&h, 8);			/* a free session */
-	h.dest_session = 0;
+	h.dest_session = srv_session(s);
 	h.token = 0;			/* a random token is not 0 */
 	inject(&h, 8);
 	for (i = 0; i < 20; i++)
@@ -994,7 +1003,8 @@ test_spoofed_source_and_token(void **state)
 	ip->hdr_checksum = 0;
 	ip->hdr_checksum = rte_ipv4_cksum(ip);
 	badtok = frame_copy(orig);
-	tok = rte_pktmbuf_mtod_offset(badtok, uint8_t *, PMR_ETH_HDR_LEN + 12);
+	tok = rte_pktmbuf_mtod_offset(badtok, uint8_t *, PMR_ETH_HDR_LEN +
+			offsetof(struct pmr_pkthdr_wire, token));
 	tok[0] ^= 0x5a;
 	assert_int_equal(rte_ring_enqueue(r, spoof), 0);
 	assert_int_equal(rte_ring_enqueue(r, badtok), 0);

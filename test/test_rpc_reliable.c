@@ -263,15 +263,16 @@ test_concurrent_large(void **state)
 }
 
 /*
- * Admission: each session reserves its credits of the receive depth. The
- * client (depth 1024) fits two sessions of 400 credits; the server, with
- * 512 descriptors, only one: the second is refused, -ENOSPC.
+ * Admission: each session reserves its credits of the receive depth (the
+ * server grants at most its own session_credits). The client (depth 1024)
+ * fits two sessions of 400 credits; the server, with 512 descriptors, only
+ * one: the second is refused, -ENOSPC.
  */
 static int
 setup_admission(void **state)
 {
 	struct pmr_worker_conf srv = { .nb_msgbufs = 256, .devargs = "rxd=512",
-		.session_credits = 8 };
+		.session_credits = 400 };
 	struct pmr_worker_conf cli = { .nb_msgbufs = 256,
 		.session_credits = 400 };
 

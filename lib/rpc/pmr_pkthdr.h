@@ -7,12 +7,18 @@
 
 /**
  * @file
- * The RPC packet header: 24 bytes in front of every payload, right after
- * the driver's own header. One packed struct, little-endian on the wire,
- * with encode and decode as pure functions (no EAL): unit tests and fuzz
- * targets link them directly. Decode validates every field.
+ * The RPC packet header: 32 bytes in front of every payload, right after
+ * the driver's own header. One packed struct of four little-endian 64-bit
+ * words, with encode and decode as pure functions (no EAL): unit tests
+ * and fuzz targets link them directly. Decode validates every field.
+ *
+ * Version 2 (issue 10): the session token is 64 bits, so that an
+ * off-path sender cannot find it by trying; the session's data address
+ * learns it from a TOKEN packet (struct pmr_pkt_token), never from a
+ * nexus datagram.
  */
 
+#include <errno.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -25,7 +31,7 @@ extern "C" {
 #endif
 
 #define PMR_PKTHDR_MAGIC 0xa7	/**< First byte of every packet. */
-#define PMR_PKTHDR_VERSION 1	/**< Wire version this build speaks. */
+#define PMR_PKTHDR_VERSION 2	/**< Wire version this build speaks. */
 #define PMR_REQ_NUM_BITS 56	/**< Request numbers wrap past 2^56. */
 #define PMR_REQ_NUM_MASK ((UINT64_C(1) << PMR_REQ_NUM_BITS) - 1)
 
@@ -39,19 +45,29 @@ enum pmr_pkt_type {
 	PMR_PKT_CR = 3,		/**< Credit return: request packet pkt_num
 				 * arrived (not sent for the last one). */
 	PMR_PKT_RFR = 4,	/**< Request for response packet pkt_num. */
+	/**
+	 * Server to client, once per handshake (a few copies): the
+	 * session's token in the header, struct pmr_pkt_token as payload.
+	 */
+	PMR_PKT_TOKEN = 5,
 	PMR_PKT_TYPE_MAX
 };
 
 /** The header on the wire. */
 struct pmr_pkthdr_wire {
+	/* Word 0 */
 	uint8_t magic;
 	uint8_t version;
 	uint8_t pkt_type;	/**< enum pmr_pkt_type */
 	uint8_t req_type;	/**< The application's request type. */
 	rte_le16_t dest_session; /**< Session number at the receiver. */
 	rte_le16_t pkt_num;	/**< Packet index in the message. */
+	/* Word 1 */
 	rte_le32_t msg_size;	/**< Bytes of the whole message. */
-	rte_le32_t token;	/**< The session's random token. */
+	rte_le32_t reserved;	/**< Zero. */
+	/* Word 2 */
+	rte_le64_t token;	/**< The session's random token. */
+	/* Word 3 */
 	/** Low 56 bits: request number; high 8 bits: status (responses). */
 	rte_le64_t req_num_status;
 } __rte_packed;
@@ -67,7 +83,7 @@ struct pmr_pkthdr {
 	uint16_t pkt_num;
 	uint8_t status;		/**< enum pmr_status of a response, else 0. */
 	uint32_t msg_size;
-	uint32_t token;
+	uint64_t token;
 	uint64_t req_num;	/**< PMR_REQ_NUM_BITS bits. */
 };
 
@@ -81,6 +97,7 @@ enum pmr_pkthdr_err {
 	PMR_PKTHDR_E_PKT_NUM,	/**< A later packet holding a whole message. */
 	PMR_PKTHDR_E_SIZE,	/**< Payload inconsistent with msg_size. */
 	PMR_PKTHDR_E_STATUS,	/**< Status on a non-response, or too big. */
+	PMR_PKTHDR_E_RESERVED,	/**< A reserved or unused field not zero. */
 	PMR_PKTHDR_E_MAX
 };
 
@@ -89,28 +106,30 @@ const char *pmr_pkthdr_err_name(unsigned int err);
 
 /**
  * Write a header from its fields into buf (PMR_PKTHDR_LEN bytes): the
- * bytes of struct pmr_pkthdr_wire as three little-endian 64-bit words, so
- * the hot path does three stores. buf need not be aligned.
+ * bytes of struct pmr_pkthdr_wire as four little-endian 64-bit words, so
+ * the hot path does four stores. buf need not be aligned.
  */
 static inline void
 pmr_pkthdr_write(void *buf, uint8_t pkt_type, uint8_t req_type,
 		uint16_t dest_session, uint16_t pkt_num, uint32_t msg_size,
-		uint32_t token, uint64_t req_num, uint8_t status)
+		uint64_t token, uint64_t req_num, uint8_t status)
 {
 	uint8_t *p = (uint8_t *)buf;
-	uint64_t w0, w1, w2;
+	uint64_t w0, w1, w2, w3;
 
 	w0 = rte_cpu_to_le_64(PMR_PKTHDR_MAGIC |
 			(uint64_t)PMR_PKTHDR_VERSION << 8 |
 			(uint64_t)pkt_type << 16 | (uint64_t)req_type << 24 |
 			(uint64_t)dest_session << 32 |
 			(uint64_t)pkt_num << 48);
-	w1 = rte_cpu_to_le_64(msg_size | (uint64_t)token << 32);
-	w2 = rte_cpu_to_le_64((req_num & PMR_REQ_NUM_MASK) |
+	w1 = rte_cpu_to_le_64((uint64_t)msg_size);
+	w2 = rte_cpu_to_le_64(token);
+	w3 = rte_cpu_to_le_64((req_num & PMR_REQ_NUM_MASK) |
 			((uint64_t)status << PMR_REQ_NUM_BITS));
 	memcpy(p, &w0, sizeof(w0));
 	memcpy(p + 8, &w1, sizeof(w1));
 	memcpy(p + 16, &w2, sizeof(w2));
+	memcpy(p + 24, &w3, sizeof(w3));
 }
 
 /** Write h into buf (PMR_PKTHDR_LEN bytes). */
@@ -126,13 +145,72 @@ pmr_pkthdr_encode(void *buf, const struct pmr_pkthdr *h)
 #define PMR_PKTHDR_STATUS_MAX 16
 
 /**
+ * The payload of a TOKEN packet, decoded. The packet's header carries the
+ * session's token and the client's session number (dest_session); the
+ * client believes it only if hs_id is the one it picked for the handshake.
+ */
+struct pmr_pkt_token {
+	uint64_t hs_id;		/**< The client worker's handshake id. */
+	uint16_t server_session; /**< The session's number at the server. */
+	uint16_t credits;	/**< Credits the server granted, >= 1. */
+};
+
+/**
+ * Bytes of a TOKEN packet's payload: hs_id (le64), server_session (le16),
+ * credits (le16), 4 reserved bytes (zero).
+ */
+#define PMR_PKT_TOKEN_LEN 16
+
+/** Write t as a TOKEN packet's payload (PMR_PKT_TOKEN_LEN bytes). */
+static inline void
+pmr_pkt_token_encode(void *buf, const struct pmr_pkt_token *t)
+{
+	uint8_t *p = (uint8_t *)buf;
+	uint64_t w0 = rte_cpu_to_le_64(t->hs_id);
+	uint64_t w1 = rte_cpu_to_le_64((uint64_t)t->server_session |
+			(uint64_t)t->credits << 16);
+
+	memcpy(p, &w0, sizeof(w0));
+	memcpy(p + 8, &w1, sizeof(w1));
+}
+
+/**
+ * Decode a TOKEN packet's payload of len bytes (what follows a header
+ * pmr_pkthdr_decode() accepted).
+ *
+ * @return 0 with t filled, or -EINVAL: wrong length, hs_id or credits 0,
+ *   reserved bytes not zero.
+ */
+static inline int
+pmr_pkt_token_decode(const void *buf, uint32_t len, struct pmr_pkt_token *t)
+{
+	const uint8_t *p = (const uint8_t *)buf;
+	uint64_t w0, w1;
+
+	if (len != PMR_PKT_TOKEN_LEN)
+		return -EINVAL;
+	memcpy(&w0, p, sizeof(w0));
+	memcpy(&w1, p + 8, sizeof(w1));
+	w0 = rte_le_to_cpu_64(w0);
+	w1 = rte_le_to_cpu_64(w1);
+	t->hs_id = w0;
+	t->server_session = (uint16_t)w1;
+	t->credits = (uint16_t)(w1 >> 16);
+	if (t->hs_id == 0 || t->credits == 0 || (w1 >> 32) != 0)
+		return -EINVAL;
+	return 0;
+}
+
+/**
  * Decode and validate the header of a packet of len bytes (header and
  * payload), in this order: length, magic, version, type, then the fields
- * (h is filled from there on, also when they fail). A request or response
- * packet carries a payload of 1..msg_size bytes (0 only for an empty
- * message), and only packet 0 may hold the whole message; credit returns
- * and requests for response carry no payload. Where a packet's payload
- * lies in its message is for the receiver's state to check.
+ * (h is filled from there on, also when they fail). The reserved field is
+ * zero. A request or response packet carries a payload of 1..msg_size
+ * bytes (0 only for an empty message), and only packet 0 may hold the
+ * whole message; credit returns and requests for response carry no
+ * payload; a TOKEN packet is packet 0 of a PMR_PKT_TOKEN_LEN message,
+ * whole, with request type and number 0. Where a packet's payload lies in
+ * its message is for the receiver's state to check.
  *
  * @return PMR_PKTHDR_OK with h filled, or an enum pmr_pkthdr_err.
  */
@@ -140,19 +218,21 @@ static inline enum pmr_pkthdr_err
 pmr_pkthdr_decode(const void *buf, uint32_t len, struct pmr_pkthdr *h)
 {
 	const uint8_t *p = (const uint8_t *)buf;
-	uint64_t w0, w1, rs;
+	uint64_t w0, w1, tok, rs;
 	uint8_t type;
 
-	RTE_BUILD_BUG_ON(3 * sizeof(w0) != PMR_PKTHDR_LEN);
+	RTE_BUILD_BUG_ON(4 * sizeof(w0) != PMR_PKTHDR_LEN);
 	RTE_BUILD_BUG_ON(PMR_PKT_REQ != 1 || PMR_PKT_RESP != 2);
 	if (unlikely(len < PMR_PKTHDR_LEN))
 		return PMR_PKTHDR_E_SHORT;
-	/* Three scalar loads (one array would go through the stack). */
+	/* Four scalar loads (one array would go through the stack). */
 	memcpy(&w0, p, sizeof(w0));
 	memcpy(&w1, p + 8, sizeof(w1));
-	memcpy(&rs, p + 16, sizeof(rs));
+	memcpy(&tok, p + 16, sizeof(tok));
+	memcpy(&rs, p + 24, sizeof(rs));
 	w0 = rte_le_to_cpu_64(w0);
 	w1 = rte_le_to_cpu_64(w1);
+	tok = rte_le_to_cpu_64(tok);
 	rs = rte_le_to_cpu_64(rs);
 	if (unlikely((w0 & 0xffff) !=
 		     (PMR_PKTHDR_MAGIC | PMR_PKTHDR_VERSION << 8))) {
@@ -169,9 +249,11 @@ pmr_pkthdr_decode(const void *buf, uint32_t len, struct pmr_pkthdr *h)
 	h->dest_session = (uint16_t)(w0 >> 32);
 	h->pkt_num = (uint16_t)(w0 >> 48);
 	h->msg_size = (uint32_t)w1;
-	h->token = (uint32_t)(w1 >> 32);
+	h->token = tok;
 	h->req_num = rs & PMR_REQ_NUM_MASK;
 	h->status = (uint8_t)(rs >> PMR_REQ_NUM_BITS);
+	if (unlikely((w1 >> 32) != 0))
+		return PMR_PKTHDR_E_RESERVED;
 	len -= PMR_PKTHDR_LEN;
 	if (h->pkt_type <= PMR_PKT_RESP) {	/* PMR_PKT_REQ or _RESP */
 		if (unlikely(h->pkt_num != 0 && len >= h->msg_size))
@@ -179,6 +261,13 @@ pmr_pkthdr_decode(const void *buf, uint32_t len, struct pmr_pkthdr *h)
 		if (unlikely(len > h->msg_size ||
 			     (len == 0 && h->msg_size != 0)))
 			return PMR_PKTHDR_E_SIZE;
+	} else if (unlikely(h->pkt_type == PMR_PKT_TOKEN)) {
+		if (h->pkt_num != 0)
+			return PMR_PKTHDR_E_PKT_NUM;
+		if (len != PMR_PKT_TOKEN_LEN || h->msg_size != len)
+			return PMR_PKTHDR_E_SIZE;
+		if (h->req_type != 0 || h->req_num != 0)
+			return PMR_PKTHDR_E_RESERVED;
 	} else if (unlikely(len != 0)) {
 		return PMR_PKTHDR_E_SIZE;
 	}

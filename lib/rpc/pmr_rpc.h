@@ -81,8 +81,12 @@ struct pmr_worker_conf {
 	uint16_t session_window; /**< Requests in flight per session (8). */
 	/**
 	 * Packets a session may have in flight toward a worker (default 8).
-	 * Each session reserves this many of the queue's receive slots
-	 * (caps.rx_depth): a session beyond that is refused, -ENOSPC.
+	 * A client asks for this many; a server grants at most this many,
+	 * whatever a client asks, and the client's session uses what was
+	 * granted. Each session reserves its credits of the queue's receive
+	 * slots (caps.rx_depth) at both ends (a client reserves its own
+	 * until the grant is known): a session beyond that is refused,
+	 * -ENOSPC.
 	 */
 	uint16_t session_credits;
 	uint32_t max_requests;	/**< In flight + queued, all sessions (4096). */
@@ -129,7 +133,7 @@ struct pmr_worker_stats {
 	uint64_t fault_reordered; /**< ...reordered by it. */
 	uint64_t rx_drops;	/**< Sum of drops[]. */
 	/** Drops by reason: see pmr_worker_drop_name(). */
-	uint64_t drops[16];
+	uint64_t drops[32];
 	/** pmr_respond()/pmr_respond_error() with a stale pmr_req_ref:
 	 * refused, never delivered (server). */
 	uint64_t stale_refs;
@@ -138,6 +142,15 @@ struct pmr_worker_stats {
 	 * pmr_request_start(), or to pmr_respond() one in flight or another
 	 * request's. */
 	uint64_t msgbuf_busy;
+	/** TOKEN packets sent (server: each session's token, a few copies). */
+	uint64_t tokens_sent;
+	/** TOKEN packets taken (client; forged ones are drops instead). */
+	uint64_t tokens_received;
+	/**
+	 * Connects failed for want of a token: the nexus answered, the data
+	 * path did not (PMR_SESSION_EV_CONNECT_FAILED, -ENETUNREACH).
+	 */
+	uint64_t connects_unreachable;
 };
 
 /** @return the name of drop reason idx of pmr_worker_stats.drops, or NULL. */
@@ -234,7 +247,11 @@ enum pmr_session_state {
 
 /** Session events (pmr_session_cb_t). */
 enum pmr_session_event {
-	PMR_SESSION_EV_CONNECTED,	/**< err is 0. */
+	/**
+	 * err is 0. The nexus accepted and the session's token came on the
+	 * data path (a TOKEN packet from the server worker).
+	 */
+	PMR_SESSION_EV_CONNECTED,
 	PMR_SESSION_EV_CONNECT_FAILED,	/**< err says why. */
 	PMR_SESSION_EV_RESET,		/**< The remote side closed it. */
 };
@@ -243,7 +260,11 @@ enum pmr_session_event {
  * Session event callback; runs on the worker's lcore. err is 0 or a
  * negative errno: -ENOENT (no such remote worker), -ENOSPC (remote out of
  * sessions), -ETIMEDOUT (nobody answered), -EHOSTUNREACH (URI did not
- * resolve), -EPROTO (incompatible peer), -ECONNRESET (remote closed),
+ * resolve), -EPROTO (incompatible peer), -ENETUNREACH on
+ * PMR_SESSION_EV_CONNECT_FAILED (the remote nexus accepted, but the
+ * server's TOKEN packet never reached this worker's data address within
+ * req_timeout_ms: the data path is unreachable), -ECONNRESET (remote
+ * closed),
  * -ETIMEDOUT on PMR_SESSION_EV_RESET (the remote nexus went silent: see
  * pmr_nexus_conf.peer_timeout_ms).
  */

@@ -13,6 +13,7 @@ static const char *const err_names[PMR_PKTHDR_E_MAX] = {
 	[PMR_PKTHDR_E_PKT_NUM] = "pkt_num",
 	[PMR_PKTHDR_E_SIZE] = "msg_size",
 	[PMR_PKTHDR_E_STATUS] = "status",
+	[PMR_PKTHDR_E_RESERVED] = "reserved",
 };
 
 const char *

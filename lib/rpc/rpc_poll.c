@@ -10,6 +10,7 @@
  * produced in one burst.
  */
 
+#include <inttypes.h>
 #include <sched.h>
 
 #include <rte_pause.h>
@@ -154,6 +155,30 @@ rpc_msgbuf_alloc(struct pmr_worker *w, uint32_t len)
 	return NULL;
 }
 
+/*
+ * A packet that failed an authentication check (why: a drop reason) was
+ * dropped and counted: log it, at most once a second. Only the log is
+ * limited, never the checks or the delivery of valid packets, and not per
+ * source (a spoofer would get its victim's address throttled).
+ */
+void __rte_noinline
+rpc_log_forged(struct pmr_worker *w, unsigned int why, uint16_t sn,
+		uint64_t src)
+{
+	uint64_t now = rte_get_timer_cycles();
+
+	if (now < w->forged_log_next) {
+		w->forged_log_quiet++;
+		return;
+	}
+	RPC_LOG(WARNING, "worker %u: dropped a packet for session %u from "
+		"0x%" PRIx64 ": %s (%" PRIu64 " more not logged since the "
+		"last such line)", w->worker_id, sn, src,
+		pmr_worker_drop_name(why), w->forged_log_quiet);
+	w->forged_log_next = now + rte_get_timer_hz();
+	w->forged_log_quiet = 0;
+}
+
 static inline void
 rpc_drop(struct pmr_worker *w, unsigned int why, struct pmr_rx_pkt *pkt)
 {
@@ -179,15 +204,21 @@ rpc_rx_one(struct pmr_worker *w, struct pmr_rx_pkt *pkt)
 		return;
 	}
 	s = &w->sessions[h.dest_session];
-	if (unlikely(s->state != PMR_SESSION_CONNECTED || s->closing)) {
-		rpc_drop(w, RPC_DROP_NO_SESSION, pkt);
+	if (unlikely(s->state != PMR_SESSION_CONNECTED || s->closing ||
+		     h.pkt_type == PMR_PKT_TOKEN)) {
+		if (h.pkt_type == PMR_PKT_TOKEN)
+			rpc_rx_token(w, &h, pkt);
+		else
+			rpc_drop(w, RPC_DROP_NO_SESSION, pkt);
 		return;
 	}
 	if (unlikely(h.token != s->token)) {
+		rpc_log_forged(w, RPC_DROP_TOKEN, h.dest_session, pkt->src);
 		rpc_drop(w, RPC_DROP_TOKEN, pkt);
 		return;
 	}
 	if (unlikely(pkt->src != s->peer_src)) {
+		rpc_log_forged(w, RPC_DROP_SOURCE, h.dest_session, pkt->src);
 		rpc_drop(w, RPC_DROP_SOURCE, pkt);
 		return;
 	}
@@ -196,6 +227,9 @@ rpc_rx_one(struct pmr_worker *w, struct pmr_rx_pkt *pkt)
 		rpc_drop(w, RPC_DROP_ROLE, pkt);
 		return;
 	}
+	/* The client has the token: the server's TOKEN copies stop. */
+	if (unlikely(s->hs_pending))
+		rpc_hs_stop(w, s);
 	pkt->data += PMR_PKTHDR_LEN;
 	pkt->len -= PMR_PKTHDR_LEN;
 	w->stats.rx_pkts++;
@@ -232,6 +266,8 @@ pmr_worker_poll(struct pmr_worker *w)
 		if (unlikely(now >= w->next_timer))
 			rpc_timers(w, now);
 	}
+	if (unlikely(!TAILQ_EMPTY(&w->hs_pending)))
+		rpc_hs_timers(w);
 	if (w->nb_tx != 0)
 		rpc_tx_flush(w);
 	rpc_txfree_poll(w);

@@ -34,8 +34,16 @@ enum rpc_drop {
 	RPC_DROP_ORDER,		/* ahead of the next expected (go-back-N) */
 	RPC_DROP_BUSY,		/* new request while a handler holds the slot */
 	RPC_DROP_BAD_PKT,	/* size or position inconsistent with message */
+	RPC_DROP_TOKEN_PKT,	/* TOKEN packet for no handshake of ours */
 	RPC_DROP_MAX
 };
+
+/*
+ * TOKEN packets a server session sends at most (issue 10): one on
+ * CONNECT_IN, then again after rto, 2 rto, 4 rto until the client's first
+ * valid packet arrives.
+ */
+#define RPC_TOKEN_COPIES 4
 
 /* Polls between two looks at the nexus ring (a power of 2). */
 #define RPC_SM_POLL_EVERY 8
@@ -123,7 +131,7 @@ struct rpc_session {
 	bool client;
 	uint16_t remote_session;
 	uint16_t remote_worker;
-	uint32_t token;
+	uint64_t token;
 	struct pmr_transport_peer *peer;
 	uint64_t peer_src;		/* peer->src, for the RX check */
 	pmr_session_cb_t cb;
@@ -141,7 +149,23 @@ struct rpc_session {
 	struct pmr_req *srv;		/* [session_window] by req_num */
 	uint16_t srv_active;		/* slots with handlers */
 	bool closing;			/* free once srv_active is 0 */
+	/*
+	 * The handshake's data-path half (issue 10): the server sends the
+	 * token to the client's data address in TOKEN packets; the client
+	 * is CONNECTED once it has both the nexus's CONNECTED and the token.
+	 */
+	uint64_t hs_id;			/* the client worker's handshake id */
+	uint64_t hs_deadline;		/* TSC: next TOKEN copy / give up */
+	uint64_t token_src;		/* client: where the TOKEN came from */
+	uint16_t token_session;		/* client: server session it named */
+	uint16_t granted;		/* client: credits the TOKEN granted */
+	uint16_t nx_granted;		/* client: CONNECTED.credits, 0: none */
+	uint8_t token_left;		/* server: TOKEN copies still to send */
+	bool has_token;			/* client: took a TOKEN packet */
+	bool hs_pending;		/* on the worker's hs_pending list */
+	TAILQ_ENTRY(rpc_session) hs_next;
 };
+TAILQ_HEAD(rpc_session_list, rpc_session);
 
 /* Msgbufs sent zero-copy, freed once the driver lets go (FIFO). */
 struct rpc_txfree {
@@ -193,6 +217,9 @@ struct pmr_worker {
 	uint64_t req_timeout;		/* TSC */
 	uint64_t next_timer;		/* TSC of the next timer scan */
 	struct rpc_faults faults;
+	/* Rate limit of the log of forged packets (the counters count all). */
+	uint64_t forged_log_next;	/* TSC */
+	uint64_t forged_log_quiet;	/* not logged since the last line */
 	struct pmr_nexus_handler handlers[256];
 	struct pmr_worker_stats stats;
 
@@ -207,6 +234,9 @@ struct pmr_worker {
 	uint32_t nb_sess_free;
 	uint32_t rx_budget;
 	uint32_t rx_reserved;
+	/* Sessions resending a TOKEN (server) or waiting for one (client). */
+	struct rpc_session_list hs_pending;
+	uint64_t hs_next;		/* TSC: earliest hs_deadline on it */
 
 	/* Control. */
 	struct pmr_nexus *nx;
@@ -290,6 +320,8 @@ rpc_slot_of(const struct pmr_worker *w, uint64_t req_num)
 }
 
 /* rpc_poll.c */
+void rpc_log_forged(struct pmr_worker *w, unsigned int why, uint16_t sn,
+		uint64_t src);
 void rpc_tx_flush_slow(struct pmr_worker *w, uint16_t sent);
 void rpc_tx_flush_full(struct pmr_worker *w);
 void rpc_tx_msg_pkt(struct pmr_worker *w, struct rpc_session *s,
@@ -395,6 +427,10 @@ int rpc_sm_poll(struct pmr_worker *w);
 void rpc_session_reset(struct pmr_worker *w, uint16_t sn,
 		enum pmr_session_state state);
 void rpc_session_release(struct pmr_worker *w, uint16_t sn, bool notify);
+void rpc_rx_token(struct pmr_worker *w, const struct pmr_pkthdr *h,
+		struct pmr_rx_pkt *pkt);
+void rpc_hs_timers(struct pmr_worker *w);
+void rpc_hs_stop(struct pmr_worker *w, struct rpc_session *s);
 
 /* rpc_req.c (client) */
 void rpc_creq_fail_all(struct pmr_worker *w, struct rpc_session *s,

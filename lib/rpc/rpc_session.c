@@ -116,12 +116,16 @@ static int
 session_alloc(struct pmr_worker *w, bool client, uint16_t reserve)
 {
 	struct rpc_session *s;
+	uint32_t idx;
 	uint16_t sn;
 
 	if (w->nb_sess_free == 0 ||
 	    w->rx_reserved + reserve > w->rx_budget)
 		return -ENOSPC;
-	sn = w->sess_free[--w->nb_sess_free];
+	/* A random one of the free numbers (see worker_alloc_tables()). */
+	idx = (uint32_t)rte_rand_max(w->nb_sess_free);
+	sn = w->sess_free[idx];
+	w->sess_free[idx] = w->sess_free[--w->nb_sess_free];
 	w->rx_reserved += reserve;
 	s = &w->sessions[sn];
 	s->rx_reserve = reserve;
@@ -137,8 +141,35 @@ session_alloc(struct pmr_worker *w, bool client, uint16_t reserve)
 	s->peer = NULL;
 	s->cb = NULL;
 	s->cb_arg = NULL;
+	s->token = 0;
+	s->hs_id = 0;
+	s->has_token = false;
+	s->granted = 0;
+	s->nx_granted = 0;
+	s->token_left = 0;
 	TAILQ_INIT(&s->backlog);
 	return sn;
+}
+
+/* Put s on the list of handshakes with a deadline (hs_deadline). */
+static void
+hs_pending_add(struct pmr_worker *w, struct rpc_session *s)
+{
+	if (TAILQ_EMPTY(&w->hs_pending) || s->hs_deadline < w->hs_next)
+		w->hs_next = s->hs_deadline;
+	if (!s->hs_pending)
+		TAILQ_INSERT_TAIL(&w->hs_pending, s, hs_next);
+	s->hs_pending = true;
+}
+
+/* Take s off it: the handshake is over, one way or the other. */
+void
+rpc_hs_stop(struct pmr_worker *w, struct rpc_session *s)
+{
+	if (s->hs_pending)
+		TAILQ_REMOVE(&w->hs_pending, s, hs_next);
+	s->hs_pending = false;
+	s->token_left = 0;
 }
 
 static void
@@ -150,6 +181,7 @@ session_free(struct pmr_worker *w, uint16_t sn)
 	for (i = 0; i < w->window; i++)
 		if (s->srv[i].state != SRV_FREE)
 			rpc_srv_slot_clear(w, &s->srv[i]);
+	rpc_hs_stop(w, s);
 	s->state = PMR_SESSION_FREE;
 	s->peer = NULL;
 	w->rx_reserved -= s->rx_reserve;
@@ -223,6 +255,8 @@ pmr_session_create(struct pmr_worker *w, const char *uri,
 	do
 		m.hs_id = rte_rand();
 	while (m.hs_id == 0);
+	/* The TOKEN packet must carry it: a forger does not know it. */
+	s->hs_id = m.hs_id;
 	strcpy(m.uri, uri);
 	rpc_sm_send(w, &m);
 	return sn;
@@ -240,9 +274,16 @@ pmr_session_destroy(struct pmr_worker *w, int session)
 		return -EINVAL;
 	switch (s->state) {
 	case PMR_SESSION_CONNECTING:
-		/* Freed when the nexus answers the handshake. */
 		s->closing = true;
 		rpc_creq_fail_all(w, s, PMR_E_SESSION_RESET);
+		/*
+		 * Freed when the nexus answers the handshake; if it has (the
+		 * token has not come yet), now.
+		 */
+		if (s->peer != NULL) {
+			rpc_hs_stop(w, s);
+			rpc_session_release(w, (uint16_t)session, true);
+		}
 		break;
 	case PMR_SESSION_CONNECTED:
 		rpc_creq_fail_all(w, s, PMR_E_SESSION_RESET);
@@ -302,13 +343,209 @@ rpc_session_reset(struct pmr_worker *w, uint16_t sn,
 	session_reset(w, sn, state, -ECONNRESET);
 }
 
+/*
+ * Send server session sn's token to the client in a TOKEN packet, if a
+ * copy is due (hs_deadline); schedule the next one, rto later than the
+ * last gap, or stop after RPC_TOKEN_COPIES.
+ */
+static void
+token_send(struct pmr_worker *w, uint16_t sn)
+{
+	struct rpc_session *s = &w->sessions[sn];
+	struct pmr_pkthdr h = {
+		.pkt_type = PMR_PKT_TOKEN,
+		.dest_session = s->remote_session,
+		.msg_size = PMR_PKT_TOKEN_LEN,
+		.token = s->token,
+	};
+	struct pmr_pkt_token t = {
+		.hs_id = s->hs_id,
+		.server_session = sn,
+		.credits = s->rx_reserve,
+	};
+	struct pmr_msgbuf *mb;
+	struct pmr_tx_pkt *p;
+	unsigned int sent;
+
+	if (s->peer == NULL || s->closing || s->token_left == 0) {
+		rpc_hs_stop(w, s);
+		return;
+	}
+	mb = rpc_msgbuf_alloc(w, PMR_PKT_TOKEN_LEN);
+	if (mb != NULL) {
+		/* One packet, in place, the msgbuf freed once sent. */
+		pmr_pkt_token_encode(mb->data, &t);
+		pmr_pkthdr_encode(mb->data - PMR_PKTHDR_LEN, &h);
+		p = rpc_tx_next(w, true);
+		p->peer = s->peer;
+		p->mb = mb;
+		p->data = mb->data - PMR_PKTHDR_LEN;
+		p->len = PMR_PKTHDR_LEN + mb->len;
+		p->hdr = NULL;
+		p->hdr_len = 0;
+		w->stats.tx_pkts++;
+		w->stats.tx_bytes += mb->len;
+		w->stats.tokens_sent++;
+		s->token_left--;
+	}
+	/* No msgbuf: try again at the next deadline. */
+	if (s->token_left == 0) {
+		rpc_hs_stop(w, s);
+		return;
+	}
+	sent = RPC_TOKEN_COPIES - s->token_left;
+	s->hs_deadline += w->rto << (sent != 0 ? sent - 1 : 0);
+	hs_pending_add(w, s);
+}
+
+/*
+ * Client session sn has the nexus's CONNECTED and the token: it is up,
+ * with the credits the server granted (at most its own), and reserves no
+ * more receive slots than those.
+ */
+static void
+session_up(struct pmr_worker *w, uint16_t sn)
+{
+	struct rpc_session *s = &w->sessions[sn];
+	uint16_t c = w->credits;
+
+	if (s->granted != 0 && s->granted < c)
+		c = s->granted;
+	if (s->nx_granted != 0 && s->nx_granted < c)
+		c = s->nx_granted;
+	if (c < s->rx_reserve) {
+		w->rx_reserved -= s->rx_reserve - c;
+		s->rx_reserve = c;
+	}
+	/* Nothing was sent yet: every credit is there. */
+	s->credits = c;
+	rpc_hs_stop(w, s);
+	s->state = PMR_SESSION_CONNECTED;
+	if (s->cb != NULL)
+		s->cb(w, sn, PMR_SESSION_EV_CONNECTED, 0, s->cb_arg);
+	if (s->state == PMR_SESSION_CONNECTED && !s->closing)
+		rpc_window_fill(w, sn);
+}
+
+/*
+ * Client session sn's handshake failed after the nexus answered: fail
+ * what waits, give the peer back (the server is told), and say why.
+ */
+static void
+session_connect_fail(struct pmr_worker *w, uint16_t sn, bool notify,
+		int err)
+{
+	struct rpc_session *s = &w->sessions[sn];
+
+	rpc_hs_stop(w, s);
+	s->state = PMR_SESSION_FAILED;
+	rpc_creq_fail_all(w, s, PMR_E_SESSION_RESET);
+	rpc_session_release(w, sn, notify);
+	if (s->cb != NULL)
+		s->cb(w, sn, PMR_SESSION_EV_CONNECT_FAILED, err, s->cb_arg);
+}
+
+/*
+ * A TOKEN packet (header decoded, h->dest_session in range, not checked
+ * further). Taken only by a client session of ours still connecting whose
+ * handshake id it carries and, once the nexus has answered, from the
+ * server's address naming the server's session; a copy of the token
+ * taken already is harmless. Everything else is dropped and counted.
+ */
+void
+rpc_rx_token(struct pmr_worker *w, const struct pmr_pkthdr *h,
+		struct pmr_rx_pkt *pkt)
+{
+	uint16_t sn = h->dest_session;
+	struct rpc_session *s = &w->sessions[sn];
+	struct pmr_pkt_token t;
+	bool same;
+
+	if (!s->client || s->closing ||
+	    pmr_pkt_token_decode(pkt->data + PMR_PKTHDR_LEN,
+			pkt->len - PMR_PKTHDR_LEN, &t) != 0 ||
+	    t.hs_id != s->hs_id)
+		goto forged;
+	if (s->peer != NULL && (pkt->src != s->peer_src ||
+				t.server_session != s->remote_session))
+		goto forged;
+	same = s->has_token && h->token == s->token &&
+		pkt->src == s->token_src && t.server_session == s->token_session;
+	if (s->state == PMR_SESSION_CONNECTED) {
+		if (!same)
+			goto forged;
+		/* A later copy: the server has not heard from us yet. */
+		w->stats.tokens_received++;
+		pmr_transport_rx_release(w->q, pkt, 1);
+		return;
+	}
+	if (s->state != PMR_SESSION_CONNECTING || (s->has_token && !same))
+		goto forged;
+	w->stats.tokens_received++;
+	s->token = h->token;
+	s->token_src = pkt->src;
+	s->token_session = t.server_session;
+	s->granted = t.credits;
+	s->has_token = true;
+	pmr_transport_rx_release(w->q, pkt, 1);
+	if (s->peer != NULL)
+		session_up(w, sn);
+	return;
+forged:
+	rpc_log_forged(w, RPC_DROP_TOKEN_PKT, sn, pkt->src);
+	rpc_count_drop(w, RPC_DROP_TOKEN_PKT);
+	pmr_transport_rx_release(w->q, pkt, 1);
+}
+
+/* Handshakes due: TOKEN copies to send, tokens that never came. */
+void
+rpc_hs_timers(struct pmr_worker *w)
+{
+	uint64_t now = rte_get_timer_cycles();
+	struct rpc_session *s, *next;
+	uint64_t first = UINT64_MAX;
+	uint16_t sn;
+
+	if (now < w->hs_next)
+		return;
+	for (s = TAILQ_FIRST(&w->hs_pending); s != NULL; s = next) {
+		next = TAILQ_NEXT(s, hs_next);
+		if (now < s->hs_deadline)
+			continue;
+		sn = (uint16_t)(s - w->sessions);
+		if (!s->client) {
+			/* Leaves s on the list with a later deadline, or not. */
+			token_send(w, sn);
+			continue;
+		}
+		/* The nexus answered, the data path did not. */
+		w->stats.connects_unreachable++;
+		RPC_LOG(NOTICE, "worker %u: session %u: no token came on the "
+			"data path: unreachable", w->worker_id, sn);
+		session_connect_fail(w, sn, true, -ENETUNREACH);
+		/* The callback may have closed others: from the top again. */
+		next = TAILQ_FIRST(&w->hs_pending);
+	}
+	TAILQ_FOREACH(s, &w->hs_pending, hs_next)
+		first = RTE_MIN(first, s->hs_deadline);
+	w->hs_next = first;
+}
+
 static void
 sm_connect_in(struct pmr_worker *w, const struct pmr_sm_msg *m)
 {
 	struct pmr_sm_msg r = { .cookie = m->cookie };
 	struct rpc_session *s;
-	int sn = m->credits != 0 ? session_alloc(w, false, m->credits) :
-		-EINVAL;
+	int sn;
+
+	/*
+	 * The client's credits are its say, not ours: grant (and reserve)
+	 * at most our own session_credits, so that one asker cannot take
+	 * the whole receive budget. The client uses what is granted (the
+	 * TOKEN packet and the ACCEPT say how many).
+	 */
+	sn = m->credits != 0 ? session_alloc(w, false,
+			RTE_MIN(m->credits, w->credits)) : -EINVAL;
 
 	if (sn < 0) {
 		r.type = PMR_SM_REFUSE;
@@ -324,10 +561,20 @@ sm_connect_in(struct pmr_worker *w, const struct pmr_sm_msg *m)
 	s->remote_session = m->remote_session;
 	s->remote_worker = m->remote_worker;
 	s->token = m->token;
+	s->hs_id = m->hs_id;
 	s->state = PMR_SESSION_CONNECTED;
 	r.type = PMR_SM_ACCEPT;
 	r.local_session = (uint16_t)sn;
+	r.credits = s->rx_reserve;
 	rpc_sm_send(w, &r);
+	/*
+	 * The token goes to the client's claimed data address, never in a
+	 * nexus datagram: only a client that receives there can use the
+	 * session. Copies follow until its first valid packet.
+	 */
+	s->token_left = RPC_TOKEN_COPIES;
+	s->hs_deadline = rte_get_timer_cycles();
+	token_send(w, (uint16_t)sn);
 }
 
 static void
@@ -344,18 +591,28 @@ sm_connected(struct pmr_worker *w, const struct pmr_sm_msg *m)
 	s->peer = m->peer;
 	s->peer_src = m->peer != NULL ? m->peer->src : 0;
 	s->remote_session = m->remote_session;
-	s->token = m->token;
+	/* Not m->token: the token is believed only from the data path. */
 	if (s->closing) {
 		/* Destroyed while connecting: close it at once. */
 		rpc_session_release(w, m->local_session, true);
 		return;
 	}
-	s->state = PMR_SESSION_CONNECTED;
-	if (s->cb != NULL)
-		s->cb(w, m->local_session, PMR_SESSION_EV_CONNECTED, 0,
-			s->cb_arg);
-	if (s->state == PMR_SESSION_CONNECTED)
-		rpc_window_fill(w, m->local_session);
+	s->nx_granted = m->credits;
+	if (s->has_token && (s->token_src != s->peer_src ||
+			     s->token_session != s->remote_session)) {
+		/* Came before, from elsewhere: not the server's. */
+		rpc_log_forged(w, RPC_DROP_TOKEN_PKT, m->local_session,
+				s->token_src);
+		rpc_count_drop(w, RPC_DROP_TOKEN_PKT);
+		s->has_token = false;
+	}
+	if (s->has_token) {
+		session_up(w, m->local_session);
+		return;
+	}
+	/* The token has that long to arrive (server copies included). */
+	s->hs_deadline = rte_get_timer_cycles() + w->req_timeout;
+	hs_pending_add(w, s);
 }
 
 static void
@@ -374,6 +631,23 @@ sm_connect_failed(struct pmr_worker *w, const struct pmr_sm_msg *m)
 	if (s->cb != NULL)
 		s->cb(w, m->local_session, PMR_SESSION_EV_CONNECT_FAILED,
 			sm_status_errno(m->status), s->cb_arg);
+}
+
+static void
+sm_disconnected(struct pmr_worker *w, const struct pmr_sm_msg *m)
+{
+	struct rpc_session *s = &w->sessions[m->local_session];
+
+	if (s->closing)
+		return;
+	if (s->state == PMR_SESSION_CONNECTED)
+		session_reset(w, m->local_session, PMR_SESSION_RESET,
+				sm_status_errno(m->status));
+	else if (s->client && s->state == PMR_SESSION_CONNECTING &&
+		 s->peer != NULL)
+		/* Gone while we waited for the token. */
+		session_connect_fail(w, m->local_session, false,
+				sm_status_errno(m->status));
 }
 
 /* Take session events from the nexus. */
@@ -406,12 +680,7 @@ rpc_sm_poll(struct pmr_worker *w)
 			sm_connect_failed(w, &m);
 			break;
 		case PMR_SM_DISCONNECTED:
-			if (w->sessions[m.local_session].state ==
-			    PMR_SESSION_CONNECTED &&
-			    !w->sessions[m.local_session].closing)
-				session_reset(w, m.local_session,
-						PMR_SESSION_RESET,
-						sm_status_errno(m.status));
+			sm_disconnected(w, &m);
 			break;
 		default:
 			RPC_LOG(ERR, "worker %u: unexpected nexus message %u",

@@ -68,6 +68,9 @@ static const struct tel_field worker_stat_fields[] = {
 	WORKER_STAT(rx_drops),
 	WORKER_STAT(stale_refs),
 	WORKER_STAT(msgbuf_busy),
+	WORKER_STAT(tokens_sent),
+	WORKER_STAT(tokens_received),
+	WORKER_STAT(connects_unreachable),
 };
 
 #define NEXUS_STAT(f) { #f, offsetof(struct pmr_nexus_stats, f) }

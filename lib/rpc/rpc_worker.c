@@ -11,6 +11,7 @@
 #include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_malloc.h>
+#include <rte_random.h>
 #include <rte_service_component.h>
 
 #include "rpc_private.h"
@@ -55,6 +56,7 @@ static const char *const drop_names[RPC_DROP_MAX] = {
 	[PMR_PKTHDR_E_PKT_NUM] = "hdr_pkt_num",
 	[PMR_PKTHDR_E_SIZE] = "hdr_msg_size",
 	[PMR_PKTHDR_E_STATUS] = "hdr_status",
+	[PMR_PKTHDR_E_RESERVED] = "hdr_reserved",
 	[RPC_DROP_NO_SESSION] = "no_session",
 	[RPC_DROP_TOKEN] = "bad_token",
 	[RPC_DROP_SOURCE] = "bad_source",
@@ -63,6 +65,7 @@ static const char *const drop_names[RPC_DROP_MAX] = {
 	[RPC_DROP_ORDER] = "out_of_order",
 	[RPC_DROP_BUSY] = "slot_busy",
 	[RPC_DROP_BAD_PKT] = "bad_packet",
+	[RPC_DROP_TOKEN_PKT] = "bad_token_pkt",
 };
 
 const char *
@@ -141,8 +144,19 @@ worker_alloc_tables(struct pmr_worker *w, uint32_t nb_msgbufs, int socket)
 		w->sessions[i].srv = &srv[(size_t)i * w->window];
 		w->sessions[i].slot_req_num = &slot_req[(size_t)i * w->window];
 		TAILQ_INIT(&w->sessions[i].backlog);
-		/* Lowest numbers first. */
-		w->sess_free[i] = (uint16_t)(w->max_sessions - 1 - i);
+		w->sess_free[i] = (uint16_t)i;
+	}
+	/*
+	 * In random order (Fisher-Yates), and session_alloc() takes a random
+	 * one of the free numbers: a session number tells nothing of the
+	 * next one, so a forged packet has to guess it too.
+	 */
+	for (i = w->max_sessions - 1; i > 0; i--) {
+		uint32_t j = (uint32_t)rte_rand_max(i + 1);
+		uint16_t t = w->sess_free[i];
+
+		w->sess_free[i] = w->sess_free[j];
+		w->sess_free[j] = t;
 	}
 	w->nb_sess_free = w->max_sessions;
 	for (i = 0; i < w->max_requests; i++)
@@ -151,6 +165,7 @@ worker_alloc_tables(struct pmr_worker *w, uint32_t nb_msgbufs, int socket)
 	TAILQ_INIT(&w->completing);
 	TAILQ_INIT(&w->all);
 	TAILQ_INIT(&w->active);
+	TAILQ_INIT(&w->hs_pending);
 	return 0;
 }
 

@@ -20,7 +20,9 @@
  * - a header pmr_eth_hdr_template() writes from that source back to us is
  *   accepted, with the same source and payload length;
  * - a decoded packet header keeps the rules of pmr_pkthdr_decode() and
- *   re-encodes to the same 24 bytes.
+ *   re-encodes to the same PMR_PKTHDR_LEN (32) bytes; a TOKEN packet's
+ *   payload that pmr_pkt_token_decode() takes re-encodes to the same
+ *   PMR_PKT_TOKEN_LEN bytes.
  * The frame is copied to a buffer of its exact length (aligned, as in an
  * mbuf), so ASan sees any read past it. test/fuzz/make_corpus.py writes
  * the seeds for the same local endpoint.
@@ -61,6 +63,20 @@ check_fast(const uint8_t *frame, uint32_t len, uint32_t flags,
 		FUZZ_CHECK(memcmp(&fast, info, sizeof(fast)) == 0);
 }
 
+/* A TOKEN payload: if decode takes it, encode gives it back. */
+static void
+check_token(const uint8_t *p, uint32_t len)
+{
+	uint8_t again[PMR_PKT_TOKEN_LEN];
+	struct pmr_pkt_token t;
+
+	if (pmr_pkt_token_decode(p, len, &t) != 0)
+		return;
+	FUZZ_CHECK(t.hs_id != 0 && t.credits != 0);
+	pmr_pkt_token_encode(again, &t);
+	FUZZ_CHECK(memcmp(again, p, sizeof(again)) == 0);
+}
+
 static void
 check_pkthdr(const uint8_t *pkt, uint32_t len)
 {
@@ -86,6 +102,11 @@ check_pkthdr(const uint8_t *pkt, uint32_t len)
 		FUZZ_CHECK(payload <= h.msg_size);
 		FUZZ_CHECK(payload != 0 || h.msg_size == 0);
 		FUZZ_CHECK(h.pkt_num == 0 || payload < h.msg_size);
+	} else if (h.pkt_type == PMR_PKT_TOKEN) {
+		FUZZ_CHECK(payload == PMR_PKT_TOKEN_LEN);
+		FUZZ_CHECK(h.msg_size == payload && h.pkt_num == 0);
+		FUZZ_CHECK(h.req_type == 0 && h.req_num == 0);
+		check_token(pkt + PMR_PKTHDR_LEN, payload);
 	} else {
 		FUZZ_CHECK(payload == 0);
 	}

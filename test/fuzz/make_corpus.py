@@ -40,8 +40,9 @@ IP_MF = 0x2000
 
 # pmr_pkthdr.h
 PKTHDR_MAGIC = 0xa7
-PKTHDR_VERSION = 1
-PKT_REQ, PKT_RESP, PKT_CR, PKT_RFR = 1, 2, 3, 4
+PKTHDR_VERSION = 2
+PKT_REQ, PKT_RESP, PKT_CR, PKT_RFR, PKT_TOKEN = 1, 2, 3, 4, 5
+PKT_TOKEN_LEN = 16
 
 # nexus_wire.h
 NEXUS_MAGIC = 0x4e524d50
@@ -66,12 +67,21 @@ def cksum(data):
 
 
 def pkthdr(pkt_type, msg_size, pkt_num=0, status=0, req_type=7,
-           dest_session=3, token=0x5eed1234, req_num=42,
-           magic=PKTHDR_MAGIC, version=PKTHDR_VERSION):
-    """The 24-byte RPC packet header, little-endian."""
-    return struct.pack('<BBBBHHIIQ', magic, version, pkt_type, req_type,
-                       dest_session, pkt_num, msg_size, token,
+           dest_session=3, token=0x5eed1234c0ffee01, req_num=42,
+           magic=PKTHDR_MAGIC, version=PKTHDR_VERSION, reserved=0):
+    """The 32-byte RPC packet header, little-endian."""
+    return struct.pack('<BBBBHHIIQQ', magic, version, pkt_type, req_type,
+                       dest_session, pkt_num, msg_size, reserved, token,
                        req_num | (status << 56))
+
+
+def token_pkt(hs_id=0x0123456789abcdef, server_session=9, credits=8,
+              **kw):
+    """A TOKEN packet: header, then hs_id, session, credits, reserved."""
+    kw.setdefault('req_type', 0)
+    kw.setdefault('req_num', 0)
+    return (pkthdr(PKT_TOKEN, PKT_TOKEN_LEN, **kw) +
+            struct.pack('<QHHI', hs_id, server_session, credits, 0))
 
 
 def frame(payload, flags=0, udp_cksum=False, ip_options=b'', frag=IP_DF,
@@ -117,6 +127,7 @@ def rx_corpus():
         'cr_padded.bin': frame(pkthdr(PKT_CR, 5000, pkt_num=1), pad_to=80),
         'rfr_ip_options.bin': frame(pkthdr(PKT_RFR, 5000, pkt_num=4),
                                     ip_options=bytes([1, 1, 1, 0])),
+        'token.bin': frame(token_pkt(), udp_cksum=True),
         # Accepted only thanks to the NIC's checksum flags.
         'offload_bad_cksums.bin': frame(
             pkthdr(PKT_REQ, 32) + data(32), udp_cksum=True,
@@ -129,8 +140,12 @@ def rx_corpus():
                                   frag=IP_MF),
         'miss_ip_len.bin': frame(pkthdr(PKT_REQ, 16) + data(16),
                                  ip_len_delta=1),
-        'miss_pkthdr_version.bin': frame(pkthdr(PKT_REQ, 16, version=2) +
+        'miss_pkthdr_version.bin': frame(pkthdr(PKT_REQ, 16, version=1) +
                                          data(16)),
+        'miss_pkthdr_reserved.bin': frame(pkthdr(PKT_REQ, 16, reserved=1) +
+                                          data(16)),
+        'miss_token_size.bin': frame(token_pkt()[:-1]),
+        'miss_token_credits.bin': frame(token_pkt(credits=0)),
         'miss_pkt_num.bin': frame(pkthdr(PKT_RESP, 16, pkt_num=1) +
                                   data(16)),
     }
