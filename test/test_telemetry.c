@@ -297,19 +297,6 @@ setup(void **state)
 	return 0;
 }
 
-/* The server's queue on a known UDP port (defect 12 aims frames at it). */
-static int
-setup_d12(void **state)
-{
-	struct pmr_worker_conf srv = {
-		.nb_msgbufs = 1024, .devargs = "udp=31901",
-	};
-
-	(void)state;
-	pmr_test_env_up(&env, 1, handlers, &srv, NULL);
-	return 0;
-}
-
 static int
 teardown(void **state)
 {
@@ -349,7 +336,9 @@ static void
 test_worker_counters(void **state)
 {
 	struct pmr_worker *ws[2] = { env.srv[0], env.cli[0] };
+	struct pmr_transport_stats ts;
 	struct pmr_worker_stats st;
+	int nb_x;
 	unsigned int i, k, nb_drops = 0;
 	struct cont_rec c = { 0 };
 	struct pmr_test_sess_ev e;
@@ -398,10 +387,22 @@ test_worker_counters(void **state)
 		/*
 		 * Every counter of the struct: the scalars, the named drops,
 		 * and worker_id, nexus, sessions_in_use/max,
-		 * requests_in_use/max.
+		 * requests_in_use/max; then its driver's stats and named
+		 * counters.
 		 */
+		nb_x = pmr_transport_xstats_get(pmr_worker_queue(ws[k]),
+				NULL, 0);
+		assert_true(nb_x > 0);
 		assert_int_equal(tel_nb_keys(r), sizeof(st) / sizeof(uint64_t) -
-				RTE_DIM(st.drops) + nb_drops + 6);
+				RTE_DIM(st.drops) + nb_drops + 6 +
+				sizeof(struct pmr_transport_stats) /
+				sizeof(uint64_t) + (unsigned int)nb_x);
+		assert_int_equal(pmr_transport_stats_get(
+				pmr_worker_queue(ws[k]), &ts), 0);
+		assert_int_equal(tel_u64(r, "driver_rx_pkts"), ts.rx_pkts);
+		assert_int_equal(tel_u64(r, "driver_tx_pkts"), ts.tx_pkts);
+		assert_int_equal(tel_u64(r, "driver_rx_dropped"),
+				ts.rx_dropped);
 		assert_int_equal(tel_u64(r, "sessions_in_use"), 1);
 		assert_int_equal(tel_u64(r, "sessions_max"), 256);
 		assert_int_equal(tel_u64(r, "requests_in_use"), 0);
@@ -581,6 +582,7 @@ test_read_while_running(void **state)
  */
 #define D12_UDP 31901
 #define D12_SRV_IP RTE_IPV4(10, 2, 0, 1)
+#define D12_SRV_MAC "02:00:0a:02:00:01"
 #define D12_RANDOM 2000
 #define D12_EACH 7
 #define D12_HDR_LEN 42	/* Ethernet, IPv4, UDP */
@@ -793,6 +795,19 @@ out:
 	}
 }
 
+/* The server's queue on a known UDP port (defect 12 aims frames at it). */
+static int
+setup_d12(void **state)
+{
+	struct pmr_worker_conf srv = {
+		.nb_msgbufs = 1024, .devargs = "udp=31901,mac=" D12_SRV_MAC,
+	};
+
+	(void)state;
+	pmr_test_env_up(&env, 1, handlers, &srv, NULL);
+	return 0;
+}
+
 static void
 defect12_driver_drops_counted(void **state)
 {
@@ -810,7 +825,7 @@ defect12_driver_drops_counted(void **state)
 	mp = rte_pktmbuf_pool_create("d12_pool", 4095, 0, 0,
 			RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
 	assert_non_null(mp);
-	assert_int_equal(rte_eth_macaddr_get(env.port_a[0], &mac), 0);
+	assert_int_equal(rte_ether_unformat_addr(D12_SRV_MAC, &mac), 0);
 	for (i = 0; i < total; i++)
 		kinds[i] = i < D12_RANDOM ? D12_KINDS :
 			(i - D12_RANDOM) % D12_KINDS;

@@ -169,6 +169,20 @@ int pmr_worker_service_register(struct pmr_worker *w, uint32_t *service_id);
 void pmr_worker_stats_get(const struct pmr_worker *w,
 		struct pmr_worker_stats *stats);
 
+/**
+ * The worker's transport queue, to read its driver's counters with
+ * pmr_transport_stats_get() and pmr_transport_xstats_get() (any thread;
+ * may be slightly stale, as pmr_worker_stats_get()). The frames the
+ * driver drops before the worker sees them (not IPv4, not for this
+ * queue, bad checksum, ...) are counted there, by reason, and not in
+ * struct pmr_worker_stats: every frame the queue received was either
+ * delivered (pmr_transport_stats.rx_pkts), then accepted (rx_pkts) or
+ * dropped by the worker (rx_drops, fault injection's drop_rx), or
+ * dropped by the driver (pmr_transport_stats.rx_dropped). Only read
+ * counters through it: the worker's lcore alone sends and receives.
+ */
+struct pmr_transport_queue *pmr_worker_queue(const struct pmr_worker *w);
+
 /** @return the worker's id. */
 uint16_t pmr_worker_id(const struct pmr_worker *w);
 

@@ -36,7 +36,7 @@ struct eth_stats {
 	uint64_t tx_invalid;	/* refused: over the MTU or no headroom */
 	uint64_t rx_pkts;
 	uint64_t rx_bytes;
-	uint64_t rx_drop[PMR_ETH_DROP_MAX];	/* [0]: multi-segment */
+	uint64_t rx_drop[PMR_ETH_DROP_MAX];	/* by reason; [0] unused */
 };
 
 /* One queue: queue 0 of one ethdev port, owned from create to destroy. */

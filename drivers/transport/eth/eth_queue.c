@@ -588,7 +588,6 @@ eth_xstats_get(struct pmr_transport_queue *q, struct pmr_transport_xstat *xs,
 	k++; \
 } while (0)
 	XSTAT("tx_invalid", st->tx_invalid);
-	XSTAT("rx_drop_segmented", st->rx_drop[0]);
 	for (i = 1; i < PMR_ETH_DROP_MAX; i++) {
 		char nm[sizeof(xs[0].name)];
 
