@@ -86,25 +86,35 @@ rpcperf_poll_loop(void *arg)
 	return 0;
 }
 
+/*
+ * Runs on the client's lcore. The session's arg outlives it: a reset may
+ * come at any time until the session is destroyed.
+ */
 static void
 on_session(struct pmr_worker *w, int session, enum pmr_session_event ev,
 		int err, void *arg)
 {
-	int *state = arg;
+	struct rpcperf_session *rs = arg;
 
 	(void)w;
-	(void)session;
-	*state = ev == PMR_SESSION_EV_CONNECTED ? 1 : err;
+	if (ev == PMR_SESSION_EV_RESET) {
+		fprintf(stderr, "rpcperf: lcore %u: session %d to %s worker %u "
+			"reset: %s\n", rs->c->lcore, session, rs->uri,
+			rs->remote, strerror(-err));
+		rs->state = err;
+		return;
+	}
+	rs->state = ev == PMR_SESSION_EV_CONNECTED ? 1 : err;
 }
 
 /* Poll until every session opened so far has come up or failed. */
 static void
-sessions_wait(struct rpcperf_client *c, const int *up)
+sessions_wait(struct rpcperf_client *c, unsigned int n)
 {
 	unsigned int k;
 
-	for (k = 0; k < c->nb_sessions; k++)
-		while (up[k] == 0)
+	for (k = 0; k < n; k++)
+		while (c->sess[k].state == 0)
 			pmr_worker_poll(c->worker);
 }
 
@@ -114,41 +124,42 @@ sessions_open(struct rpcperf_run *run, struct rpcperf_client *c,
 		const char *uri, uint16_t rw)
 {
 	uint32_t want = run->spec.sessions;
-	unsigned int i, n;
-	int *up;
+	unsigned int i, n, opened = 0;
 
 	c->sessions = calloc(want, sizeof(*c->sessions));
-	up = calloc(want, sizeof(*up));
-	if (c->sessions == NULL || up == NULL) {
-		free(up);
+	c->sess = calloc(want, sizeof(*c->sess));
+	if (c->sessions == NULL || c->sess == NULL)
 		return -ENOMEM;
-	}
 	/* In batches, so that the nexus rings never overflow. */
 	for (i = 0; i < want; i++) {
-		int sn = pmr_session_create(c->worker, uri, rw, on_session,
-				&up[c->nb_sessions]);
+		struct rpcperf_session *rs = &c->sess[opened];
+		int sn;
 
+		rs->c = c;
+		rs->uri = uri;
+		rs->remote = rw;
+		sn = pmr_session_create(c->worker, uri, rw, on_session, rs);
 		if (sn < 0) {
 			c->session_err = sn;
 			break;
 		}
-		c->sessions[c->nb_sessions++] = sn;
-		if (c->nb_sessions % 256 == 0)
-			sessions_wait(c, up);
+		rs->sn = sn;
+		opened++;
+		if (opened % 256 == 0)
+			sessions_wait(c, opened);
 	}
-	sessions_wait(c, up);
+	sessions_wait(c, opened);
 	/* Keep only the sessions that came up. */
-	for (i = 0, n = 0; i < c->nb_sessions; i++) {
-		if (up[i] == 1) {
-			c->sessions[n++] = c->sessions[i];
+	for (i = 0, n = 0; i < opened; i++) {
+		if (c->sess[i].state == 1) {
+			c->sessions[n++] = c->sess[i].sn;
 			continue;
 		}
 		if (c->session_err == 0)
-			c->session_err = up[i];
-		pmr_session_destroy(c->worker, c->sessions[i]);
+			c->session_err = c->sess[i].state;
+		pmr_session_destroy(c->worker, c->sess[i].sn);
 	}
 	c->nb_sessions = n;
-	free(up);
 	if (c->session_err != 0 &&
 	    (!run->spec.partial_ok || c->nb_sessions == 0)) {
 		fprintf(stderr, "rpcperf: %s: lcore %u: session to %s worker "
@@ -553,7 +564,8 @@ rpcperf_run_wait(struct rpcperf_run *run)
 			/* Asleep: the main lcore may share a CPU with it. */
 			while (rte_eal_get_lcore_state(c->lcore) == RUNNING)
 				usleep(1000);
-			rte_eal_wait_lcore(c->lcore);
+			/* rpcperf_client_loop()'s: a failed run fails. */
+			c->ret = rte_eal_wait_lcore(c->lcore);
 			c->launched = false;
 		}
 		if (c->ret != 0 && ret == 0)
@@ -701,6 +713,9 @@ rpcperf_run_down(struct rpcperf_run *run)
 				"leaked\n", c->lcore);
 		free(c->sessions);
 		c->sessions = NULL;
+		/* Destroyed, or their worker is: no callback any more. */
+		free(c->sess);
+		c->sess = NULL;
 	}
 	for (k = 0; k < run->nb_servers; k++)
 		if (pmr_worker_destroy(run->servers[k]) != 0)

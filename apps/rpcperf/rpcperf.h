@@ -163,6 +163,18 @@ void rpcperf_drv_drops_print(const char *who,
 		const struct rpcperf_drv_drops *d,
 		const struct rpcperf_drv_drops *d0);
 
+/*
+ * A session of a client lcore, its callback's arg: lives as long as the
+ * session (freed after pmr_session_destroy() or the worker's end).
+ */
+struct rpcperf_session {
+	struct rpcperf_client *c;
+	const char *uri;	/* of the remote nexus */
+	uint16_t remote;	/* its worker */
+	int sn;
+	int state;		/* 0 connecting, 1 up, else -errno */
+};
+
 /* One client lcore of an RPC run: its worker, sessions and samples. */
 struct rpcperf_client {
 	struct rpcperf_run *run;
@@ -171,6 +183,7 @@ struct rpcperf_client {
 	struct pmr_worker *worker;
 	int *sessions;
 	unsigned int nb_sessions;	/* connected */
+	struct rpcperf_session *sess;	/* every one opened, by creation */
 	int session_err;		/* why the next one was refused */
 	size_t heap;			/* bytes its worker took */
 	struct rpcperf_samples s;
