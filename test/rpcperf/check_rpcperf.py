@@ -17,6 +17,8 @@ MODE:
              workers each: the server handled every request sent
   interactive  -i fed commands: start, show stats, stop prints a table,
              settings refused while running, quit
+  faults     a bad --faults refused with exit status 2 before anything
+             runs, in-process, --server and --connect; a good one runs
 
 EAL arguments: PMR_TEST_EAL_ARGS if set (as the cmocka tests take it),
 else "-l 0-1 --no-pci --no-huge -m 512 --no-shconf".
@@ -594,8 +596,37 @@ def mode_interactive():
     print('interactive: %d tables, %s' % (len(rows), running))
 
 
+def mode_faults():
+    """A bad --faults: exit 2 before anything runs (doc/rpcperf.md)."""
+    bad = ['drop_tx=2', 'bogus=1', 'drop_tx=0.1,drop_tx=0.2', 'a"b\\c',
+           'seed=-1', 'drop_rx=']
+    for spec in bad:
+        for mode in ([], ['--server', '--devargs=port=0'],
+                     ['--connect=127.0.0.1:9', '--devargs=port=0',
+                      '-w', 'latency']):
+            args = mode + ['-n', '100', '--faults=' + spec]
+            p = run(args)
+            where = ' '.join(args)
+            check(p.returncode == 2, '%s: exit status %d, not 2'
+                  % (where, p.returncode))
+            msg = 'rpcperf: --faults=%s: ' % spec
+            check(msg in p.stderr, '%s: stderr lacks "%s": %s'
+                  % (where, msg, p.stderr[-1000:]))
+            # Refused before any run, worker or port was set up.
+            check('rpcperf: running' not in p.stderr and
+                  'No such device' not in p.stderr,
+                  '%s: went on: %s' % (where, p.stderr[-1000:]))
+            check(p.stdout == '', '%s: wrote to stdout: %s'
+                  % (where, p.stdout))
+    p = run(['-q', '-w', 'latency', '-n', '200', '--warmup', '0',
+             '--faults=drop_tx=0.01,drop_rx=0.01,seed=3'])
+    check(p.returncode == 0, 'good --faults: exit %d: %s'
+          % (p.returncode, p.stderr[-1000:]))
+    print('faults: %d bad specifications refused' % len(bad))
+
+
 def main():
-    modes = {'args': mode_args, 'json': mode_json,
+    modes = {'args': mode_args, 'json': mode_json, 'faults': mode_faults,
              'workloads': mode_workloads, 'progress': mode_progress,
              'lcores': mode_lcores, 'placement': mode_placement,
              'interactive': mode_interactive}
