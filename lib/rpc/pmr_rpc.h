@@ -121,6 +121,16 @@ struct pmr_worker_stats {
 const char *pmr_worker_drop_name(unsigned int idx);
 
 /**
+ * Check a fault injection specification (pmr_worker_conf.faults) before
+ * any worker is made, e.g. to refuse a bad command line option at once.
+ * Logs what is wrong with it, as pmr_worker_create() would.
+ *
+ * @return 0 if pmr_worker_create() would take it (NULL and "" too), or
+ *   -EINVAL.
+ */
+int pmr_faults_check(const char *spec);
+
+/**
  * Create a worker: its transport queue, msgbuf pool and session table, and
  * attach it to the nexus. Call from the main or a control thread.
  *

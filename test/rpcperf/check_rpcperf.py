@@ -272,8 +272,12 @@ def mode_json():
     print('json run: %d results, %d ratios' % (len(res), len(d['ratios'])))
 
     # A workload that fails: exit 1, still one JSON document, iters 0.
+    # (A --histogram name with a quote and a backslash: JSON escapes.)
+    tmp = tempfile.mkdtemp(prefix='rpcperf-json.')
+    hist = os.path.join(tmp, 'a"b\\c.csv')
     p = run(['--json', '-q', '-n', '100', '--warmup', '0', '-s', '100000',
-             '-w', 'ring,drv-latency', '--faults=a"b\\c'])
+             '-w', 'ring,drv-latency', '--histogram=' + hist])
+    shutil.rmtree(tmp, ignore_errors=True)
     check(p.returncode == 1, 'failing run: exit %d' % p.returncode)
     try:
         d = json.loads(p.stdout)
@@ -282,7 +286,7 @@ def mode_json():
                         'failing run')
         check([r['iters'] for r in res] == [100, 0],
               'failing run: iters %s' % [r['iters'] for r in res])
-        check(d['config']['faults'] == 'a"b\\c', 'failing run: faults')
+        check(d['config']['histogram'] == hist, 'failing run: histogram')
         check(d['ratios'] == [], 'failing run: ratios %s' % d['ratios'])
     except ValueError as e:
         check(False, 'failing run: not JSON (%s): %s' % (e, p.stdout))
