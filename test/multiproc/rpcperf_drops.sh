@@ -34,6 +34,7 @@ ip netns exec "$NS_B" timeout 300 "$RPCPERF" -l 0-1 --no-pci --in-memory \
 	--log-level=lib.eal:error --vdev=net_af_packet1,iface=pd2 -- -i \
 	--connect=10.99.0.1:31850 --nexus=10.99.0.2:0 \
 	--devargs=port=0,ip=10.88.0.2 --client-lcores=1 -w rate -c 4 \
+	--warmup=0 \
 	<"$TMP/cmds" >"$TMP/client.log" 2>"$TMP/client.err" &
 client=$!
 PIDS+=("$client")
