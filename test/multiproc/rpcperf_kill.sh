@@ -75,8 +75,9 @@ status=$?
 cat "$TMP/client1.err" >&2
 no_sanitizer_report "$TMP/client1.err"
 [ "$status" = 1 ] || fail "client1: exit status $status, not 1"
-grep -qE '^rpcperf: lcore 1: session [0-9]+ to 10\.99\.0\.1:31850 worker 0 reset: ' \
-	"$TMP/client1.err" || fail "client1 did not report the session reset"
+reset='^rpcperf: lcore 1: session [0-9]+ to 10\.99\.0\.1:31850 worker 0 reset: '
+grep -qE "$reset" "$TMP/client1.err" ||
+	fail "client1 did not report the session reset"
 grep -qE '^rate +32 +0 ' "$TMP/client1.log" ||
 	fail "client1: no failed row for rate: $(cat "$TMP/client1.log")"
 echo "PASS: killed server, the client reported the reset, exit 1"
