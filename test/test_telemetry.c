@@ -570,7 +570,6 @@ test_read_while_running(void **state)
 	assert_int_equal(pmr_session_destroy(env.cli[0], s), 0);
 }
 
-
 /*
  * Defect 12: every frame a worker's queue receives shows in /pmrpc/worker:
  * delivered to the engine (driver_rx_pkts), then accepted (rx_pkts) or
