@@ -22,7 +22,12 @@
 
 #include <rte_common.h>
 #include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_ip.h>
 #include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_random.h>
+#include <rte_udp.h>
 
 #include "pmr_nexus.h"
 #include "pmr_rpc.h"
@@ -331,7 +336,9 @@ static void
 test_worker_counters(void **state)
 {
 	struct pmr_worker *ws[2] = { env.srv[0], env.cli[0] };
+	struct pmr_transport_stats ts;
 	struct pmr_worker_stats st;
+	int nb_x;
 	unsigned int i, k, nb_drops = 0;
 	struct cont_rec c = { 0 };
 	struct pmr_test_sess_ev e;
@@ -380,10 +387,22 @@ test_worker_counters(void **state)
 		/*
 		 * Every counter of the struct: the scalars, the named drops,
 		 * and worker_id, nexus, sessions_in_use/max,
-		 * requests_in_use/max.
+		 * requests_in_use/max; then its driver's stats and named
+		 * counters.
 		 */
+		nb_x = pmr_transport_xstats_get(pmr_worker_queue(ws[k]),
+				NULL, 0);
+		assert_true(nb_x > 0);
 		assert_int_equal(tel_nb_keys(r), sizeof(st) / sizeof(uint64_t) -
-				RTE_DIM(st.drops) + nb_drops + 6);
+				RTE_DIM(st.drops) + nb_drops + 6 +
+				sizeof(struct pmr_transport_stats) /
+				sizeof(uint64_t) + (unsigned int)nb_x);
+		assert_int_equal(pmr_transport_stats_get(
+				pmr_worker_queue(ws[k]), &ts), 0);
+		assert_int_equal(tel_u64(r, "driver_rx_pkts"), ts.rx_pkts);
+		assert_int_equal(tel_u64(r, "driver_tx_pkts"), ts.tx_pkts);
+		assert_int_equal(tel_u64(r, "driver_rx_dropped"),
+				ts.rx_dropped);
 		assert_int_equal(tel_u64(r, "sessions_in_use"), 1);
 		assert_int_equal(tel_u64(r, "sessions_max"), 256);
 		assert_int_equal(tel_u64(r, "requests_in_use"), 0);
@@ -551,8 +570,303 @@ test_read_while_running(void **state)
 	assert_int_equal(pmr_session_destroy(env.cli[0], s), 0);
 }
 
+/*
+ * Defect 12: every frame a worker's queue receives shows in /pmrpc/worker:
+ * delivered to the engine (driver_rx_pkts), then accepted (rx_pkts) or
+ * dropped by the engine (rx_drops, drop_*), or dropped by the driver
+ * (driver_rx_dropped, driver_rx_drop_*). Frames are injected into the
+ * server's queue through the other end of its ring pair: random ones,
+ * and well-formed headers with one field wrong for each reason the eth
+ * driver has, in known numbers.
+ */
+#define D12_UDP 31901
+#define D12_SRV_IP RTE_IPV4(10, 2, 0, 1)
+#define D12_SRV_MAC "02:00:0a:02:00:01"
+#define D12_RANDOM 2000
+#define D12_EACH 7
+#define D12_HDR_LEN 42	/* Ethernet, IPv4, UDP */
+
+enum d12_kind {
+	D12_VALID,	/* to the engine, which drops it (no session) */
+	D12_IP_OPTIONS,	/* ditto, through the parser's slow path */
+	D12_SHORT,
+	D12_ETHERTYPE,
+	D12_DST_MAC,
+	D12_IP_VERSION,
+	D12_IP_IHL,
+	D12_IP_LEN,
+	D12_IP_FRAG,
+	D12_IP_CKSUM,
+	D12_IP_PROTO,
+	D12_DST_IP,
+	D12_DST_PORT,
+	D12_UDP_LEN,
+	D12_UDP_CKSUM,
+	D12_SEGMENTED,
+	D12_KINDS
+};
+
+/* The driver's counter each kind lands in (NULL: delivered). */
+static const char *const d12_reason[D12_KINDS] = {
+	[D12_VALID] = NULL,
+	[D12_IP_OPTIONS] = NULL,
+	[D12_SHORT] = "driver_rx_drop_short",
+	[D12_ETHERTYPE] = "driver_rx_drop_ethertype",
+	[D12_DST_MAC] = "driver_rx_drop_dst_mac",
+	[D12_IP_VERSION] = "driver_rx_drop_ip_version",
+	[D12_IP_IHL] = "driver_rx_drop_ip_ihl",
+	[D12_IP_LEN] = "driver_rx_drop_ip_len",
+	[D12_IP_FRAG] = "driver_rx_drop_ip_frag",
+	[D12_IP_CKSUM] = "driver_rx_drop_ip_cksum",
+	[D12_IP_PROTO] = "driver_rx_drop_ip_proto",
+	[D12_DST_IP] = "driver_rx_drop_dst_ip",
+	[D12_DST_PORT] = "driver_rx_drop_dst_port",
+	[D12_UDP_LEN] = "driver_rx_drop_udp_len",
+	[D12_UDP_CKSUM] = "driver_rx_drop_udp_cksum",
+	[D12_SEGMENTED] = "driver_rx_drop_segmented",
+};
+
+/* The server's counters that account for its frames, from telemetry. */
+struct d12_counts {
+	uint64_t drv_rx, drv_dropped, rx_pkts, rx_drops;
+	uint64_t reason[D12_KINDS];
+};
+
+static void
+d12_read(uint16_t id, struct d12_counts *c)
+{
+	unsigned int k;
+
+	worker_query(id);
+	c->drv_rx = tel_u64(tel_buf, "driver_rx_pkts");
+	c->drv_dropped = tel_u64(tel_buf, "driver_rx_dropped");
+	c->rx_pkts = tel_u64(tel_buf, "rx_pkts");
+	c->rx_drops = tel_u64(tel_buf, "rx_drops");
+	for (k = 0; k < D12_KINDS; k++)
+		c->reason[k] = d12_reason[k] != NULL ?
+			tel_u64(tel_buf, d12_reason[k]) : 0;
+}
+
+/* Sum of every driver_rx_drop_* of the last reply. */
+static uint64_t
+d12_drop_sum(void)
+{
+	const char *p = tel_buf, *key = "\"driver_rx_drop_";
+	uint64_t sum = 0;
+
+	while ((p = strstr(p, key)) != NULL) {
+		p = strchr(p + strlen(key), ':');
+		assert_non_null(p);
+		sum += strtoull(p + 1, NULL, 10);
+	}
+	return sum;
+}
+
+/* A well-formed frame of len bytes to the server's queue. */
+static void
+d12_frame(uint8_t *f, uint32_t len, const struct rte_ether_addr *dst,
+		uint32_t ihl)
+{
+	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)f;
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + 1);
+	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)((uint8_t *)ip + ihl);
+	uint32_t i;
+
+	for (i = 0; i < len; i++)
+		f[i] = (uint8_t)rte_rand();
+	eth->dst_addr = *dst;
+	memset(&eth->src_addr, 0x02, sizeof(eth->src_addr));
+	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	ip->version_ihl = (uint8_t)(0x40 | ihl / 4);
+	ip->type_of_service = 0;
+	ip->total_length = rte_cpu_to_be_16((uint16_t)(len - sizeof(*eth)));
+	ip->packet_id = 0;
+	ip->fragment_offset = rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG);
+	ip->time_to_live = 64;
+	ip->next_proto_id = IPPROTO_UDP;
+	ip->src_addr = rte_cpu_to_be_32(RTE_IPV4(10, 2, 0, 99));
+	ip->dst_addr = rte_cpu_to_be_32(D12_SRV_IP);
+	udp->src_port = rte_cpu_to_be_16(4000);
+	udp->dst_port = rte_cpu_to_be_16(D12_UDP);
+	udp->dgram_len = rte_cpu_to_be_16((uint16_t)(len - sizeof(*eth) -
+			ihl));
+	udp->dgram_cksum = 0;
+}
+
+static void
+d12_ip_cksum(uint8_t *f)
+{
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)
+		(f + sizeof(struct rte_ether_hdr));
+
+	ip->hdr_checksum = 0;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+}
+
+/* Fill m as a frame of kind k (random: k == D12_KINDS). */
+static void
+d12_build(struct rte_mempool *mp, struct rte_mbuf *m, unsigned int k,
+		const struct rte_ether_addr *mac)
+{
+	const uint32_t l2 = sizeof(struct rte_ether_hdr);
+	uint32_t len = 64 + (uint32_t)rte_rand_max(1200);
+	uint32_t ihl = k == D12_IP_OPTIONS ? 24 : 20;
+	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(f + l2);
+	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)((uint8_t *)ip + ihl);
+	struct rte_mbuf *m2;
+	uint32_t i;
+
+	if (k == D12_KINDS) {
+		/* Random bytes, now and then from our MAC and IPv4 on. */
+		len = 1 + (uint32_t)rte_rand_max(1514);
+		for (i = 0; i < len; i++)
+			f[i] = (uint8_t)rte_rand();
+		if (len > l2 && rte_rand_max(2) == 0) {
+			memcpy(f, mac, sizeof(*mac));
+			f[12] = 0x08;
+			f[13] = 0x00;
+		}
+		goto out;
+	}
+	d12_frame(f, len, mac, ihl);
+	switch (k) {
+	case D12_SHORT:
+		len = 1 + (uint32_t)rte_rand_max(D12_HDR_LEN - 1);
+		break;
+	case D12_ETHERTYPE:
+		f[12] = 0x86;
+		f[13] = 0xdd;
+		break;
+	case D12_DST_MAC:
+		f[0] ^= 0x04;
+		break;
+	case D12_IP_VERSION:
+		ip->version_ihl = 0x65;
+		break;
+	case D12_IP_IHL:
+		ip->version_ihl = 0x44;
+		break;
+	case D12_IP_LEN:
+		ip->total_length = rte_cpu_to_be_16((uint16_t)(len - l2 + 1));
+		break;
+	case D12_IP_FRAG:
+		ip->fragment_offset = rte_cpu_to_be_16(RTE_IPV4_HDR_MF_FLAG);
+		break;
+	case D12_IP_PROTO:
+		ip->next_proto_id = IPPROTO_TCP;
+		break;
+	case D12_DST_IP:
+		ip->dst_addr = rte_cpu_to_be_32(RTE_IPV4(10, 2, 0, 7));
+		break;
+	case D12_DST_PORT:
+		udp->dst_port = rte_cpu_to_be_16(D12_UDP + 1);
+		break;
+	case D12_UDP_LEN:
+		udp->dgram_len = rte_cpu_to_be_16(7);
+		break;
+	case D12_UDP_CKSUM:
+		/* Any non-zero sum but the right one. */
+		udp->dgram_cksum = 0;
+		udp->dgram_cksum = (uint16_t)~rte_ipv4_udptcp_cksum(ip, udp);
+		if (udp->dgram_cksum == 0)
+			udp->dgram_cksum = 1;
+		break;
+	default:
+		break;
+	}
+	if (k != D12_SHORT)
+		d12_ip_cksum(f);
+	if (k == D12_IP_CKSUM)
+		ip->hdr_checksum ^= 0x0101;
+out:
+	m->data_len = (uint16_t)len;
+	m->pkt_len = len;
+	if (k == D12_SEGMENTED) {
+		/* The same frame in two segments. */
+		m2 = rte_pktmbuf_alloc(mp);
+		assert_non_null(m2);
+		m->data_len = (uint16_t)(len / 2);
+		memcpy(rte_pktmbuf_mtod(m2, uint8_t *), f + len / 2,
+			len - len / 2);
+		m2->data_len = (uint16_t)(len - len / 2);
+		assert_int_equal(rte_pktmbuf_chain(m, m2), 0);
+	}
+}
+
+/* The server's queue on a known UDP port (defect 12 aims frames at it). */
+static int
+setup_d12(void **state)
+{
+	struct pmr_worker_conf srv = {
+		.nb_msgbufs = 1024, .devargs = "udp=31901,mac=" D12_SRV_MAC,
+	};
+
+	(void)state;
+	pmr_test_env_up(&env, 1, handlers, &srv, NULL);
+	return 0;
+}
+
+static void
+defect12_driver_drops_counted(void **state)
+{
+	const unsigned int total = D12_RANDOM + D12_EACH * D12_KINDS;
+	uint16_t port = env.port_b[0];
+	struct d12_counts c0, c;
+	struct rte_ether_addr mac;
+	struct rte_mbuf *m[64];
+	struct rte_mempool *mp;
+	unsigned int i, k, n, sent = 0, kinds[D12_RANDOM + D12_EACH *
+		D12_KINDS];
+	uint64_t delivered;
+
+	(void)state;
+	mp = rte_pktmbuf_pool_create("d12_pool", 4095, 0, 0,
+			RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+	assert_non_null(mp);
+	assert_int_equal(rte_ether_unformat_addr(D12_SRV_MAC, &mac), 0);
+	for (i = 0; i < total; i++)
+		kinds[i] = i < D12_RANDOM ? D12_KINDS :
+			(i - D12_RANDOM) % D12_KINDS;
+	/* Shuffled, so that each kind meets the others in a burst. */
+	for (i = total - 1; i > 0; i--) {
+		k = (unsigned int)rte_rand_max(i + 1);
+		n = kinds[i];
+		kinds[i] = kinds[k];
+		kinds[k] = n;
+	}
+	d12_read(0, &c0);
+
+	while (sent < total) {
+		n = RTE_MIN(RTE_DIM(m), total - sent);
+		assert_int_equal(rte_pktmbuf_alloc_bulk(mp, m, n), 0);
+		for (i = 0; i < n; i++)
+			d12_build(mp, m[i], kinds[sent + i], &mac);
+		/* Into the server's queue, polled until it took them. */
+		k = rte_eth_tx_burst(port, 0, m, (uint16_t)n);
+		rte_pktmbuf_free_bulk(&m[k], n - k);
+		sent += k;
+		pmr_test_env_poll(&env);
+	}
+	PMR_TEST_POLL_UNTIL(&env, rte_mempool_full(mp));
+
+	/* Nothing polls while telemetry reads: exact values. */
+	d12_read(0, &c);
+	delivered = c.drv_rx - c0.drv_rx;
+	assert_int_equal(delivered + c.drv_dropped - c0.drv_dropped, total);
+	assert_int_equal(d12_drop_sum(), c.drv_dropped);
+	/* No session: the engine drops every frame the driver delivers. */
+	assert_int_equal(c.rx_pkts, c0.rx_pkts);
+	assert_int_equal(c.rx_drops - c0.rx_drops, delivered);
+	assert_true(delivered >= 2 * D12_EACH);
+	for (k = 0; k < D12_KINDS; k++)
+		if (d12_reason[k] != NULL)
+			assert_true(c.reason[k] - c0.reason[k] >= D12_EACH);
+	rte_mempool_free(mp);
+}
+
 int
-main(void)
+main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_commands_listed,
@@ -569,7 +883,15 @@ main(void)
 			setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_while_running,
 			setup, teardown),
+		cmocka_unit_test_setup_teardown(defect12_driver_drops_counted,
+			setup_d12, teardown),
 	};
+
+	/* [filter [skip]]: the cases to run, as meson's entries ask. */
+	if (argc > 1)
+		cmocka_set_test_filter(argv[1]);
+	if (argc > 2)
+		cmocka_set_skip_filter(argv[2]);
 
 	return cmocka_run_group_tests_name("telemetry", tests,
 			group_setup, group_teardown);

@@ -130,7 +130,7 @@ show_stats(struct cmdline *cl)
 			PRIu64 " retransmissions, %" PRIu64 " drops%s\n",
 			c->lcore, __atomic_load_n(&c->done, __ATOMIC_RELAXED),
 			st.retransmissions - c->st0.retransmissions,
-			st.rx_drops - c->st0.rx_drops,
+			rpcperf_client_drops(&ia.run, k),
 			rte_eal_get_lcore_state(c->lcore) == RUNNING ||
 			c->lcore == rte_get_main_lcore() ? "" :
 			" (finished: an error, see above)");
@@ -148,13 +148,8 @@ clear_stats(struct cmdline *cl)
 		ia.t_start = rte_rdtsc();
 		ia.done_start = rpcperf_run_done(&ia.run);
 		/* Retransmissions and drops count from here too. */
-		for (k = 0; k < ia.run.nb_clients; k++) {
-			pmr_worker_stats_get(ia.run.clients[k].worker,
-					&ia.run.clients[k].st0);
-			if (k < ia.run.nb_servers)
-				pmr_worker_stats_get(ia.run.servers[k],
-						&ia.run.clients[k].srv0);
-		}
+		for (k = 0; k < ia.run.nb_clients; k++)
+			rpcperf_client_counts_reset(&ia.run, k);
 	} else {
 		rpcperf_result_free(&ia.last);
 		ia.have_last = false;

@@ -90,6 +90,11 @@ rpcperf_summarize(struct rpcperf_samples *s, uint64_t hz,
 
 	r->iters = s->count;
 	r->lcore = -1;
+	/* What the workers saw, measured or not. */
+	r->retransmissions = s->retransmissions;
+	r->drops = s->drops;
+	r->sessions = s->sessions;
+	r->client_heap = s->client_heap;
 	if (s->n == 0)
 		return;
 	qsort(s->cycles, s->n, sizeof(*s->cycles), cmp_u64);
@@ -107,10 +112,6 @@ rpcperf_summarize(struct rpcperf_samples *s, uint64_t hz,
 	r->gbps = s->bytes != 0 && s->elapsed != 0 ?
 		(double)s->bytes * 8 / ((double)s->elapsed / (double)hz) / 1e9 :
 		r->mrps * 1e6 * r->size * 8 / 1e9;
-	r->retransmissions = s->retransmissions;
-	r->drops = s->drops;
-	r->sessions = s->sessions;
-	r->client_heap = s->client_heap;
 }
 
 int

@@ -214,6 +214,14 @@ main(int argc, char **argv)
 	argv += ret;
 	argv[0] = (char *)(uintptr_t)"rpcperf";
 	ret = rpcperf_parse_args(argc, argv, &cfg);
+	/* Before anything runs, as every other bad value. */
+	if (ret == 0 && pmr_faults_check(cfg.faults) != 0) {
+		fprintf(stderr, "rpcperf: --faults=%s: not a fault "
+			"specification: key=value,... with drop_tx, "
+			"drop_rx, dup_tx, reorder_tx, reorder_rx (0 to 1) "
+			"and seed, each once (doc/faults.md)\n", cfg.faults);
+		ret = -EINVAL;
+	}
 	if (ret == 0 && rpcperf_lcores_resolve(&cfg) != 0)
 		ret = -EINVAL;
 	if (ret != 0) {

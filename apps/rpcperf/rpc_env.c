@@ -91,25 +91,35 @@ rpcperf_poll_loop(void *arg)
 	return 0;
 }
 
+/*
+ * Runs on the client's lcore. The session's arg outlives it: a reset may
+ * come at any time until the session is destroyed.
+ */
 static void
 on_session(struct pmr_worker *w, int session, enum pmr_session_event ev,
 		int err, void *arg)
 {
-	int *state = arg;
+	struct rpcperf_session *rs = arg;
 
 	(void)w;
-	(void)session;
-	*state = ev == PMR_SESSION_EV_CONNECTED ? 1 : err;
+	if (ev == PMR_SESSION_EV_RESET) {
+		fprintf(stderr, "rpcperf: lcore %u: session %d to %s worker %u "
+			"reset: %s\n", rs->c->lcore, session, rs->uri,
+			rs->remote, strerror(-err));
+		rs->state = err;
+		return;
+	}
+	rs->state = ev == PMR_SESSION_EV_CONNECTED ? 1 : err;
 }
 
 /* Poll until every session opened so far has come up or failed. */
 static void
-sessions_wait(struct rpcperf_client *c, const int *up)
+sessions_wait(struct rpcperf_client *c, unsigned int n)
 {
 	unsigned int k;
 
-	for (k = 0; k < c->nb_sessions; k++)
-		while (up[k] == 0)
+	for (k = 0; k < n; k++)
+		while (c->sess[k].state == 0)
 			pmr_worker_poll(c->worker);
 }
 
@@ -119,41 +129,42 @@ sessions_open(struct rpcperf_run *run, struct rpcperf_client *c,
 		const char *uri, uint16_t rw)
 {
 	uint32_t want = run->spec.sessions;
-	unsigned int i, n;
-	int *up;
+	unsigned int i, n, opened = 0;
 
 	c->sessions = calloc(want, sizeof(*c->sessions));
-	up = calloc(want, sizeof(*up));
-	if (c->sessions == NULL || up == NULL) {
-		free(up);
+	c->sess = calloc(want, sizeof(*c->sess));
+	if (c->sessions == NULL || c->sess == NULL)
 		return -ENOMEM;
-	}
 	/* In batches, so that the nexus rings never overflow. */
 	for (i = 0; i < want; i++) {
-		int sn = pmr_session_create(c->worker, uri, rw, on_session,
-				&up[c->nb_sessions]);
+		struct rpcperf_session *rs = &c->sess[opened];
+		int sn;
 
+		rs->c = c;
+		rs->uri = uri;
+		rs->remote = rw;
+		sn = pmr_session_create(c->worker, uri, rw, on_session, rs);
 		if (sn < 0) {
 			c->session_err = sn;
 			break;
 		}
-		c->sessions[c->nb_sessions++] = sn;
-		if (c->nb_sessions % 256 == 0)
-			sessions_wait(c, up);
+		rs->sn = sn;
+		opened++;
+		if (opened % 256 == 0)
+			sessions_wait(c, opened);
 	}
-	sessions_wait(c, up);
+	sessions_wait(c, opened);
 	/* Keep only the sessions that came up. */
-	for (i = 0, n = 0; i < c->nb_sessions; i++) {
-		if (up[i] == 1) {
-			c->sessions[n++] = c->sessions[i];
+	for (i = 0, n = 0; i < opened; i++) {
+		if (c->sess[i].state == 1) {
+			c->sessions[n++] = c->sess[i].sn;
 			continue;
 		}
 		if (c->session_err == 0)
-			c->session_err = up[i];
-		pmr_session_destroy(c->worker, c->sessions[i]);
+			c->session_err = c->sess[i].state;
+		pmr_session_destroy(c->worker, c->sess[i].sn);
 	}
 	c->nb_sessions = n;
-	free(up);
 	if (c->session_err != 0 &&
 	    (!run->spec.partial_ok || c->nb_sessions == 0)) {
 		fprintf(stderr, "rpcperf: %s: lcore %u: session to %s worker "
@@ -427,6 +438,20 @@ client_up(struct rpcperf_run *run)
 	return 0;
 }
 
+void
+rpcperf_client_counts_reset(struct rpcperf_run *run, unsigned int k)
+{
+	struct rpcperf_client *c = &run->clients[k];
+
+	pmr_worker_stats_get(c->worker, &c->st0);
+	rpcperf_drv_drops_get(c->worker, &c->drv0);
+	/* In-process, server k answers client k. */
+	if (k < run->nb_servers) {
+		pmr_worker_stats_get(run->servers[k], &c->srv0);
+		rpcperf_drv_drops_get(run->servers[k], &c->srvdrv0);
+	}
+}
+
 int
 rpcperf_run_up(struct rpcperf_run *run, const struct rpcperf_config *cfg,
 		const struct rpcperf_workload *wl, bool until_stop)
@@ -459,13 +484,8 @@ rpcperf_run_up(struct rpcperf_run *run, const struct rpcperf_config *cfg,
 	ret = cfg->mode == RPCPERF_CLIENT ? client_up(run) : inproc_up(run);
 	if (ret != 0)
 		return ret;
-	for (k = 0; k < run->nb_clients; k++) {
-		pmr_worker_stats_get(run->clients[k].worker,
-				&run->clients[k].st0);
-		if (k < run->nb_servers)
-			pmr_worker_stats_get(run->servers[k],
-					&run->clients[k].srv0);
-	}
+	for (k = 0; k < run->nb_clients; k++)
+		rpcperf_client_counts_reset(run, k);
 	if (run->spec.report_memory)
 		for (k = 0; k < run->nb_clients; k++)
 			fprintf(stderr, "rpcperf: %s: lcore %u: %u sessions, "
@@ -501,13 +521,34 @@ rpcperf_run_start(struct rpcperf_run *run)
 	return 0;
 }
 
-/* Packets a worker dropped since st0: refused on receipt, or by --faults. */
+/*
+ * Packets a worker dropped since st0 and d0: refused on receipt, by
+ * --faults, or by its driver.
+ */
 static uint64_t
-worker_drops(const struct pmr_worker_stats *st,
-		const struct pmr_worker_stats *st0)
+worker_drops(struct pmr_worker *w, const struct pmr_worker_stats *st0,
+		const struct rpcperf_drv_drops *d0)
 {
-	return st->rx_drops - st0->rx_drops +
-		st->fault_dropped - st0->fault_dropped;
+	struct rpcperf_drv_drops d;
+	struct pmr_worker_stats st;
+
+	pmr_worker_stats_get(w, &st);
+	rpcperf_drv_drops_get(w, &d);
+	return st.rx_drops - st0->rx_drops +
+		st.fault_dropped - st0->fault_dropped + d.total - d0->total;
+}
+
+uint64_t
+rpcperf_client_drops(const struct rpcperf_run *run, unsigned int k)
+{
+	const struct rpcperf_client *c = &run->clients[k];
+	uint64_t n;
+
+	n = worker_drops(c->worker, &c->st0, &c->drv0);
+	/* In-process, server k answers client k. */
+	if (k < run->nb_servers)
+		n += worker_drops(run->servers[k], &c->srv0, &c->srvdrv0);
+	return n;
 }
 
 int
@@ -528,7 +569,8 @@ rpcperf_run_wait(struct rpcperf_run *run)
 			/* Asleep: the main lcore may share a CPU with it. */
 			while (rte_eal_get_lcore_state(c->lcore) == RUNNING)
 				usleep(1000);
-			rte_eal_wait_lcore(c->lcore);
+			/* rpcperf_client_loop()'s: a failed run fails. */
+			c->ret = rte_eal_wait_lcore(c->lcore);
 			c->launched = false;
 		}
 		if (c->ret != 0 && ret == 0)
@@ -536,12 +578,7 @@ rpcperf_run_wait(struct rpcperf_run *run)
 		pmr_worker_stats_get(c->worker, &st);
 		c->s.retransmissions = st.retransmissions -
 			c->st0.retransmissions;
-		c->s.drops = worker_drops(&st, &c->st0);
-		/* In-process, server k answers client k. */
-		if (k < run->nb_servers) {
-			pmr_worker_stats_get(run->servers[k], &st);
-			c->s.drops += worker_drops(&st, &c->srv0);
-		}
+		c->s.drops = rpcperf_client_drops(run, k);
 		c->s.sessions = c->nb_sessions;
 		c->s.client_heap = c->heap;
 	}
@@ -577,17 +614,63 @@ rpcperf_drops_print(const char *who, const struct pmr_worker_stats *st,
 	fprintf(stderr, "\n");
 }
 
-/* Why w dropped packets since st0, if it did. */
+void
+rpcperf_drv_drops_get(struct pmr_worker *w, struct rpcperf_drv_drops *d)
+{
+	struct pmr_transport_queue *q = pmr_worker_queue(w);
+	struct pmr_transport_stats ts;
+	int n;
+
+	memset(d, 0, sizeof(*d));
+	if (pmr_transport_stats_get(q, &ts) == 0)
+		d->total = ts.rx_dropped;
+	n = pmr_transport_xstats_get(q, d->x, RTE_DIM(d->x));
+	d->n = n > 0 ? RTE_MIN((unsigned int)n, RTE_DIM(d->x)) : 0;
+}
+
+void
+rpcperf_drv_drops_print(const char *who, const struct rpcperf_drv_drops *d,
+		const struct rpcperf_drv_drops *d0)
+{
+	static const char prefix[] = "rx_drop_";
+	const size_t plen = sizeof(prefix) - 1;
+	uint64_t v0;
+	unsigned int i;
+
+	if (d->total == (d0 != NULL ? d0->total : 0))
+		return;
+	fprintf(stderr, "rpcperf: %s driver dropped %" PRIu64 " frames:", who,
+		d->total - (d0 != NULL ? d0->total : 0));
+	/* The eth driver's reasons are its rx_drop_* counters. */
+	for (i = 0; i < d->n; i++) {
+		if (strncmp(d->x[i].name, prefix, plen) != 0)
+			continue;
+		v0 = d0 != NULL && i < d0->n &&
+			strcmp(d0->x[i].name, d->x[i].name) == 0 ?
+			d0->x[i].value : 0;
+		if (d->x[i].value != v0)
+			fprintf(stderr, " %.*s %" PRIu64,
+				(int)(sizeof(d->x[i].name) - plen),
+				d->x[i].name + plen, d->x[i].value - v0);
+	}
+	fprintf(stderr, "\n");
+}
+
+/* Why w or its driver dropped packets since st0 and d0, if they did. */
 static void
 print_drops(const char *who, unsigned int id, struct pmr_worker *w,
-		const struct pmr_worker_stats *st0)
+		const struct pmr_worker_stats *st0,
+		const struct rpcperf_drv_drops *d0)
 {
+	struct rpcperf_drv_drops d;
 	struct pmr_worker_stats st;
 	char name[64];
 
 	pmr_worker_stats_get(w, &st);
+	rpcperf_drv_drops_get(w, &d);
 	snprintf(name, sizeof(name), "%s %u", who, id);
 	rpcperf_drops_print(name, &st, st0);
+	rpcperf_drv_drops_print(name, &d, d0);
 }
 
 void
@@ -598,7 +681,8 @@ rpcperf_run_down(struct rpcperf_run *run)
 	for (k = 0; k < run->nb_clients; k++) {
 		struct rpcperf_client *c = &run->clients[k];
 
-		print_drops("client lcore", c->lcore, c->worker, &c->st0);
+		print_drops("client lcore", c->lcore, c->worker, &c->st0,
+				&c->drv0);
 		for (i = 0; i < c->nb_sessions; i++)
 			pmr_session_destroy(c->worker, c->sessions[i]);
 		c->nb_sessions = 0;
@@ -606,7 +690,8 @@ rpcperf_run_down(struct rpcperf_run *run)
 	/* In-process, server k answers client k. */
 	for (k = 0; k < run->nb_servers && k < run->nb_clients; k++)
 		print_drops("server worker", k, run->servers[k],
-				&run->clients[k].srv0);
+				&run->clients[k].srv0,
+				&run->clients[k].srvdrv0);
 	if (run->nb_running != 0) {
 		/* Let the servers see the sessions go, then stop them. */
 		for (i = 0; i < 1000; i++)
@@ -633,6 +718,9 @@ rpcperf_run_down(struct rpcperf_run *run)
 				"leaked\n", c->lcore);
 		free(c->sessions);
 		c->sessions = NULL;
+		/* Destroyed, or their worker is: no callback any more. */
+		free(c->sess);
+		c->sess = NULL;
 	}
 	for (k = 0; k < run->nb_servers; k++)
 		if (pmr_worker_destroy(run->servers[k]) != 0)

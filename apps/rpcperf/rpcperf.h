@@ -143,6 +143,38 @@ struct rpcperf_rate_spec {
 };
 uint32_t rpcperf_size_fixed(const struct rpcperf_config *cfg, uint64_t i);
 
+/* Named driver counters kept (the eth driver has 16). */
+#define RPCPERF_DRV_XSTATS_MAX 32
+
+/*
+ * The frames a worker's driver dropped before the worker saw them (not
+ * for this queue, malformed: pmr_worker_queue()), in all and its named
+ * counters, read when asked: never on the data path.
+ */
+struct rpcperf_drv_drops {
+	uint64_t total;			/* pmr_transport_stats.rx_dropped */
+	unsigned int n;			/* counters in x */
+	struct pmr_transport_xstat x[RPCPERF_DRV_XSTATS_MAX];
+};
+void rpcperf_drv_drops_get(struct pmr_worker *w,
+		struct rpcperf_drv_drops *d);
+/* Why w's driver dropped frames (d against d0, NULL: none), if it did. */
+void rpcperf_drv_drops_print(const char *who,
+		const struct rpcperf_drv_drops *d,
+		const struct rpcperf_drv_drops *d0);
+
+/*
+ * A session of a client lcore, its callback's arg: lives as long as the
+ * session (freed after pmr_session_destroy() or the worker's end).
+ */
+struct rpcperf_session {
+	struct rpcperf_client *c;
+	const char *uri;	/* of the remote nexus */
+	uint16_t remote;	/* its worker */
+	int sn;
+	int state;		/* 0 connecting, 1 up, else -errno */
+};
+
 /* One client lcore of an RPC run: its worker, sessions and samples. */
 struct rpcperf_client {
 	struct rpcperf_run *run;
@@ -151,6 +183,7 @@ struct rpcperf_client {
 	struct pmr_worker *worker;
 	int *sessions;
 	unsigned int nb_sessions;	/* connected */
+	struct rpcperf_session *sess;	/* every one opened, by creation */
 	int session_err;		/* why the next one was refused */
 	size_t heap;			/* bytes its worker took */
 	struct rpcperf_samples s;
@@ -160,6 +193,8 @@ struct rpcperf_client {
 	int ret;
 	struct pmr_worker_stats st0;	/* its worker's counters before */
 	struct pmr_worker_stats srv0;	/* in-process: its server's */
+	struct rpcperf_drv_drops drv0;	/* its worker's driver's before */
+	struct rpcperf_drv_drops srvdrv0; /* in-process: its server's */
 };
 
 /*
@@ -205,6 +240,16 @@ int rpcperf_poll_loop(void *arg);
 void rpcperf_worker_conf(const struct rpcperf_config *cfg, uint32_t max_size,
 		uint32_t concurrency, uint32_t sessions,
 		struct pmr_worker_conf *conf);
+/*
+ * Count client k's drops (and in-process its server's) from now on:
+ * the worker and driver counters now.
+ */
+void rpcperf_client_counts_reset(struct rpcperf_run *run, unsigned int k);
+/*
+ * Packets client k's worker and driver (and in-process its server's)
+ * dropped since rpcperf_client_counts_reset().
+ */
+uint64_t rpcperf_client_drops(const struct rpcperf_run *run, unsigned int k);
 /* Why a worker dropped packets (st against st0), on stderr, if it did. */
 void rpcperf_drops_print(const char *who, const struct pmr_worker_stats *st,
 		const struct pmr_worker_stats *st0);

@@ -112,8 +112,11 @@ static void
 print_table(const struct server *sv, double secs)
 {
 	static const struct pmr_worker_stats zero;
+	struct rpcperf_drv_drops drv[RPCPERF_MAX_LCORES];
 	struct pmr_worker_stats st, sum;
+	uint64_t drv_sum = 0;
 	unsigned int k, i;
+	char who[32];
 
 	memset(&sum, 0, sizeof(sum));
 	printf("%-8s %6s %12s %12s %12s %12s %10s %10s\n", "worker", "lcore",
@@ -123,11 +126,14 @@ print_table(const struct server *sv, double secs)
 		unsigned int lcore = sv->p[k % sv->cfg->nb_server_lcores].lcore;
 
 		pmr_worker_stats_get(sv->w[k], &st);
+		/* Its drops and its driver's. */
+		rpcperf_drv_drops_get(sv->w[k], &drv[k]);
+		drv_sum += drv[k].total;
 		printf("%-8u %6u %12" PRIu64 " %12" PRIu64 " %12" PRIu64
 			" %12" PRIu64 " %10" PRIu64 " %10.3f\n", k, lcore,
 			st.reqs_handled, st.resps_sent, st.rx_pkts, st.tx_pkts,
-			st.rx_drops, secs > 0 ? st.reqs_handled / secs / 1e6 :
-			0);
+			st.rx_drops + drv[k].total,
+			secs > 0 ? st.reqs_handled / secs / 1e6 : 0);
 		sum.reqs_handled += st.reqs_handled;
 		sum.resps_sent += st.resps_sent;
 		sum.rx_pkts += st.rx_pkts;
@@ -138,9 +144,14 @@ print_table(const struct server *sv, double secs)
 	}
 	printf("%-8s %6s %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12"
 		PRIu64 " %10" PRIu64 " %10.3f\n", "total", "", sum.reqs_handled,
-		sum.resps_sent, sum.rx_pkts, sum.tx_pkts, sum.rx_drops,
+		sum.resps_sent, sum.rx_pkts, sum.tx_pkts,
+		sum.rx_drops + drv_sum,
 		secs > 0 ? sum.reqs_handled / secs / 1e6 : 0);
 	rpcperf_drops_print("server", &sum, &zero);
+	for (k = 0; k < sv->nb_workers; k++) {
+		snprintf(who, sizeof(who), "server worker %u", k);
+		rpcperf_drv_drops_print(who, &drv[k], NULL);
+	}
 }
 
 /*

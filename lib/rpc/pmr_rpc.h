@@ -157,6 +157,16 @@ struct pmr_worker_stats {
 const char *pmr_worker_drop_name(unsigned int idx);
 
 /**
+ * Check a fault injection specification (pmr_worker_conf.faults) before
+ * any worker is made, e.g. to refuse a bad command line option at once.
+ * Logs what is wrong with it, as pmr_worker_create() would.
+ *
+ * @return 0 if pmr_worker_create() would take it (NULL and "" too), or
+ *   -EINVAL.
+ */
+int pmr_faults_check(const char *spec);
+
+/**
  * Create a worker: its transport queue, msgbuf pool and session table, and
  * attach it to the nexus. Call from the main or a control thread.
  *
@@ -204,6 +214,20 @@ int pmr_worker_service_register(struct pmr_worker *w, uint32_t *service_id);
 /** Read the worker's counters (any thread; may be slightly stale). */
 void pmr_worker_stats_get(const struct pmr_worker *w,
 		struct pmr_worker_stats *stats);
+
+/**
+ * The worker's transport queue, to read its driver's counters with
+ * pmr_transport_stats_get() and pmr_transport_xstats_get() (any thread;
+ * may be slightly stale, as pmr_worker_stats_get()). The frames the
+ * driver drops before the worker sees them (not IPv4, not for this
+ * queue, bad checksum, ...) are counted there, by reason, and not in
+ * struct pmr_worker_stats: every frame the queue received was either
+ * delivered (pmr_transport_stats.rx_pkts), then accepted (rx_pkts) or
+ * dropped by the worker (rx_drops, fault injection's drop_rx), or
+ * dropped by the driver (pmr_transport_stats.rx_dropped). Only read
+ * counters through it: the worker's lcore alone sends and receives.
+ */
+struct pmr_transport_queue *pmr_worker_queue(const struct pmr_worker *w);
 
 /** @return the worker's id. */
 uint16_t pmr_worker_id(const struct pmr_worker *w);

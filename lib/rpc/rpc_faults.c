@@ -56,8 +56,9 @@ parse_seed(const char *key, const char *value, void *opaque)
 	return 0;
 }
 
-int
-rpc_faults_parse(struct rpc_faults *f, const char *spec, uint16_t worker_id)
+/* rpc_faults_parse() but for the warning that faults are on. */
+static int
+faults_parse(struct rpc_faults *f, const char *spec, uint16_t worker_id)
 {
 	struct rte_kvargs *kv;
 	uint64_t seed = 1;
@@ -94,10 +95,26 @@ rpc_faults_parse(struct rpc_faults *f, const char *spec, uint16_t worker_id)
 		f->rng = 1;
 	f->on = (f->drop_tx | f->drop_rx | f->dup_tx | f->reorder_tx |
 		 f->reorder_rx) != 0;
-	if (f->on)
+	return 0;
+}
+
+int
+rpc_faults_parse(struct rpc_faults *f, const char *spec, uint16_t worker_id)
+{
+	int ret = faults_parse(f, spec, worker_id);
+
+	if (ret == 0 && f->on)
 		RPC_LOG(WARNING, "worker %u: fault injection on: %s",
 			worker_id, spec);
-	return 0;
+	return ret;
+}
+
+int
+pmr_faults_check(const char *spec)
+{
+	struct rpc_faults f;
+
+	return faults_parse(&f, spec, 0);
 }
 
 /* xorshift64*: the upper 32 bits, compared against a scaled fraction. */

@@ -9,8 +9,9 @@
  * Workers join a process-wide registry once created and leave it before
  * they are torn down; the callbacks run on the telemetry thread with the
  * registry locked, so a worker they look at stays alive until they are
- * done. The counters themselves are the worker's plain fields, read while
- * its lcore may be updating them: a reply may be slightly stale, and two
+ * done. The counters themselves are the worker's plain fields, and those
+ * of its transport queue (the driver's drops, by reason), read while its
+ * lcore may be updating them: a reply may be slightly stale, and two
  * counters of one reply need not be from the same instant.
  */
 
@@ -72,6 +73,22 @@ static const struct tel_field worker_stat_fields[] = {
 	WORKER_STAT(tokens_received),
 	WORKER_STAT(connects_unreachable),
 };
+
+#define DRIVER_STAT(f) { "driver_" #f, offsetof(struct pmr_transport_stats, f) }
+
+/* The worker's transport queue: what its driver delivered and dropped. */
+static const struct tel_field driver_stat_fields[] = {
+	DRIVER_STAT(tx_pkts),
+	DRIVER_STAT(tx_bytes),
+	DRIVER_STAT(tx_zerocopy),
+	DRIVER_STAT(tx_full),
+	DRIVER_STAT(rx_pkts),
+	DRIVER_STAT(rx_bytes),
+	DRIVER_STAT(rx_dropped),
+};
+
+/* Named counters of a queue shown; the eth driver has 16. */
+#define TEL_XSTATS_MAX 64
 
 #define NEXUS_STAT(f) { #f, offsetof(struct pmr_nexus_stats, f) }
 
@@ -194,6 +211,36 @@ tel_handle_workers(const char *cmd __rte_unused,
 	return 0;
 }
 
+/*
+ * The counters of w's transport queue, read now (not on the worker's
+ * data path): its stats and named counters (drops by reason), each under
+ * its name after "driver_".
+ */
+static void
+tel_driver_counters(const struct pmr_worker *w, struct rte_tel_data *d)
+{
+	struct pmr_transport_xstat xs[TEL_XSTATS_MAX];
+	struct pmr_transport_stats ts;
+	char name[RTE_TEL_MAX_STRING_LEN];
+	unsigned int i;
+	int n;
+
+	/* Every counter of the struct has its line. */
+	RTE_BUILD_BUG_ON(sizeof(struct pmr_transport_stats) !=
+		sizeof(uint64_t) * RTE_DIM(driver_stat_fields));
+	if (pmr_transport_stats_get(w->q, &ts) == 0)
+		for (i = 0; i < RTE_DIM(driver_stat_fields); i++)
+			rte_tel_data_add_dict_u64(d,
+				driver_stat_fields[i].name,
+				tel_field_get(&ts, &driver_stat_fields[i]));
+	n = pmr_transport_xstats_get(w->q, xs, RTE_DIM(xs));
+	for (i = 0; n > 0 && i < RTE_MIN((unsigned int)n, RTE_DIM(xs)); i++) {
+		snprintf(name, sizeof(name), "driver_%.*s",
+			(int)sizeof(xs[i].name), xs[i].name);
+		rte_tel_data_add_dict_u64(d, name, xs[i].value);
+	}
+}
+
 static void
 tel_worker_dict(const struct pmr_worker *w, struct rte_tel_data *d)
 {
@@ -225,6 +272,7 @@ tel_worker_dict(const struct pmr_worker *w, struct rte_tel_data *d)
 		w->max_requests - __atomic_load_n(&w->nb_creq_free,
 			__ATOMIC_RELAXED));
 	rte_tel_data_add_dict_u64(d, "requests_max", w->max_requests);
+	tel_driver_counters(w, d);
 }
 
 static int

@@ -451,6 +451,12 @@ pmr_worker_stats_get(const struct pmr_worker *w,
 	*stats = w->stats;
 }
 
+struct pmr_transport_queue *
+pmr_worker_queue(const struct pmr_worker *w)
+{
+	return w->q;
+}
+
 uint16_t
 pmr_worker_id(const struct pmr_worker *w)
 {

@@ -17,6 +17,8 @@ MODE:
              workers each: the server handled every request sent
   interactive  -i fed commands: start, show stats, stop prints a table,
              settings refused while running, quit
+  faults     a bad --faults refused with exit status 2 before anything
+             runs, in-process, --server and --connect; a good one runs
 
 EAL arguments: PMR_TEST_EAL_ARGS if set (as the cmocka tests take it),
 else "-l 0-1 --no-pci --no-huge -m 512 --no-shconf".
@@ -270,8 +272,12 @@ def mode_json():
     print('json run: %d results, %d ratios' % (len(res), len(d['ratios'])))
 
     # A workload that fails: exit 1, still one JSON document, iters 0.
+    # (A --histogram name with a quote and a backslash: JSON escapes.)
+    tmp = tempfile.mkdtemp(prefix='rpcperf-json.')
+    hist = os.path.join(tmp, 'a"b\\c.csv')
     p = run(['--json', '-q', '-n', '100', '--warmup', '0', '-s', '100000',
-             '-w', 'ring,drv-latency', '--faults=a"b\\c'])
+             '-w', 'ring,drv-latency', '--histogram=' + hist])
+    shutil.rmtree(tmp, ignore_errors=True)
     check(p.returncode == 1, 'failing run: exit %d' % p.returncode)
     try:
         d = json.loads(p.stdout)
@@ -280,7 +286,7 @@ def mode_json():
                         'failing run')
         check([r['iters'] for r in res] == [100, 0],
               'failing run: iters %s' % [r['iters'] for r in res])
-        check(d['config']['faults'] == 'a"b\\c', 'failing run: faults')
+        check(d['config']['histogram'] == hist, 'failing run: histogram')
         check(d['ratios'] == [], 'failing run: ratios %s' % d['ratios'])
     except ValueError as e:
         check(False, 'failing run: not JSON (%s): %s' % (e, p.stdout))
@@ -543,7 +549,10 @@ def mode_placement():
 def mode_interactive():
     # The prompt on lcore 0, the server on 1, the client on 2.
     eal = eal_lcores('0@0,1@1,2@0')
-    p = subprocess.Popen([RPCPERF] + eal + ['--', '-i', '-n', '10000'],
+    # No warmup: the short runs below measure from their first round
+    # trip, however slow the machine (a sanitizer build, other load).
+    p = subprocess.Popen([RPCPERF] + eal + ['--', '-i', '-n', '10000',
+                                            '--warmup', '0'],
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True)
     steps = [
@@ -594,8 +603,37 @@ def mode_interactive():
     print('interactive: %d tables, %s' % (len(rows), running))
 
 
+def mode_faults():
+    """A bad --faults: exit 2 before anything runs (doc/rpcperf.md)."""
+    bad = ['drop_tx=2', 'bogus=1', 'drop_tx=0.1,drop_tx=0.2', 'a"b\\c',
+           'seed=-1', 'drop_rx=']
+    for spec in bad:
+        for mode in ([], ['--server', '--devargs=port=0'],
+                     ['--connect=127.0.0.1:9', '--devargs=port=0',
+                      '-w', 'latency']):
+            args = mode + ['-n', '100', '--faults=' + spec]
+            p = run(args)
+            where = ' '.join(args)
+            check(p.returncode == 2, '%s: exit status %d, not 2'
+                  % (where, p.returncode))
+            msg = 'rpcperf: --faults=%s: ' % spec
+            check(msg in p.stderr, '%s: stderr lacks "%s": %s'
+                  % (where, msg, p.stderr[-1000:]))
+            # Refused before any run, worker or port was set up.
+            check('rpcperf: running' not in p.stderr and
+                  'No such device' not in p.stderr,
+                  '%s: went on: %s' % (where, p.stderr[-1000:]))
+            check(p.stdout == '', '%s: wrote to stdout: %s'
+                  % (where, p.stdout))
+    p = run(['-q', '-w', 'latency', '-n', '200', '--warmup', '0',
+             '--faults=drop_tx=0.01,drop_rx=0.01,seed=3'])
+    check(p.returncode == 0, 'good --faults: exit %d: %s'
+          % (p.returncode, p.stderr[-1000:]))
+    print('faults: %d bad specifications refused' % len(bad))
+
+
 def main():
-    modes = {'args': mode_args, 'json': mode_json,
+    modes = {'args': mode_args, 'json': mode_json, 'faults': mode_faults,
              'workloads': mode_workloads, 'progress': mode_progress,
              'lcores': mode_lcores, 'placement': mode_placement,
              'interactive': mode_interactive}

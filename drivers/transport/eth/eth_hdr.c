@@ -22,6 +22,7 @@ static const char *const drop_names[PMR_ETH_DROP_MAX] = {
 	[PMR_ETH_DROP_DST_PORT] = "dst_port",
 	[PMR_ETH_DROP_UDP_LEN] = "udp_len",
 	[PMR_ETH_DROP_UDP_CKSUM] = "udp_cksum",
+	[PMR_ETH_DROP_SEGMENTED] = "segmented",
 };
 
 const char *

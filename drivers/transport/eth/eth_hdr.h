@@ -56,6 +56,8 @@ enum pmr_eth_drop {
 	PMR_ETH_DROP_DST_PORT,	/**< Not our UDP port. */
 	PMR_ETH_DROP_UDP_LEN,	/**< UDP length under 8 or past the IP payload. */
 	PMR_ETH_DROP_UDP_CKSUM,	/**< Bad UDP checksum. */
+	/** In several segments (the driver; never from the parser). */
+	PMR_ETH_DROP_SEGMENTED,
 	PMR_ETH_DROP_MAX
 };
 

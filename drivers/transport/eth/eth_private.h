@@ -36,7 +36,17 @@ struct eth_stats {
 	uint64_t tx_invalid;	/* refused: over the MTU or no headroom */
 	uint64_t rx_pkts;
 	uint64_t rx_bytes;
-	uint64_t rx_drop[PMR_ETH_DROP_MAX];	/* [0]: multi-segment */
+	uint64_t rx_drop[PMR_ETH_DROP_MAX];	/* by reason; [0] unused */
+};
+
+/*
+ * Frames the port itself dropped on receipt (rte_eth_stats), before any
+ * rx burst could see them: its only queue's, as the queue owns the port.
+ */
+struct eth_nic_drops {
+	uint64_t missed;	/* imissed: no free descriptor */
+	uint64_t errors;	/* ierrors: bad frames */
+	uint64_t nombuf;	/* rx_nombuf: no mbuf to receive into */
 };
 
 /* One queue: queue 0 of one ethdev port, owned from create to destroy. */
@@ -56,6 +66,7 @@ struct eth_queue {
 	struct eth_stats stats;
 
 	/* Control path. */
+	struct eth_nic_drops nic0;	/* the port's at create or reset */
 	struct rte_mempool *rx_pool;
 	uint16_t nb_rxd;
 	uint16_t nb_txd;

@@ -325,6 +325,37 @@ eth_mac_setup(uint16_t port_id, const struct eth_args *a,
 	return 0;
 }
 
+/* The port's receive drops, as counted (zeros without ethdev stats). */
+static void
+eth_nic_drops_get(uint16_t port_id, struct eth_nic_drops *d)
+{
+	struct rte_eth_stats es;
+
+	memset(d, 0, sizeof(*d));
+	if (rte_eth_stats_get(port_id, &es) != 0)
+		return;
+	d->missed = es.imissed;
+	d->errors = es.ierrors;
+	d->nombuf = es.rx_nombuf;
+}
+
+/* a - b, or a if the port's counters went back (reset under us). */
+static inline uint64_t
+eth_since(uint64_t a, uint64_t b)
+{
+	return a >= b ? a - b : a;
+}
+
+/* The port's receive drops since the queue was made or reset. */
+static void
+eth_nic_drops_since(const struct eth_queue *eq, struct eth_nic_drops *d)
+{
+	eth_nic_drops_get(eq->port_id, d);
+	d->missed = eth_since(d->missed, eq->nic0.missed);
+	d->errors = eth_since(d->errors, eq->nic0.errors);
+	d->nombuf = eth_since(d->nombuf, eq->nic0.nombuf);
+}
+
 static struct pmr_transport_queue *
 eth_queue_create(const struct pmr_transport_driver *drv, const char *devargs,
 		int socket_id)
@@ -411,6 +442,7 @@ eth_queue_create(const struct pmr_transport_driver *drv, const char *devargs,
 		ETH_LOG(ERR, "port %u setup: %s", a.port_id, strerror(-ret));
 		goto fail;
 	}
+	eth_nic_drops_get(eq->port_id, &eq->nic0);
 	if (eq->tx_copy_max >= eq->pub.caps.mtu)
 		eq->pub.caps.flags &= ~PMR_TRANSPORT_CAP_TX_ZEROCOPY;
 	ETH_LOG(INFO, "port %u: queue up, payload mtu %u, ip cksum %s",
@@ -553,6 +585,7 @@ static int
 eth_stats_get(struct pmr_transport_queue *q, struct pmr_transport_stats *s)
 {
 	const struct eth_stats *st = &eth_queue(q)->stats;
+	struct eth_nic_drops nic;
 	unsigned int i;
 
 	memset(s, 0, sizeof(*s));
@@ -564,13 +597,18 @@ eth_stats_get(struct pmr_transport_queue *q, struct pmr_transport_stats *s)
 	s->rx_bytes = st->rx_bytes;
 	for (i = 0; i < PMR_ETH_DROP_MAX; i++)
 		s->rx_dropped += st->rx_drop[i];
+	eth_nic_drops_since(eth_queue(q), &nic);
+	s->rx_dropped += nic.missed + nic.errors + nic.nombuf;
 	return 0;
 }
 
 static void
 eth_stats_reset(struct pmr_transport_queue *q)
 {
-	memset(&eth_queue(q)->stats, 0, sizeof(struct eth_stats));
+	struct eth_queue *eq = eth_queue(q);
+
+	memset(&eq->stats, 0, sizeof(eq->stats));
+	eth_nic_drops_get(eq->port_id, &eq->nic0);
 }
 
 static int
@@ -578,6 +616,7 @@ eth_xstats_get(struct pmr_transport_queue *q, struct pmr_transport_xstat *xs,
 		unsigned int n)
 {
 	const struct eth_stats *st = &eth_queue(q)->stats;
+	struct eth_nic_drops nic;
 	unsigned int i, k = 0;
 
 #define XSTAT(nm, val) do { \
@@ -588,13 +627,17 @@ eth_xstats_get(struct pmr_transport_queue *q, struct pmr_transport_xstat *xs,
 	k++; \
 } while (0)
 	XSTAT("tx_invalid", st->tx_invalid);
-	XSTAT("rx_drop_segmented", st->rx_drop[0]);
 	for (i = 1; i < PMR_ETH_DROP_MAX; i++) {
 		char nm[sizeof(xs[0].name)];
 
 		snprintf(nm, sizeof(nm), "rx_drop_%s", pmr_eth_drop_name(i));
 		XSTAT(nm, st->rx_drop[i]);
 	}
+	/* Dropped by the port before the queue could see them. */
+	eth_nic_drops_since(eth_queue(q), &nic);
+	XSTAT("rx_drop_nic_missed", nic.missed);
+	XSTAT("rx_drop_nic_errors", nic.errors);
+	XSTAT("rx_drop_nic_nombuf", nic.nombuf);
 #undef XSTAT
 	return (int)k;
 }

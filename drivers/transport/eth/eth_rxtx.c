@@ -233,8 +233,10 @@ eth_rx_burst(struct pmr_transport_queue *q, struct pmr_rx_pkt *pkts,
 		enum pmr_eth_drop why;
 
 		if (unlikely(m->nb_segs != 1)) {
-			why = 0;	/* counted in rx_drop[0]: segmented */
-			goto drop;
+			/* The whole chain: eth_rx_mbuf_free() frees one. */
+			eq->stats.rx_drop[PMR_ETH_DROP_SEGMENTED]++;
+			rte_pktmbuf_free(m);
+			continue;
 		}
 		if ((m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) ==
 		    RTE_MBUF_F_RX_IP_CKSUM_BAD) {
