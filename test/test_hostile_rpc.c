@@ -628,6 +628,7 @@ defect7_unfetched_response(void **state)
 	PMR_TEST_POLL_UNTIL(&env, in_use(env.srv[0], 2) == 0);
 	/* A late copy of the request is not run again. */
 	craft_tx(env.cli[0], a, PMR_PKT_REQ, T_SIZE, 0, 4, 0, 0, 4);
+	PMR_TEST_POLL_UNTIL(&env, drops(env.srv[0], "expired") == 1);
 	poll_n(200);
 	assert_int_equal(stats(env.srv[0]).reqs_handled, handled);
 	assert_int_equal(in_use(env.srv[0], 2), 0);
@@ -697,7 +698,7 @@ static int
 setup_defect5_client(void **state)
 {
 	struct pmr_worker_conf cli = { .nb_msgbufs = 1024,
-		.session_credits = 2, .req_timeout_ms = 300 };
+		.session_credits = 2, .req_timeout_ms = 2000 };
 
 	(void)state;
 	pmr_test_env_up(&env, 1, handlers, NULL, &cli);
@@ -708,20 +709,29 @@ static void
 defect5_correct_client_served(void **state)
 {
 	struct pmr_test_sess_ev e;
-	struct call c[2], d[2];
+	struct call a[2], c[2], d[2];
 	int s, i;
 
 	(void)state;
 	s = pmr_test_connect(&env, env.cli[0], 0, &e);
+	/* Slots 0 and 1 answered, 2 and 3 held by the handler. */
+	for (i = 0; i < 2; i++)
+		call_start(env.cli[0], s, T_ECHO, 64, &a[i]);
 	for (i = 0; i < 2; i++)
 		call_start(env.cli[0], s, T_HOLD, 64, &c[i]);
 	PMR_TEST_POLL_UNTIL(&env, c[0].runs + c[1].runs == 2);
 	assert_int_equal(nb_held, 2);
 	for (i = 0; i < 2; i++) {
+		assert_int_equal(a[i].status, PMR_OK);
 		assert_int_equal(c[i].status, PMR_E_TIMEOUT);
-		call_start(env.cli[0], s, T_ECHO, 64, &d[i]);
 	}
-	poll_n(200);
+	/* Their credits are back: two more requests, in slots 0 and 1. */
+	for (i = 0; i < 2; i++)
+		call_start(env.cli[0], s, T_ECHO, 64, &d[i]);
+	PMR_TEST_POLL_UNTIL(&env, drops(env.srv[0], "over_credits") > 0);
+	for (i = 0; i < 2; i++)
+		assert_int_equal(d[i].runs, 0);
+	/* Served once the server answered the held ones. */
 	answer_held();
 	PMR_TEST_POLL_UNTIL(&env, d[0].runs + d[1].runs == 2);
 	for (i = 0; i < 2; i++)
