@@ -37,6 +37,12 @@ enum rpc_drop {
 	RPC_DROP_MAX
 };
 
+/*
+ * Packets of a message, at most, on both sides: pkt_num is 16 bits and the
+ * client's ack of a response is "packet resp_pkts", so 65,535.
+ */
+#define RPC_MSG_PKTS_MAX UINT16_MAX
+
 /* Polls between two looks at the nexus ring (a power of 2). */
 #define RPC_SM_POLL_EVERY 8
 

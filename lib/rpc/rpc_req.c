@@ -387,21 +387,29 @@ creq_ack(struct pmr_worker *w, struct rpc_session *s,
 	rpc_tx_msg_pkt(w, s, &h, NULL, 0, false);
 }
 
-/* Response packet j of r arrived in order: keep its payload. */
+/*
+ * Response packet j of r arrived in order: keep its payload. Packet 0
+ * says what the response is: checked before anything of it is kept.
+ * -EPROTO: not a packet a server sends (dropped); -EMSGSIZE: a response
+ * over our max_msg_size; -ENOMEM: no buffer for it.
+ */
 static int
 creq_rx_resp(struct pmr_worker *w, struct rpc_creq *r,
 		const struct pmr_pkthdr *h, struct pmr_rx_pkt *pkt)
 {
-	uint32_t j = h->pkt_num, off;
+	uint32_t j = h->pkt_num, off, pkts;
 
 	if (j == 0) {
+		pkts = rpc_msg_pkts(h->msg_size, pkt->len);
+		if (pkts > RPC_MSG_PKTS_MAX)
+			return -EPROTO;
+		if (h->msg_size > w->max_msg)
+			return -EMSGSIZE;
 		r->resp_size = h->msg_size;
 		r->resp_plen = pkt->len;
-		r->resp_pkts = rpc_msg_pkts(h->msg_size, pkt->len);
-		if (h->status != PMR_OK || r->resp_pkts == 1)
-			return 0;	/* complete: zero-copy or status */
-		if (r->resp_pkts > UINT16_MAX)
-			return -EPROTO;
+		r->resp_pkts = pkts;
+		if (pkts == 1)
+			return 0;	/* complete: zero-copy */
 		r->resp_mb = rpc_msgbuf_alloc(w, h->msg_size);
 		if (r->resp_mb == NULL)
 			return -ENOMEM;
@@ -427,6 +435,23 @@ rpc_rx_reply(struct pmr_worker *w, uint16_t sn, const struct pmr_pkthdr *h,
 	if (unlikely(r == NULL || r->req_num != h->req_num)) {
 		rpc_count_drop(w, RPC_DROP_STALE);
 		goto release;
+	}
+	/*
+	 * A status alone (the server refused the request, maybe at its
+	 * first packet while we still send the others): r is done, at
+	 * whatever point of the exchange.
+	 */
+	if (unlikely(h->pkt_type == PMR_PKT_RESP && h->status != PMR_OK)) {
+		if (h->pkt_num != 0 || r->num_tx == 0) {
+			rpc_count_drop(w, RPC_DROP_BAD_PKT);
+			goto release;
+		}
+		pmr_transport_rx_release(w->q, pkt, 1);
+		creq_complete(w, r, h->status < PMR_STATUS_MAX ?
+				(enum pmr_status)h->status :
+				PMR_E_REMOTE_ERROR, NULL);
+		r = NULL;
+		goto next;
 	}
 	/*
 	 * The common case: the whole response in one packet, in order, OK,
@@ -464,13 +489,11 @@ rpc_rx_reply(struct pmr_worker *w, uint16_t sn, const struct pmr_pkthdr *h,
 			rpc_count_drop(w, RPC_DROP_BAD_PKT);
 			goto release;
 		}
-		if (ret == -ENOMEM) {
+		if (unlikely(ret != 0)) {
+			/* The server frees the response on its timer. */
 			pmr_transport_rx_release(w->q, pkt, 1);
-			creq_complete(w, r, PMR_E_NOMEM, NULL);
-			r = NULL;
-		} else if (h->status != PMR_OK) {
-			pmr_transport_rx_release(w->q, pkt, 1);
-			creq_complete(w, r, (enum pmr_status)h->status, NULL);
+			creq_complete(w, r, ret == -EMSGSIZE ? PMR_E_MSGSIZE :
+					PMR_E_NOMEM, NULL);
 			r = NULL;
 		} else if (r->resp_pkts == 1) {
 			creq_complete(w, r, PMR_OK, pkt);	/* zero-copy */

@@ -142,12 +142,26 @@ srv_handle(struct pmr_worker *w, struct rpc_session *s, struct pmr_req *req)
 	hd->fn(req, hd->arg);
 }
 
-/* Packet 0 of a new request in its slot. */
-static inline void
+/*
+ * Packet 0 of a new request in its slot: false if dropped (the caller
+ * releases it then), with the slot's previous request untouched.
+ */
+static inline bool
 srv_req_start(struct pmr_worker *w, struct rpc_session *s, uint16_t sn,
 		struct pmr_req *req, const struct pmr_pkthdr *h,
 		struct pmr_rx_pkt *pkt)
 {
+	bool single = pkt->len == h->msg_size;
+	uint32_t pkts = 1;
+
+	if (!single) {
+		/* Packets of a message are all the same size but the last. */
+		pkts = rpc_msg_pkts(h->msg_size, pkt->len);
+		if (unlikely(pkts > RPC_MSG_PKTS_MAX)) {
+			rpc_count_drop(w, RPC_DROP_BAD_PKT);
+			return false;
+		}
+	}
 	if (req->state != SRV_FREE)
 		srv_slot_recycle(w, req);
 	req->w = w;
@@ -157,32 +171,34 @@ srv_req_start(struct pmr_worker *w, struct rpc_session *s, uint16_t sn,
 	req->req_size = h->msg_size;
 	req->resp_status = PMR_OK;
 	req->resp_pkts = 0;
-	if (pkt->len == h->msg_size) {
+	req->req_pkts = pkts;
+	req->num_rx = 1;
+	if (single) {
 		/* Single-packet: the handler reads it in place. */
-		req->req_pkts = 1;
-		req->num_rx = 1;
 		req->pkt = *pkt;
 		req->has_pkt = true;
 		req->data = pkt->data;
 		req->len = pkt->len;
 		srv_handle(w, s, req);
-		return;
+		return true;
 	}
 	req->req_plen = pkt->len;
-	req->req_pkts = rpc_msg_pkts(h->msg_size, pkt->len);
-	req->req_mb = req->req_pkts <= UINT16_MAX + 1u ?
+	req->req_mb = h->msg_size <= w->max_msg ?
 		rpc_msgbuf_alloc(w, h->msg_size) : NULL;
 	if (req->req_mb == NULL) {
-		/* Refused before it ran: at most once still holds. */
+		/*
+		 * Refused before it ran: at most once still holds. The
+		 * client takes the status whatever it sent meanwhile.
+		 */
 		pmr_transport_rx_release(w->q, pkt, 1);
 		srv_answer_status(w, s, req, PMR_E_NOMEM);
-		return;
+		return true;
 	}
 	memcpy(req->req_mb->data, pkt->data, pkt->len);
 	pmr_transport_rx_release(w->q, pkt, 1);
-	req->num_rx = 1;
 	req->state = SRV_RECEIVING;
 	srv_tx_cr(w, s, req, 0);
+	return true;
 }
 
 /* Packet k of the request in the slot, in order. */
@@ -224,56 +240,33 @@ srv_req_dup(struct pmr_worker *w, struct rpc_session *s, struct pmr_req *req,
 	/* else: with the handler; the response is on its way. */
 }
 
-/* A request packet or a request for response, for session sn. */
-void
-rpc_rx_req(struct pmr_worker *w, uint16_t sn, const struct pmr_pkthdr *h,
-		struct pmr_rx_pkt *pkt)
+/* A request for response packet (or the ack past the last) of the slot. */
+static void
+srv_rx_rfr(struct pmr_worker *w, struct rpc_session *s, struct pmr_req *req,
+		const struct pmr_pkthdr *h)
 {
-	struct rpc_session *s = &w->sessions[sn];
-	struct pmr_req *req = &s->srv[rpc_slot_of(w, h->req_num)];
-	bool same;
-
-	/*
-	 * The common case: the first packet of a new request in a free slot
-	 * or one whose previous request was answered (what the code below
-	 * does for it).
-	 */
-	if (likely(h->pkt_type == PMR_PKT_REQ && h->pkt_num == 0 &&
-		   (req->state == SRV_FREE ||
-		    (req->state == SRV_RESPONDED &&
-		     req->req_num < h->req_num)))) {
-		srv_req_start(w, s, sn, req, h, pkt);
-		return;
+	if (req->state != SRV_RESPONDED || req->resp_mb == NULL ||
+	    h->pkt_num == 0 || h->pkt_num > req->resp_pkts) {
+		/* Not for a kept response of several packets. */
+		rpc_count_drop(w, RPC_DROP_STALE);
+	} else if (h->pkt_num == req->resp_pkts) {
+		/* The client has it all: free the response now. */
+		rpc_txfree_push(w, req->resp_mb);
+		req->resp_mb = NULL;
+		req->resp_pkts = 0;
+	} else {
+		srv_tx_resp(w, s, req, h->pkt_num);
 	}
-	same = req->state != SRV_FREE && req->req_num == h->req_num;
+}
+
+/* A packet of the request the slot holds (or held), in any state. */
+static void
+srv_rx_same(struct pmr_worker *w, struct rpc_session *s, struct pmr_req *req,
+		const struct pmr_pkthdr *h, struct pmr_rx_pkt *pkt)
+{
 	if (h->pkt_type == PMR_PKT_RFR) {
 		pmr_transport_rx_release(w->q, pkt, 1);
-		if (!same || req->state != SRV_RESPONDED ||
-		    h->pkt_num == 0 || h->pkt_num > req->resp_pkts) {
-			rpc_count_drop(w, RPC_DROP_STALE);
-		} else if (h->pkt_num == req->resp_pkts) {
-			/* The client has it all: free the response now. */
-			rpc_txfree_push(w, req->resp_mb);
-			req->resp_mb = NULL;
-			req->resp_pkts = 0;
-		} else {
-			srv_tx_resp(w, s, req, h->pkt_num);
-		}
-		return;
-	}
-	if (!same) {
-		if (req->state != SRV_FREE && req->req_num > h->req_num) {
-			rpc_count_drop(w, RPC_DROP_STALE);
-		} else if (req->state == SRV_HANDLING) {
-			/* The client gave up on it; its slot is still busy. */
-			rpc_count_drop(w, RPC_DROP_BUSY);
-		} else if (h->pkt_num != 0) {
-			rpc_count_drop(w, RPC_DROP_ORDER);
-		} else {
-			srv_req_start(w, s, sn, req, h, pkt);
-			return;
-		}
-		pmr_transport_rx_release(w->q, pkt, 1);
+		srv_rx_rfr(w, s, req, h);
 		return;
 	}
 	if (req->state == SRV_RECEIVING && h->pkt_num == req->num_rx) {
@@ -281,10 +274,58 @@ rpc_rx_req(struct pmr_worker *w, uint16_t sn, const struct pmr_pkthdr *h,
 		return;
 	}
 	pmr_transport_rx_release(w->q, pkt, 1);
-	if (h->pkt_num < req->num_rx)
+	if (req->state == SRV_RESPONDED && req->resp_mb == NULL &&
+	    req->resp_pkts != 0) {
+		/*
+		 * Refused with a status, maybe at its first packet: the
+		 * client's go-back-N sends packet 0 again if it was lost.
+		 */
+		if (h->pkt_num == 0) {
+			srv_tx_resp(w, s, req, 0);
+			w->stats.dup_answered++;
+		} else {
+			rpc_count_drop(w, RPC_DROP_STALE);
+		}
+	} else if (h->pkt_num < req->num_rx) {
 		srv_req_dup(w, s, req, h);
-	else
+	} else {
 		rpc_count_drop(w, RPC_DROP_ORDER);
+	}
+}
+
+/* A request packet or a request for response, for session sn. */
+void
+rpc_rx_req(struct pmr_worker *w, uint16_t sn, const struct pmr_pkthdr *h,
+		struct pmr_rx_pkt *pkt)
+{
+	struct rpc_session *s = &w->sessions[sn];
+	struct pmr_req *req = &s->srv[rpc_slot_of(w, h->req_num)];
+
+	/*
+	 * The common case: the first packet of a new request in a free slot
+	 * or one whose previous request was answered.
+	 */
+	if (likely(h->pkt_type == PMR_PKT_REQ && h->pkt_num == 0 &&
+		   (req->state == SRV_FREE ||
+		    (req->state == SRV_RESPONDED &&
+		     req->req_num < h->req_num)))) {
+		if (likely(srv_req_start(w, s, sn, req, h, pkt)))
+			return;
+	} else if (req->state != SRV_FREE && req->req_num == h->req_num) {
+		srv_rx_same(w, s, req, h, pkt);
+		return;
+	} else if (h->pkt_type == PMR_PKT_RFR ||
+		   (req->state != SRV_FREE && req->req_num > h->req_num)) {
+		rpc_count_drop(w, RPC_DROP_STALE);
+	} else if (req->state == SRV_HANDLING) {
+		/* The client gave up on it; its slot is still busy. */
+		rpc_count_drop(w, RPC_DROP_BUSY);
+	} else if (h->pkt_num != 0) {
+		rpc_count_drop(w, RPC_DROP_ORDER);
+	} else if (srv_req_start(w, s, sn, req, h, pkt)) {
+		return;
+	}
+	pmr_transport_rx_release(w->q, pkt, 1);
 }
 
 const void *

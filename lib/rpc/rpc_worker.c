@@ -268,6 +268,13 @@ pmr_worker_create(struct pmr_nexus *nx, const struct pmr_worker_conf *conf)
 		goto fail;
 	}
 	w->plen = caps.mtu - PMR_PKTHDR_LEN;
+	if (rpc_msg_pkts(w->max_msg, w->plen) > RPC_MSG_PKTS_MAX) {
+		RPC_LOG(ERR, "worker %u: a %u-byte message in packets of %u "
+			"is over %u packets", w->worker_id, w->max_msg,
+			w->plen, RPC_MSG_PKTS_MAX);
+		ret = -EINVAL;
+		goto fail;
+	}
 	w->rx_budget = caps.rx_depth;
 	if (w->credits > w->rx_budget) {
 		RPC_LOG(ERR, "worker %u: %u session credits exceed the "
