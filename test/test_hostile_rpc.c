@@ -563,6 +563,7 @@ defect2_timeouts_reset_session(void **state)
 	assert_int_equal(other.runs, 1);
 	assert_int_equal(other.status, PMR_E_SESSION_RESET);
 	assert_int_equal(pmr_session_state(env.cli[0], s), PMR_SESSION_RESET);
+	assert_int_equal(stats(env.cli[0]).timeout_resets, 1);
 	/* The server was told: its session goes. */
 	PMR_TEST_POLL_UNTIL(&env, srv_sessions() == 0);
 	assert_int_equal(pmr_session_destroy(env.cli[0], s), 0);

@@ -114,7 +114,10 @@ struct pmr_worker_stats {
 	uint64_t fault_reordered; /**< ...reordered by it. */
 	uint64_t rx_drops;	/**< Sum of drops[]. */
 	/** Drops by reason: see pmr_worker_drop_name(). */
-	uint64_t drops[16];
+	uint64_t drops[32];
+	uint64_t timeout_resets; /**< Sessions reset after
+				 * RPC_SLOT_TIMEOUTS_MAX timeouts in a row
+				 * on one window slot (client). */
 };
 
 /** @return the name of drop reason idx of pmr_worker_stats.drops, or NULL. */
@@ -222,7 +225,8 @@ enum pmr_session_event {
  * sessions), -ETIMEDOUT (nobody answered), -EHOSTUNREACH (URI did not
  * resolve), -EPROTO (incompatible peer), -ECONNRESET (remote closed),
  * -ETIMEDOUT on PMR_SESSION_EV_RESET (the remote nexus went silent: see
- * pmr_nexus_conf.peer_timeout_ms).
+ * pmr_nexus_conf.peer_timeout_ms; or 8 requests in a row timed out in one
+ * slot of the session window: the server is told, as for a close).
  */
 typedef void (*pmr_session_cb_t)(struct pmr_worker *w, int session,
 		enum pmr_session_event ev, int err, void *arg);

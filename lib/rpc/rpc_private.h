@@ -34,6 +34,8 @@ enum rpc_drop {
 	RPC_DROP_ORDER,		/* ahead of the next expected (go-back-N) */
 	RPC_DROP_BUSY,		/* new request while a handler holds the slot */
 	RPC_DROP_BAD_PKT,	/* size or position inconsistent with message */
+	RPC_DROP_REQ_NUM,	/* request number past cur + RPC_REQ_SKIP_MAX
+				 * windows of its slot */
 	RPC_DROP_MAX
 };
 
@@ -42,6 +44,15 @@ enum rpc_drop {
  * client's ack of a response is "packet resp_pkts", so 65,535.
  */
 #define RPC_MSG_PKTS_MAX UINT16_MAX
+
+/*
+ * A server slot takes request number cur + k * window, 1 <= k <= this:
+ * a client skips a number of a slot for each request that timed out
+ * there before the server saw it, and resets the session after
+ * RPC_SLOT_TIMEOUTS_MAX of them in a row.
+ */
+#define RPC_REQ_SKIP_MAX 8
+#define RPC_SLOT_TIMEOUTS_MAX RPC_REQ_SKIP_MAX
 
 /* Polls between two looks at the nexus ring (a power of 2). */
 #define RPC_SM_POLL_EVERY 8
@@ -131,6 +142,7 @@ struct rpc_session {
 	void *cb_arg;
 	/* client */
 	uint64_t *slot_req_num;		/* [session_window]: next number */
+	uint8_t *slot_timeouts;		/* [session_window]: in a row */
 	uint16_t in_flight;		/* requests in the window */
 	uint16_t credits;		/* packets we may still send */
 	bool starved;			/* a request waits for credits */
@@ -371,6 +383,7 @@ void rpc_rx_req(struct pmr_worker *w, uint16_t sn,
 		const struct pmr_pkthdr *h, struct pmr_rx_pkt *pkt);
 void rpc_srv_drop_all(struct pmr_worker *w, struct rpc_session *s);
 void rpc_srv_slot_clear(struct pmr_worker *w, struct pmr_req *req);
+void rpc_slots_init(struct pmr_worker *w, struct rpc_session *s);
 
 #pragma GCC visibility pop
 

@@ -319,6 +319,9 @@ creq_complete(struct pmr_worker *w, struct rpc_creq *r,
 
 	TAILQ_REMOVE(&w->all, r, all);
 	if (r->in_window) {
+		/* The server answered in this slot: it works. */
+		if (status != PMR_E_TIMEOUT && status != PMR_E_SESSION_RESET)
+			s->slot_timeouts[r->slot] = 0;
 		s->window[r->slot] = NULL;
 		s->in_flight--;
 		/* Packets still unanswered will not be: their credits back. */
@@ -530,6 +533,27 @@ release:
 }
 
 /*
+ * RPC_SLOT_TIMEOUTS_MAX requests in a row timed out in one slot of the
+ * session: the server skips no more numbers in it (rpc_rx_req()), and
+ * something is wrong anyway. Reset the session as if the peer went, and
+ * tell the server as for a close.
+ */
+static void
+session_timeout_reset(struct pmr_worker *w, uint16_t sn)
+{
+	struct rpc_session *s = &w->sessions[sn];
+
+	RPC_LOG(NOTICE, "worker %u: session %u reset: %u timeouts in a row "
+		"in a window slot", w->worker_id, sn, RPC_SLOT_TIMEOUTS_MAX);
+	w->stats.timeout_resets++;
+	s->state = PMR_SESSION_RESET;
+	rpc_creq_fail_all(w, s, PMR_E_SESSION_RESET);
+	rpc_session_release(w, sn, true);
+	if (s->cb != NULL && !s->closing)
+		s->cb(w, sn, PMR_SESSION_EV_RESET, -ETIMEDOUT, s->cb_arg);
+}
+
+/*
  * Retransmission (go-back-N from the first unanswered packet, once per
  * RTO without an answer) and request timeouts.
  */
@@ -541,7 +565,8 @@ rpc_timers(struct pmr_worker *w, uint64_t now)
 
 	w->next_timer = now + w->rto / 4;
 	while ((r = TAILQ_FIRST(&w->all)) != NULL && r->deadline <= now) {
-		uint16_t sn = r->session;
+		uint16_t sn = r->session, slot = r->slot;
+		bool in_window = r->in_window;
 
 		s = &w->sessions[sn];
 		RPC_LOG(DEBUG, "worker %u: request %" PRIu64 " of session %u "
@@ -550,6 +575,12 @@ rpc_timers(struct pmr_worker *w, uint64_t now)
 			r->in_window ? "in window" : "queued", r->req_pkts,
 			r->resp_pkts, r->num_tx, r->num_rx, s->credits);
 		creq_complete(w, r, PMR_E_TIMEOUT, NULL);	/* r is gone */
+		if (in_window && s->state == PMR_SESSION_CONNECTED &&
+		    !s->closing &&
+		    ++s->slot_timeouts[slot] >= RPC_SLOT_TIMEOUTS_MAX) {
+			session_timeout_reset(w, sn);
+			continue;
+		}
 		if (s->state == PMR_SESSION_CONNECTED && !s->closing) {
 			if (s->starved)
 				session_kick(w, s);	/* its credits */

@@ -86,6 +86,27 @@ rpc_srv_slot_clear(struct pmr_worker *w, struct pmr_req *req)
 }
 
 /*
+ * The slots of a new session: none used, so that the first number each
+ * takes is its index (cur + window, k = 1, see rpc_rx_req()); no client
+ * timeouts counted.
+ */
+void
+rpc_slots_init(struct pmr_worker *w, struct rpc_session *s)
+{
+	uint16_t i;
+
+	for (i = 0; i < w->window; i++) {
+		struct pmr_req *req = &s->srv[i];
+
+		if (req->state != SRV_FREE)
+			rpc_srv_slot_clear(w, req);
+		req->req_num = ((uint64_t)i - w->window) & PMR_REQ_NUM_MASK;
+		req->orphaned = false;
+		s->slot_timeouts[i] = 0;
+	}
+}
+
+/*
  * The slot's next request is here: as rpc_srv_slot_clear(), but the
  * response buffer, if nothing refers to it any more, stays as the slot's
  * next pmr_req_resp_buf() rather than going back to the pool.
@@ -293,37 +314,41 @@ srv_rx_same(struct pmr_worker *w, struct rpc_session *s, struct pmr_req *req,
 	}
 }
 
-/* A request packet or a request for response, for session sn. */
+/*
+ * A request packet or a request for response, for session sn. A slot
+ * takes request number cur + k * window for 1 <= k <= RPC_REQ_SKIP_MAX
+ * (cur its last one): the client skips a number for each request that
+ * timed out there unseen, and resets the session before it skips more.
+ * Anything further is forged or from another life of the session.
+ */
 void
 rpc_rx_req(struct pmr_worker *w, uint16_t sn, const struct pmr_pkthdr *h,
 		struct pmr_rx_pkt *pkt)
 {
 	struct rpc_session *s = &w->sessions[sn];
 	struct pmr_req *req = &s->srv[rpc_slot_of(w, h->req_num)];
+	uint64_t d = (h->req_num - req->req_num) & PMR_REQ_NUM_MASK;
 
-	/*
-	 * The common case: the first packet of a new request in a free slot
-	 * or one whose previous request was answered.
-	 */
-	if (likely(h->pkt_type == PMR_PKT_REQ && h->pkt_num == 0 &&
-		   (req->state == SRV_FREE ||
-		    (req->state == SRV_RESPONDED &&
-		     req->req_num < h->req_num)))) {
-		if (likely(srv_req_start(w, s, sn, req, h, pkt)))
-			return;
-	} else if (req->state != SRV_FREE && req->req_num == h->req_num) {
+	/* The common case first: the first packet of a new request. */
+	if (likely(d - w->window <= (RPC_REQ_SKIP_MAX - 1u) * w->window)) {
+		if (likely(h->pkt_type == PMR_PKT_REQ && h->pkt_num == 0 &&
+			   req->state != SRV_HANDLING)) {
+			if (likely(srv_req_start(w, s, sn, req, h, pkt)))
+				return;
+		} else if (req->state == SRV_HANDLING) {
+			/* The client gave up on it; its slot is still busy. */
+			rpc_count_drop(w, RPC_DROP_BUSY);
+		} else {
+			rpc_count_drop(w, h->pkt_type == PMR_PKT_RFR ?
+					RPC_DROP_STALE : RPC_DROP_ORDER);
+		}
+	} else if (d == 0 && req->state != SRV_FREE) {
 		srv_rx_same(w, s, req, h, pkt);
 		return;
-	} else if (h->pkt_type == PMR_PKT_RFR ||
-		   (req->state != SRV_FREE && req->req_num > h->req_num)) {
-		rpc_count_drop(w, RPC_DROP_STALE);
-	} else if (req->state == SRV_HANDLING) {
-		/* The client gave up on it; its slot is still busy. */
-		rpc_count_drop(w, RPC_DROP_BUSY);
-	} else if (h->pkt_num != 0) {
-		rpc_count_drop(w, RPC_DROP_ORDER);
-	} else if (srv_req_start(w, s, sn, req, h, pkt)) {
-		return;
+	} else if (d == 0 || d > PMR_REQ_NUM_MASK / 2) {
+		rpc_count_drop(w, RPC_DROP_STALE);	/* behind the slot */
+	} else {
+		rpc_count_drop(w, RPC_DROP_REQ_NUM);
 	}
 	pmr_transport_rx_release(w->q, pkt, 1);
 }

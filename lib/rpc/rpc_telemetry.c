@@ -66,6 +66,7 @@ static const struct tel_field worker_stat_fields[] = {
 	WORKER_STAT(fault_duplicated),
 	WORKER_STAT(fault_reordered),
 	WORKER_STAT(rx_drops),
+	WORKER_STAT(timeout_resets),
 };
 
 #define NEXUS_STAT(f) { #f, offsetof(struct pmr_nexus_stats, f) }

@@ -63,6 +63,7 @@ static const char *const drop_names[RPC_DROP_MAX] = {
 	[RPC_DROP_ORDER] = "out_of_order",
 	[RPC_DROP_BUSY] = "slot_busy",
 	[RPC_DROP_BAD_PKT] = "bad_packet",
+	[RPC_DROP_REQ_NUM] = "bad_req_num",
 };
 
 const char *
@@ -85,6 +86,7 @@ worker_free(struct pmr_worker *w)
 		rte_free(w->sessions[0].window);
 		rte_free(w->sessions[0].srv);
 		rte_free(w->sessions[0].slot_req_num);
+		rte_free(w->sessions[0].slot_timeouts);
 	}
 	rte_free(w->sess_free);
 	rte_free(w->sessions);
@@ -98,6 +100,7 @@ worker_alloc_tables(struct pmr_worker *w, uint32_t nb_msgbufs, int socket)
 	struct rpc_creq **windows;
 	struct pmr_req *srv;
 	uint64_t *slot_req;
+	uint8_t *slot_to;
 	uint32_t i;
 
 	w->sessions = rte_zmalloc_socket("pmr_sessions",
@@ -110,6 +113,8 @@ worker_alloc_tables(struct pmr_worker *w, uint32_t nb_msgbufs, int socket)
 			w->window * sizeof(*srv), 0, socket);
 	slot_req = rte_zmalloc_socket("pmr_slot_req", (size_t)w->max_sessions *
 			w->window * sizeof(*slot_req), 0, socket);
+	slot_to = rte_zmalloc_socket("pmr_slot_to", (size_t)w->max_sessions *
+			w->window * sizeof(*slot_to), 0, socket);
 	w->creqs = rte_zmalloc_socket("pmr_creqs",
 			w->max_requests * sizeof(*w->creqs), 0, socket);
 	w->creq_free = rte_malloc_socket("pmr_creq_free",
@@ -122,17 +127,20 @@ worker_alloc_tables(struct pmr_worker *w, uint32_t nb_msgbufs, int socket)
 			rpc_outbox_size(w->max_sessions), socket,
 			RING_F_SP_ENQ | RING_F_SC_DEQ | RING_F_EXACT_SZ);
 	if (w->sessions == NULL || w->sess_free == NULL || windows == NULL ||
-	    srv == NULL || slot_req == NULL || w->creqs == NULL ||
+	    srv == NULL || slot_req == NULL || slot_to == NULL ||
+	    w->creqs == NULL ||
 	    w->creq_free == NULL || w->txfree.mbs == NULL ||
 	    w->outbox == NULL) {
 		if (w->sessions == NULL) {
 			rte_free(windows);
 			rte_free(srv);
 			rte_free(slot_req);
+			rte_free(slot_to);
 		} else {
 			w->sessions[0].window = windows;
 			w->sessions[0].srv = srv;
 			w->sessions[0].slot_req_num = slot_req;
+			w->sessions[0].slot_timeouts = slot_to;
 		}
 		return -ENOMEM;
 	}
@@ -140,6 +148,7 @@ worker_alloc_tables(struct pmr_worker *w, uint32_t nb_msgbufs, int socket)
 		w->sessions[i].window = &windows[(size_t)i * w->window];
 		w->sessions[i].srv = &srv[(size_t)i * w->window];
 		w->sessions[i].slot_req_num = &slot_req[(size_t)i * w->window];
+		w->sessions[i].slot_timeouts = &slot_to[(size_t)i * w->window];
 		TAILQ_INIT(&w->sessions[i].backlog);
 		/* Lowest numbers first. */
 		w->sess_free[i] = (uint16_t)(w->max_sessions - 1 - i);
