@@ -603,10 +603,13 @@ defect7_pinned_partials(void **state)
 		craft_tx(env.cli[0], a, PMR_PKT_REQ, T_ECHO, 0, 8 * MIB,
 				(uint64_t)i, 0, plen);
 	poll_n(200);
+	/* The session's share of large buffers is taken: refused. */
+	assert_int_equal(stats(env.srv[0]).large_refused, 2);
 	/* The victim's 1 MiB RPC goes through meanwhile. */
 	assert_int_equal(call_run(env.cli[0], v, T_ECHO, MIB), PMR_OK);
 	/* The partial requests are reclaimed after the timeout. */
 	PMR_TEST_POLL_UNTIL(&env, in_use(env.srv[0], 2) == 0);
+	assert_int_equal(stats(env.srv[0]).srv_reclaimed, 2);
 	assert_int_equal(pmr_session_destroy(env.cli[0], a), 0);
 	assert_int_equal(pmr_session_destroy(env.cli[0], v), 0);
 }
@@ -627,6 +630,7 @@ defect7_unfetched_response(void **state)
 	PMR_TEST_POLL_UNTIL(&env, stats(env.srv[0]).reqs_handled == 1);
 	handled = stats(env.srv[0]).reqs_handled;
 	PMR_TEST_POLL_UNTIL(&env, in_use(env.srv[0], 2) == 0);
+	assert_int_equal(stats(env.srv[0]).resps_expired, 1);
 	/* A late copy of the request is not run again. */
 	craft_tx(env.cli[0], a, PMR_PKT_REQ, T_SIZE, 0, 4, 0, 0, 4);
 	PMR_TEST_POLL_UNTIL(&env, drops(env.srv[0], "expired") == 1);

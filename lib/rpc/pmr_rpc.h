@@ -89,6 +89,21 @@ struct pmr_worker_conf {
 	const char *faults;
 	/** In pmr_worker_loop(), sched_yield() after an idle poll. */
 	bool idle_yield;
+	/**
+	 * Server state a client leaves behind (a partial request, a
+	 * response it does not fetch or acknowledge) is freed after this
+	 * many milliseconds without progress (default req_timeout_ms). A
+	 * request whose state was freed is never run again: a late copy of
+	 * it is dropped.
+	 */
+	uint32_t srv_state_timeout_ms;
+	/**
+	 * Multi-packet requests of one session that may hold a
+	 * max_msg_size buffer (reassembly, until the handler answers) at
+	 * once; beyond that a request is refused with PMR_E_NOMEM
+	 * (default nb_large_msgbufs / 2, at least 1).
+	 */
+	uint16_t max_large_per_session;
 };
 
 /** Per-worker counters. */
@@ -115,6 +130,15 @@ struct pmr_worker_stats {
 	uint64_t rx_drops;	/**< Sum of drops[]. */
 	/** Drops by reason: see pmr_worker_drop_name(). */
 	uint64_t drops[32];
+	uint64_t reqs_held;	/**< Requests with handlers now (a gauge,
+				 * server). */
+	uint64_t srv_reclaimed;	/**< Partial requests freed after
+				 * srv_state_timeout_ms (server). */
+	uint64_t resps_expired;	/**< Kept responses freed after
+				 * srv_state_timeout_ms (server). */
+	uint64_t large_refused;	/**< Requests refused (PMR_E_NOMEM): their
+				 * session held max_large_per_session
+				 * large buffers (server). */
 	uint64_t timeout_resets; /**< Sessions reset after
 				 * RPC_SLOT_TIMEOUTS_MAX timeouts in a row
 				 * on one window slot (client). */

@@ -227,10 +227,12 @@ pmr_worker_poll(struct pmr_worker *w)
 		rpc_rx_one(w, &rx[i]);
 	work += nb;
 
-	if (!TAILQ_EMPTY(&w->all)) {
+	if (!TAILQ_EMPTY(&w->all) || !TAILQ_EMPTY(&w->srv_timed)) {
 		now = rte_get_timer_cycles();
-		if (unlikely(now >= w->next_timer))
+		if (unlikely(now >= w->next_timer)) {
 			rpc_timers(w, now);
+			rpc_srv_timers(w, now);
+		}
 	}
 	if (w->nb_tx != 0)
 		rpc_tx_flush(w);

@@ -36,6 +36,7 @@ enum rpc_drop {
 	RPC_DROP_BAD_PKT,	/* size or position inconsistent with message */
 	RPC_DROP_REQ_NUM,	/* request number past cur + RPC_REQ_SKIP_MAX
 				 * windows of its slot */
+	RPC_DROP_EXPIRED,	/* for a request whose slot state timed out */
 	RPC_DROP_MAX
 };
 
@@ -44,6 +45,13 @@ enum rpc_drop {
  * client's ack of a response is "packet resp_pkts", so 65,535.
  */
 #define RPC_MSG_PKTS_MAX UINT16_MAX
+
+/*
+ * Payload of the first packet of a multi-packet message, at least (a
+ * sender's packets are all the same size but the last; a tiny first packet
+ * claiming a large message would pin a large buffer cheaply).
+ */
+#define RPC_FIRST_PKT_MIN 512
 
 /*
  * A server slot takes request number cur + k * window, 1 <= k <= this:
@@ -108,6 +116,9 @@ enum rpc_srv_state {
  */
 struct pmr_req {
 	struct pmr_worker *w;
+	TAILQ_ENTRY(pmr_req) tnext;	/* in w->srv_timed, if timed */
+	uint64_t tstamp;		/* TSC: last progress, if timed */
+	bool timed;			/* RECEIVING or RESPONDED: a timer */
 	uint64_t req_num;
 	uint16_t session;
 	uint8_t req_type;
@@ -129,6 +140,7 @@ struct pmr_req {
 	uint32_t resp_pkts;
 	uint8_t resp_status;
 };
+TAILQ_HEAD(rpc_srv_list, pmr_req);
 
 struct rpc_session {
 	enum pmr_session_state state;
@@ -205,6 +217,11 @@ struct pmr_worker {
 	uint64_t rto;			/* TSC */
 	uint64_t req_timeout;		/* TSC */
 	uint64_t next_timer;		/* TSC of the next timer scan */
+	/* Server slots with a timer (partial requests, stored responses),
+	 * oldest progress first. */
+	struct rpc_srv_list srv_timed;
+	uint64_t srv_timeout;		/* TSC */
+	uint32_t max_large_sess;	/* large request buffers per session */
 	struct rpc_faults faults;
 	struct pmr_nexus_handler handlers[256];
 	struct pmr_worker_stats stats;
@@ -383,6 +400,7 @@ void rpc_rx_req(struct pmr_worker *w, uint16_t sn,
 		const struct pmr_pkthdr *h, struct pmr_rx_pkt *pkt);
 void rpc_srv_drop_all(struct pmr_worker *w, struct rpc_session *s);
 void rpc_srv_slot_clear(struct pmr_worker *w, struct pmr_req *req);
+void rpc_srv_timers(struct pmr_worker *w, uint64_t now);
 void rpc_slots_init(struct pmr_worker *w, struct rpc_session *s);
 
 #pragma GCC visibility pop

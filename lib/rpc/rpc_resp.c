@@ -68,10 +68,36 @@ srv_tx_cr(struct pmr_worker *w, struct rpc_session *s, struct pmr_req *req,
 	rpc_tx_msg_pkt(w, s, &h, NULL, 0, false);
 }
 
+/*
+ * Timers of the slots a client may leave behind: a partial request, a
+ * response kept for retransmissions. The list is in the order of last
+ * progress (the timeout is the same for all), so the timer looks at its
+ * head only.
+ */
+static inline void
+srv_timer_stop(struct pmr_worker *w, struct pmr_req *req)
+{
+	if (req->timed) {
+		TAILQ_REMOVE(&w->srv_timed, req, tnext);
+		req->timed = false;
+	}
+}
+
+/* (Re)start the slot's timer: progress now. */
+static inline void
+srv_timer_start(struct pmr_worker *w, struct pmr_req *req)
+{
+	srv_timer_stop(w, req);
+	req->tstamp = rte_get_timer_cycles();
+	TAILQ_INSERT_TAIL(&w->srv_timed, req, tnext);
+	req->timed = true;
+}
+
 /* Forget the slot's request and response: its buffers go back. */
 void
 rpc_srv_slot_clear(struct pmr_worker *w, struct pmr_req *req)
 {
+	srv_timer_stop(w, req);
 	if (req->has_pkt)
 		pmr_transport_rx_release(w->q, &req->pkt, 1);
 	req->has_pkt = false;
@@ -107,6 +133,26 @@ rpc_slots_init(struct pmr_worker *w, struct rpc_session *s)
 }
 
 /*
+ * Free what clients left behind past the timeout: partial requests
+ * (never run: a late copy is dropped all the same) and kept responses.
+ * The slot keeps its request number, so that request never runs again.
+ */
+void
+rpc_srv_timers(struct pmr_worker *w, uint64_t now)
+{
+	struct pmr_req *req;
+
+	while ((req = TAILQ_FIRST(&w->srv_timed)) != NULL &&
+	       now - req->tstamp >= w->srv_timeout) {
+		if (req->state == SRV_RECEIVING)
+			w->stats.srv_reclaimed++;
+		else
+			w->stats.resps_expired++;
+		rpc_srv_slot_clear(w, req);
+	}
+}
+
+/*
  * The slot's next request is here: as rpc_srv_slot_clear(), but the
  * response buffer, if nothing refers to it any more, stays as the slot's
  * next pmr_req_resp_buf() rather than going back to the pool.
@@ -120,6 +166,7 @@ srv_slot_recycle(struct pmr_worker *w, struct pmr_req *req)
 		   !req->has_pkt && req->req_mb == NULL &&
 		   req->resp_buf == NULL && mb->pool == w->pools[0] &&
 		   pmr_msgbuf_tx_pending(mb) == 0 && !rpc_tx_queued(w, mb))) {
+		srv_timer_stop(w, req);
 		mb->len = 0;
 		req->resp_buf = mb;
 		req->resp_mb = NULL;
@@ -137,6 +184,7 @@ srv_answer_status(struct pmr_worker *w, struct rpc_session *s,
 	req->state = SRV_RESPONDED;
 	req->resp_status = (uint8_t)status;
 	req->resp_pkts = 1;
+	srv_timer_start(w, req);
 	srv_tx_resp(w, s, req, 0);
 	w->stats.resps_sent++;
 }
@@ -147,6 +195,7 @@ srv_handle(struct pmr_worker *w, struct rpc_session *s, struct pmr_req *req)
 {
 	const struct pmr_nexus_handler *hd = &w->handlers[req->req_type];
 
+	srv_timer_stop(w, req);
 	if (unlikely(hd->fn == NULL)) {
 		if (req->has_pkt)
 			pmr_transport_rx_release(w->q, &req->pkt, 1);
@@ -161,6 +210,18 @@ srv_handle(struct pmr_worker *w, struct rpc_session *s, struct pmr_req *req)
 	s->srv_active++;
 	w->stats.reqs_handled++;
 	hd->fn(req, hd->arg);
+}
+
+/* Multi-packet requests of s holding a large (max_msg_size) buffer. */
+static uint32_t
+srv_large_held(const struct pmr_worker *w, const struct rpc_session *s)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < w->window; i++)
+		n += s->srv[i].req_mb != NULL &&
+			s->srv[i].req_mb->pool == w->pools[RPC_NB_CLASSES - 1];
+	return n;
 }
 
 /*
@@ -178,7 +239,9 @@ srv_req_start(struct pmr_worker *w, struct rpc_session *s, uint16_t sn,
 	if (!single) {
 		/* Packets of a message are all the same size but the last. */
 		pkts = rpc_msg_pkts(h->msg_size, pkt->len);
-		if (unlikely(pkts > RPC_MSG_PKTS_MAX)) {
+		if (unlikely(pkts > RPC_MSG_PKTS_MAX ||
+			     pkt->len < RTE_MIN(w->plen,
+					(uint32_t)RPC_FIRST_PKT_MIN))) {
 			rpc_count_drop(w, RPC_DROP_BAD_PKT);
 			return false;
 		}
@@ -204,8 +267,14 @@ srv_req_start(struct pmr_worker *w, struct rpc_session *s, uint16_t sn,
 		return true;
 	}
 	req->req_plen = pkt->len;
-	req->req_mb = h->msg_size <= w->max_msg ?
-		rpc_msgbuf_alloc(w, h->msg_size) : NULL;
+	req->req_mb = NULL;
+	if (h->msg_size > w->max_msg)
+		;	/* no buffer for it */
+	else if (h->msg_size > w->pool_cap[RPC_NB_CLASSES - 2] &&
+		 srv_large_held(w, s) >= w->max_large_sess)
+		w->stats.large_refused++;	/* its share is taken */
+	else
+		req->req_mb = rpc_msgbuf_alloc(w, h->msg_size);
 	if (req->req_mb == NULL) {
 		/*
 		 * Refused before it ran: at most once still holds. The
@@ -218,6 +287,7 @@ srv_req_start(struct pmr_worker *w, struct rpc_session *s, uint16_t sn,
 	memcpy(req->req_mb->data, pkt->data, pkt->len);
 	pmr_transport_rx_release(w->q, pkt, 1);
 	req->state = SRV_RECEIVING;
+	srv_timer_start(w, req);
 	srv_tx_cr(w, s, req, 0);
 	return true;
 }
@@ -229,7 +299,8 @@ srv_req_more(struct pmr_worker *w, struct rpc_session *s, struct pmr_req *req,
 {
 	uint32_t k = h->pkt_num, off = k * req->req_plen;
 
-	if (h->msg_size != req->req_size || k >= req->req_pkts ||
+	if (h->msg_size != req->req_size || h->req_type != req->req_type ||
+	    k >= req->req_pkts ||
 	    pkt->len != RTE_MIN(req->req_plen, req->req_size - off)) {
 		rpc_count_drop(w, RPC_DROP_BAD_PKT);
 		pmr_transport_rx_release(w->q, pkt, 1);
@@ -239,6 +310,7 @@ srv_req_more(struct pmr_worker *w, struct rpc_session *s, struct pmr_req *req,
 	pmr_transport_rx_release(w->q, pkt, 1);
 	req->num_rx++;
 	if (req->num_rx < req->req_pkts) {
+		srv_timer_start(w, req);
 		srv_tx_cr(w, s, req, (uint16_t)k);
 		return;
 	}
@@ -276,6 +348,7 @@ srv_rx_rfr(struct pmr_worker *w, struct rpc_session *s, struct pmr_req *req,
 		req->resp_mb = NULL;
 		req->resp_pkts = 0;
 	} else {
+		srv_timer_start(w, req);
 		srv_tx_resp(w, s, req, h->pkt_num);
 	}
 }
@@ -345,7 +418,10 @@ rpc_rx_req(struct pmr_worker *w, uint16_t sn, const struct pmr_pkthdr *h,
 	} else if (d == 0 && req->state != SRV_FREE) {
 		srv_rx_same(w, s, req, h, pkt);
 		return;
-	} else if (d == 0 || d > PMR_REQ_NUM_MASK / 2) {
+	} else if (d == 0) {
+		/* Its state timed out: it never runs (again). */
+		rpc_count_drop(w, RPC_DROP_EXPIRED);
+	} else if (d > PMR_REQ_NUM_MASK / 2) {
 		rpc_count_drop(w, RPC_DROP_STALE);	/* behind the slot */
 	} else {
 		rpc_count_drop(w, RPC_DROP_REQ_NUM);
@@ -433,6 +509,7 @@ pmr_respond(struct pmr_req *req, struct pmr_msgbuf *resp)
 	req->state = SRV_RESPONDED;
 	req->resp_mb = resp;
 	req->resp_pkts = rpc_msg_pkts(resp->len, w->plen);
+	srv_timer_start(w, req);
 	srv_tx_resp(w, s, req, 0);
 	w->stats.resps_sent++;
 	return ret;

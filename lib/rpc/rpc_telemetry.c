@@ -66,6 +66,10 @@ static const struct tel_field worker_stat_fields[] = {
 	WORKER_STAT(fault_duplicated),
 	WORKER_STAT(fault_reordered),
 	WORKER_STAT(rx_drops),
+	WORKER_STAT(reqs_held),
+	WORKER_STAT(srv_reclaimed),
+	WORKER_STAT(resps_expired),
+	WORKER_STAT(large_refused),
 	WORKER_STAT(timeout_resets),
 };
 

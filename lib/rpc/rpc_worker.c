@@ -64,6 +64,7 @@ static const char *const drop_names[RPC_DROP_MAX] = {
 	[RPC_DROP_BUSY] = "slot_busy",
 	[RPC_DROP_BAD_PKT] = "bad_packet",
 	[RPC_DROP_REQ_NUM] = "bad_req_num",
+	[RPC_DROP_EXPIRED] = "expired",
 };
 
 const char *
@@ -160,6 +161,7 @@ worker_alloc_tables(struct pmr_worker *w, uint32_t nb_msgbufs, int socket)
 	TAILQ_INIT(&w->completing);
 	TAILQ_INIT(&w->all);
 	TAILQ_INIT(&w->active);
+	TAILQ_INIT(&w->srv_timed);
 	return 0;
 }
 
@@ -255,6 +257,13 @@ pmr_worker_create(struct pmr_nexus *nx, const struct pmr_worker_conf *conf)
 			DEFAULT_RTO_US) / 1000000;
 	w->req_timeout = rte_get_timer_hz() * (conf->req_timeout_ms != 0 ?
 			conf->req_timeout_ms : DEFAULT_REQ_TIMEOUT_MS) / 1000;
+	w->srv_timeout = rte_get_timer_hz() * (conf->srv_state_timeout_ms != 0 ?
+			conf->srv_state_timeout_ms : conf->req_timeout_ms != 0 ?
+			conf->req_timeout_ms : DEFAULT_REQ_TIMEOUT_MS) / 1000;
+	w->max_large_sess = conf->max_large_per_session != 0 ?
+		conf->max_large_per_session :
+		RTE_MAX(1u, (conf->nb_large_msgbufs != 0 ?
+			conf->nb_large_msgbufs : DEFAULT_NB_LARGE) / 2);
 	ret = rpc_faults_parse(&w->faults, conf->faults, w->worker_id);
 	if (ret != 0)
 		goto fail;
@@ -449,7 +458,14 @@ void
 pmr_worker_stats_get(const struct pmr_worker *w,
 		struct pmr_worker_stats *stats)
 {
+	uint32_t sn;
+
 	*stats = w->stats;
+	/* The gauge: requests with handlers, server sessions alike. */
+	stats->reqs_held = 0;
+	for (sn = 0; sn < w->max_sessions; sn++)
+		if (!w->sessions[sn].client)
+			stats->reqs_held += w->sessions[sn].srv_active;
 }
 
 uint16_t
