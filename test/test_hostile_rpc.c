@@ -688,9 +688,11 @@ defect5_credits_enforced(void **state)
 				(uint64_t)i, 0, 64);
 	poll_n(300);
 	assert_int_equal(nb_held, 4);
+	assert_int_equal(stats(env.srv[0]).reqs_held, 4);
 	assert_int_equal(drops(env.srv[0], "over_credits"), 4);
 	answer_held();
 	poll_n(100);
+	assert_int_equal(stats(env.srv[0]).reqs_held, 0);
 	assert_int_equal(pmr_session_destroy(env.cli[0], s), 0);
 }
 

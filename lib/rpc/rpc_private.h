@@ -36,6 +36,7 @@ enum rpc_drop {
 	RPC_DROP_BAD_PKT,	/* size or position inconsistent with message */
 	RPC_DROP_REQ_NUM,	/* request number past cur + RPC_REQ_SKIP_MAX
 				 * windows of its slot */
+	RPC_DROP_CREDITS,	/* the session holds rx_reserve unanswered */
 	RPC_DROP_EXPIRED,	/* for a request whose slot state timed out */
 	RPC_DROP_MAX
 };

@@ -212,6 +212,23 @@ srv_handle(struct pmr_worker *w, struct rpc_session *s, struct pmr_req *req)
 	hd->fn(req, hd->arg);
 }
 
+/*
+ * May the session hold one more of its client's packets unanswered (the
+ * last packet of a request, until the handler answers)? At most its
+ * reserved receive slots: a correct client never has more packets
+ * unanswered than its credits, but for requests it gave up on while the
+ * handler still holds them; the packet dropped here is then sent again,
+ * and served once the handler answers.
+ */
+static inline bool
+srv_may_hold(struct pmr_worker *w, const struct rpc_session *s)
+{
+	if (likely(s->srv_active < s->rx_reserve))
+		return true;
+	rpc_count_drop(w, RPC_DROP_CREDITS);
+	return false;
+}
+
 /* Multi-packet requests of s holding a large (max_msg_size) buffer. */
 static uint32_t
 srv_large_held(const struct pmr_worker *w, const struct rpc_session *s)
@@ -236,7 +253,10 @@ srv_req_start(struct pmr_worker *w, struct rpc_session *s, uint16_t sn,
 	bool single = pkt->len == h->msg_size;
 	uint32_t pkts = 1;
 
-	if (!single) {
+	if (single) {
+		if (unlikely(!srv_may_hold(w, s)))
+			return false;
+	} else {
 		/* Packets of a message are all the same size but the last. */
 		pkts = rpc_msg_pkts(h->msg_size, pkt->len);
 		if (unlikely(pkts > RPC_MSG_PKTS_MAX ||
@@ -303,6 +323,10 @@ srv_req_more(struct pmr_worker *w, struct rpc_session *s, struct pmr_req *req,
 	    k >= req->req_pkts ||
 	    pkt->len != RTE_MIN(req->req_plen, req->req_size - off)) {
 		rpc_count_drop(w, RPC_DROP_BAD_PKT);
+		pmr_transport_rx_release(w->q, pkt, 1);
+		return;
+	}
+	if (k + 1 == req->req_pkts && !srv_may_hold(w, s)) {
 		pmr_transport_rx_release(w->q, pkt, 1);
 		return;
 	}

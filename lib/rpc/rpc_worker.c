@@ -64,6 +64,7 @@ static const char *const drop_names[RPC_DROP_MAX] = {
 	[RPC_DROP_BUSY] = "slot_busy",
 	[RPC_DROP_BAD_PKT] = "bad_packet",
 	[RPC_DROP_REQ_NUM] = "bad_req_num",
+	[RPC_DROP_CREDITS] = "over_credits",
 	[RPC_DROP_EXPIRED] = "expired",
 };
 
