@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include <rte_common.h>
+#include <rte_errno.h>
 
 #include "rpc_private.h"
 
@@ -660,6 +661,27 @@ defect7_tiny_first_pkt(void **state)
 }
 
 /*
+ * A worker whose packets could not carry the first packet of a
+ * multi-packet message (RPC_FIRST_PKT_MIN) is refused at creation rather
+ * than having its messages dropped by every peer.
+ */
+static void
+defect7_small_mtu_refused(void **state)
+{
+	struct pmr_worker_conf conf = { .worker_id = 40, .nb_msgbufs = 256 };
+	uint16_t a, b;
+	char args[96];
+
+	(void)state;
+	assert_int_equal(pmr_test_ring_pair("hostile_mtu", &a, &b), 0);
+	snprintf(args, sizeof(args), "port=%u,ip=10.9.0.1,mtu=400", a);
+	conf.devargs = args;
+	assert_null(pmr_worker_create(env.nx, &conf));
+	assert_int_equal(rte_errno, EINVAL);
+	pmr_test_ring_pair_free("hostile_mtu", a, b);
+}
+
+/*
  * Defect 5: a session may hold at most its reserved credits of the
  * client's unanswered packets (here requests its handler keeps).
  */
@@ -775,6 +797,8 @@ main(int argc, char **argv)
 			setup_defect7, teardown),
 		cmocka_unit_test_setup_teardown(defect7_tiny_first_pkt,
 			setup_defect7, teardown),
+		cmocka_unit_test_setup_teardown(defect7_small_mtu_refused,
+			setup_default, teardown),
 		cmocka_unit_test_setup_teardown(defect5_credits_enforced,
 			setup_defect5, teardown),
 		cmocka_unit_test_setup_teardown(

@@ -50,7 +50,8 @@ enum rpc_drop {
 /*
  * Payload of the first packet of a multi-packet message, at least (a
  * sender's packets are all the same size but the last; a tiny first packet
- * claiming a large message would pin a large buffer cheaply).
+ * claiming a large message would pin a large buffer cheaply). A worker
+ * whose packets are smaller is refused at creation.
  */
 #define RPC_FIRST_PKT_MIN 512
 

@@ -405,8 +405,7 @@ creq_rx_resp(struct pmr_worker *w, struct rpc_creq *r,
 	if (j == 0) {
 		pkts = rpc_msg_pkts(h->msg_size, pkt->len);
 		if (pkts > 1 && (pkts > RPC_MSG_PKTS_MAX ||
-				 pkt->len < RTE_MIN(w->plen,
-					(uint32_t)RPC_FIRST_PKT_MIN)))
+				 pkt->len < RPC_FIRST_PKT_MIN))
 			return -EPROTO;
 		if (h->msg_size > w->max_msg)
 			return -EMSGSIZE;

@@ -260,8 +260,7 @@ srv_req_start(struct pmr_worker *w, struct rpc_session *s, uint16_t sn,
 		/* Packets of a message are all the same size but the last. */
 		pkts = rpc_msg_pkts(h->msg_size, pkt->len);
 		if (unlikely(pkts > RPC_MSG_PKTS_MAX ||
-			     pkt->len < RTE_MIN(w->plen,
-					(uint32_t)RPC_FIRST_PKT_MIN))) {
+			     pkt->len < RPC_FIRST_PKT_MIN)) {
 			rpc_count_drop(w, RPC_DROP_BAD_PKT);
 			return false;
 		}

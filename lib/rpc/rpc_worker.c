@@ -287,6 +287,13 @@ pmr_worker_create(struct pmr_nexus *nx, const struct pmr_worker_conf *conf)
 		goto fail;
 	}
 	w->plen = caps.mtu - PMR_PKTHDR_LEN;
+	if (w->plen < RPC_FIRST_PKT_MIN) {
+		RPC_LOG(ERR, "worker %u: packets of %u bytes, under the %u of "
+			"a multi-packet message's first packet", w->worker_id,
+			w->plen, RPC_FIRST_PKT_MIN);
+		ret = -EINVAL;
+		goto fail;
+	}
 	if (rpc_msg_pkts(w->max_msg, w->plen) > RPC_MSG_PKTS_MAX) {
 		RPC_LOG(ERR, "worker %u: a %u-byte message in packets of %u "
 			"is over %u packets", w->worker_id, w->max_msg,
