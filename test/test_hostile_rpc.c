@@ -641,6 +641,44 @@ defect7_unfetched_response(void **state)
 	assert_int_equal(pmr_session_destroy(env.cli[0], a), 0);
 }
 
+/*
+ * A peer that trickles packets (the next request packet, a request for
+ * the same response packet again) keeps nothing beyond the timeout: the
+ * state lives srv_state_timeout_ms from its start, however busy its peer.
+ */
+static void
+defect7_trickle_no_renewal(void **state)
+{
+	uint32_t plen = pmr_worker_pkt_size(env.cli[0]), size = 200 * KIB;
+	uint64_t deadline = pmr_test_now_ns() + PMR_TEST_WAIT_NS;
+	uint64_t next = 0;
+	struct pmr_test_sess_ev e;
+	uint16_t k = 1;
+	int a;
+
+	(void)state;
+	a = pmr_test_connect(&env, env.cli[0], 0, &e);
+	/* Slot 0: an 8 MiB request, one more packet every 200 ms. */
+	craft_tx(env.cli[0], a, PMR_PKT_REQ, T_ECHO, 0, 8 * MIB, 0, 0, plen);
+	/* Slot 1: a 200 KiB response, its packet 1 asked for again. */
+	memcpy(payload, &size, sizeof(size));
+	craft_tx(env.cli[0], a, PMR_PKT_REQ, T_SIZE, 0, 4, 1, 0, 4);
+	while (stats(env.srv[0]).srv_reclaimed +
+	       stats(env.srv[0]).resps_expired < 2) {
+		pmr_test_env_poll(&env);
+		if (pmr_test_now_ns() >= next) {
+			craft_tx(env.cli[0], a, PMR_PKT_REQ, T_ECHO, k++,
+					8 * MIB, 0, 0, plen);
+			craft_tx(env.cli[0], a, PMR_PKT_RFR, T_SIZE, 1,
+					size, 1, 0, 0);
+			next = pmr_test_now_ns() + 200ull * 1000 * 1000;
+		}
+		assert_true(pmr_test_now_ns() < deadline);
+	}
+	PMR_TEST_POLL_UNTIL(&env, in_use(env.srv[0], 2) == 0);
+	assert_int_equal(pmr_session_destroy(env.cli[0], a), 0);
+}
+
 static void
 defect7_tiny_first_pkt(void **state)
 {
@@ -794,6 +832,8 @@ main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(defect7_pinned_partials,
 			setup_defect7, teardown),
 		cmocka_unit_test_setup_teardown(defect7_unfetched_response,
+			setup_defect7, teardown),
+		cmocka_unit_test_setup_teardown(defect7_trickle_no_renewal,
 			setup_defect7, teardown),
 		cmocka_unit_test_setup_teardown(defect7_tiny_first_pkt,
 			setup_defect7, teardown),

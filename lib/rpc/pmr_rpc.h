@@ -91,8 +91,9 @@ struct pmr_worker_conf {
 	bool idle_yield;
 	/**
 	 * Server state a client leaves behind (a partial request, a
-	 * response it does not fetch or acknowledge) is freed after this
-	 * many milliseconds without progress (default req_timeout_ms). A
+	 * response it does not fetch or acknowledge) is freed this many
+	 * milliseconds after it started (its first packet, the response;
+	 * default req_timeout_ms), whatever the client sends meanwhile. A
 	 * request whose state was freed is never run again: a late copy of
 	 * it is dropped.
 	 */

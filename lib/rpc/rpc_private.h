@@ -119,7 +119,7 @@ enum rpc_srv_state {
 struct pmr_req {
 	struct pmr_worker *w;
 	TAILQ_ENTRY(pmr_req) tnext;	/* in w->srv_timed, if timed */
-	uint64_t tstamp;		/* TSC: last progress, if timed */
+	uint64_t tstamp;		/* TSC: timer start, if timed */
 	bool timed;			/* RECEIVING or RESPONDED: a timer */
 	uint64_t req_num;
 	uint16_t session;
@@ -220,7 +220,7 @@ struct pmr_worker {
 	uint64_t req_timeout;		/* TSC */
 	uint64_t next_timer;		/* TSC of the next timer scan */
 	/* Server slots with a timer (partial requests, stored responses),
-	 * oldest progress first. */
+	 * oldest first. */
 	struct rpc_srv_list srv_timed;
 	uint64_t srv_timeout;		/* TSC */
 	uint32_t max_large_sess;	/* large request buffers per session */

@@ -69,10 +69,12 @@ srv_tx_cr(struct pmr_worker *w, struct rpc_session *s, struct pmr_req *req,
 }
 
 /*
- * Timers of the slots a client may leave behind: a partial request, a
- * response kept for retransmissions. The list is in the order of last
- * progress (the timeout is the same for all), so the timer looks at its
- * head only.
+ * Timers of the slots a client may leave behind: a partial request (from
+ * its first packet), a response kept for retransmissions (from the
+ * response). Packets of the client do not renew them: a correct client
+ * is done within its own request timeout, and a hostile one cannot keep
+ * the state alive by trickling packets. The list is in start order (the
+ * timeout is the same for all), so the timer looks at its head only.
  */
 static inline void
 srv_timer_stop(struct pmr_worker *w, struct pmr_req *req)
@@ -83,7 +85,7 @@ srv_timer_stop(struct pmr_worker *w, struct pmr_req *req)
 	}
 }
 
-/* (Re)start the slot's timer: progress now. */
+/* Start the slot's timer (again, for the slot's next state). */
 static inline void
 srv_timer_start(struct pmr_worker *w, struct pmr_req *req)
 {
@@ -135,6 +137,7 @@ rpc_slots_init(struct pmr_worker *w, struct rpc_session *s)
 /*
  * Free what clients left behind past the timeout: partial requests
  * (never run: a late copy is dropped all the same) and kept responses.
+ * A slot's state lives srv_state_timeout_ms at most.
  * The slot keeps its request number, so that request never runs again.
  */
 void
@@ -333,7 +336,6 @@ srv_req_more(struct pmr_worker *w, struct rpc_session *s, struct pmr_req *req,
 	pmr_transport_rx_release(w->q, pkt, 1);
 	req->num_rx++;
 	if (req->num_rx < req->req_pkts) {
-		srv_timer_start(w, req);
 		srv_tx_cr(w, s, req, (uint16_t)k);
 		return;
 	}
@@ -371,7 +373,6 @@ srv_rx_rfr(struct pmr_worker *w, struct rpc_session *s, struct pmr_req *req,
 		req->resp_mb = NULL;
 		req->resp_pkts = 0;
 	} else {
-		srv_timer_start(w, req);
 		srv_tx_resp(w, s, req, h->pkt_num);
 	}
 }
