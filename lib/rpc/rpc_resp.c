@@ -149,7 +149,7 @@ rpc_srv_timers(struct pmr_worker *w, uint64_t now)
 	       now - req->tstamp >= w->srv_timeout) {
 		if (req->state == SRV_RECEIVING)
 			w->stats.srv_reclaimed++;
-		else
+		else if (req->resp_mb != NULL)	/* not a status, nor acked */
 			w->stats.resps_expired++;
 		rpc_srv_slot_clear(w, req);
 	}
