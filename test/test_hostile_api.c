@@ -108,13 +108,18 @@ handlers(struct pmr_nexus *nx)
 
 #define POLL_UNTIL(cond) PMR_TEST_POLL_UNTIL(&env, cond)
 
-/* One slot per session: each request takes its session's only slot. */
+/*
+ * One slot per session: each request takes its session's only slot; and
+ * one session per worker, so that a new session takes the number of the
+ * last one (numbers are handed out in random order).
+ */
 static int
 setup_window1(void **state)
 {
 	struct pmr_worker_conf conf = {
 		.nb_msgbufs = 256,
 		.session_window = 1,
+		.max_sessions = 1,
 	};
 
 	(void)state;
@@ -565,7 +570,7 @@ main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(defect9_alloc_fail,
 				setup_window1, teardown),
 		cmocka_unit_test_setup_teardown(defect9_orphan_error,
-				setup, teardown),
+				setup_window1, teardown),
 	};
 
 	if (argc > 1)

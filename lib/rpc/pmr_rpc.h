@@ -108,6 +108,22 @@ struct pmr_worker_conf {
 	const char *faults;
 	/** In pmr_worker_loop(), sched_yield() after an idle poll. */
 	bool idle_yield;
+	/**
+	 * Server state a client leaves behind (a partial request, a
+	 * response it does not fetch or acknowledge) is freed this many
+	 * milliseconds after it started (its first packet, the response;
+	 * default req_timeout_ms), whatever the client sends meanwhile. A
+	 * request whose state was freed is never run again: a late copy of
+	 * it is dropped.
+	 */
+	uint32_t srv_state_timeout_ms;
+	/**
+	 * Multi-packet requests of one session that may hold a
+	 * max_msg_size buffer (reassembly, until the handler answers) at
+	 * once; beyond that a request is refused with PMR_E_NOMEM
+	 * (default nb_large_msgbufs / 2, at least 1).
+	 */
+	uint16_t max_large_per_session;
 };
 
 /** Per-worker counters. */
@@ -151,6 +167,18 @@ struct pmr_worker_stats {
 	 * path did not (PMR_SESSION_EV_CONNECT_FAILED, -ENETUNREACH).
 	 */
 	uint64_t connects_unreachable;
+	uint64_t reqs_held;	/**< Requests with handlers now (a gauge,
+				 * server). */
+	uint64_t srv_reclaimed;	/**< Partial requests freed after
+				 * srv_state_timeout_ms (server). */
+	uint64_t resps_expired;	/**< Kept responses freed after
+				 * srv_state_timeout_ms (server). */
+	uint64_t large_refused;	/**< Requests refused (PMR_E_NOMEM): their
+				 * session held max_large_per_session
+				 * large buffers (server). */
+	uint64_t timeout_resets; /**< Sessions reset after
+				 * RPC_SLOT_TIMEOUTS_MAX timeouts in a row
+				 * on one window slot (client). */
 };
 
 /** @return the name of drop reason idx of pmr_worker_stats.drops, or NULL. */
@@ -290,7 +318,8 @@ enum pmr_session_event {
  * req_timeout_ms: the data path is unreachable), -ECONNRESET (remote
  * closed),
  * -ETIMEDOUT on PMR_SESSION_EV_RESET (the remote nexus went silent: see
- * pmr_nexus_conf.peer_timeout_ms).
+ * pmr_nexus_conf.peer_timeout_ms; or 8 requests in a row timed out in one
+ * slot of the session window: the server is told, as for a close).
  */
 typedef void (*pmr_session_cb_t)(struct pmr_worker *w, int session,
 		enum pmr_session_event ev, int err, void *arg);

@@ -261,10 +261,18 @@ pmr_worker_poll(struct pmr_worker *w)
 		rpc_rx_one(w, &rx[i]);
 	work += nb;
 
-	if (!TAILQ_EMPTY(&w->all)) {
+	/*
+	 * Client requests have timers of rto_us; the server's timers
+	 * (srv_state_timeout_ms) are coarse: a look every few polls.
+	 */
+	if (!TAILQ_EMPTY(&w->all) ||
+	    (!TAILQ_EMPTY(&w->srv_timed) &&
+	     (w->nb_polls & (RPC_SM_POLL_EVERY - 1)) == 1)) {
 		now = rte_get_timer_cycles();
-		if (unlikely(now >= w->next_timer))
+		if (unlikely(now >= w->next_timer)) {
 			rpc_timers(w, now);
+			rpc_srv_timers(w, now);
+		}
 	}
 	if (unlikely(!TAILQ_EMPTY(&w->hs_pending)))
 		rpc_hs_timers(w);

@@ -35,6 +35,10 @@ enum rpc_drop {
 	RPC_DROP_BUSY,		/* new request while a handler holds the slot */
 	RPC_DROP_BAD_PKT,	/* size or position inconsistent with message */
 	RPC_DROP_TOKEN_PKT,	/* TOKEN packet for no handshake of ours */
+	RPC_DROP_REQ_NUM,	/* request number past cur + RPC_REQ_SKIP_MAX
+				 * windows of its slot */
+	RPC_DROP_CREDITS,	/* the session holds rx_reserve unanswered */
+	RPC_DROP_EXPIRED,	/* for a request whose slot state timed out */
 	RPC_DROP_MAX
 };
 
@@ -44,6 +48,29 @@ enum rpc_drop {
  * valid packet arrives.
  */
 #define RPC_TOKEN_COPIES 4
+
+/*
+ * Packets of a message, at most, on both sides: pkt_num is 16 bits and the
+ * client's ack of a response is "packet resp_pkts", so 65,535.
+ */
+#define RPC_MSG_PKTS_MAX UINT16_MAX
+
+/*
+ * Payload of the first packet of a multi-packet message, at least (a
+ * sender's packets are all the same size but the last; a tiny first packet
+ * claiming a large message would pin a large buffer cheaply). A worker
+ * whose packets are smaller is refused at creation.
+ */
+#define RPC_FIRST_PKT_MIN 512
+
+/*
+ * A server slot takes request number cur + k * window, 1 <= k <= this:
+ * a client skips a number of a slot for each request that timed out
+ * there before the server saw it, and resets the session after
+ * RPC_SLOT_TIMEOUTS_MAX of them in a row.
+ */
+#define RPC_REQ_SKIP_MAX 8
+#define RPC_SLOT_TIMEOUTS_MAX RPC_REQ_SKIP_MAX
 
 /* Polls between two looks at the nexus ring (a power of 2). */
 #define RPC_SM_POLL_EVERY 8
@@ -104,6 +131,9 @@ struct pmr_req {
 	 * answered or dropped: a pmr_req_ref of another generation is stale.
 	 */
 	uint32_t gen;
+	TAILQ_ENTRY(pmr_req) tnext;	/* in w->srv_timed, if timed */
+	uint64_t tstamp;		/* TSC: timer start, if timed */
+	bool timed;			/* RECEIVING or RESPONDED: a timer */
 	uint64_t req_num;
 	uint16_t session;
 	uint8_t req_type;
@@ -125,6 +155,7 @@ struct pmr_req {
 	uint32_t resp_pkts;
 	uint8_t resp_status;
 };
+TAILQ_HEAD(rpc_srv_list, pmr_req);
 
 struct rpc_session {
 	enum pmr_session_state state;
@@ -138,6 +169,7 @@ struct rpc_session {
 	void *cb_arg;
 	/* client */
 	uint64_t *slot_req_num;		/* [session_window]: next number */
+	uint8_t *slot_timeouts;		/* [session_window]: in a row */
 	uint16_t in_flight;		/* requests in the window */
 	uint16_t credits;		/* packets we may still send */
 	bool starved;			/* a request waits for credits */
@@ -216,6 +248,11 @@ struct pmr_worker {
 	uint64_t rto;			/* TSC */
 	uint64_t req_timeout;		/* TSC */
 	uint64_t next_timer;		/* TSC of the next timer scan */
+	/* Server slots with a timer (partial requests, stored responses),
+	 * oldest first. */
+	struct rpc_srv_list srv_timed;
+	uint64_t srv_timeout;		/* TSC */
+	uint32_t max_large_sess;	/* large request buffers per session */
 	struct rpc_faults faults;
 	/* Rate limit of the log of forged packets (the counters count all). */
 	uint64_t forged_log_next;	/* TSC */
@@ -446,6 +483,8 @@ void rpc_rx_req(struct pmr_worker *w, uint16_t sn,
 		const struct pmr_pkthdr *h, struct pmr_rx_pkt *pkt);
 void rpc_srv_drop_all(struct pmr_worker *w, struct rpc_session *s);
 void rpc_srv_slot_clear(struct pmr_worker *w, struct pmr_req *req);
+void rpc_srv_timers(struct pmr_worker *w, uint64_t now);
+void rpc_slots_init(struct pmr_worker *w, struct rpc_session *s);
 
 #pragma GCC visibility pop
 

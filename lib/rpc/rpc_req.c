@@ -327,6 +327,9 @@ creq_complete(struct pmr_worker *w, struct rpc_creq *r,
 
 	TAILQ_REMOVE(&w->all, r, all);
 	if (r->in_window) {
+		/* The server answered in this slot: it works. */
+		if (status != PMR_E_TIMEOUT && status != PMR_E_SESSION_RESET)
+			s->slot_timeouts[r->slot] = 0;
 		s->window[r->slot] = NULL;
 		s->in_flight--;
 		/* Packets still unanswered will not be: their credits back. */
@@ -395,21 +398,30 @@ creq_ack(struct pmr_worker *w, struct rpc_session *s,
 	rpc_tx_msg_pkt(w, s, &h, NULL, 0, false);
 }
 
-/* Response packet j of r arrived in order: keep its payload. */
+/*
+ * Response packet j of r arrived in order: keep its payload. Packet 0
+ * says what the response is: checked before anything of it is kept.
+ * -EPROTO: not a packet a server sends (dropped); -EMSGSIZE: a response
+ * over our max_msg_size; -ENOMEM: no buffer for it.
+ */
 static int
 creq_rx_resp(struct pmr_worker *w, struct rpc_creq *r,
 		const struct pmr_pkthdr *h, struct pmr_rx_pkt *pkt)
 {
-	uint32_t j = h->pkt_num, off;
+	uint32_t j = h->pkt_num, off, pkts;
 
 	if (j == 0) {
+		pkts = rpc_msg_pkts(h->msg_size, pkt->len);
+		if (pkts > 1 && (pkts > RPC_MSG_PKTS_MAX ||
+				 pkt->len < RPC_FIRST_PKT_MIN))
+			return -EPROTO;
+		if (h->msg_size > w->max_msg)
+			return -EMSGSIZE;
 		r->resp_size = h->msg_size;
 		r->resp_plen = pkt->len;
-		r->resp_pkts = rpc_msg_pkts(h->msg_size, pkt->len);
-		if (h->status != PMR_OK || r->resp_pkts == 1)
-			return 0;	/* complete: zero-copy or status */
-		if (r->resp_pkts > UINT16_MAX)
-			return -EPROTO;
+		r->resp_pkts = pkts;
+		if (pkts == 1)
+			return 0;	/* complete: zero-copy */
 		r->resp_mb = rpc_msgbuf_alloc(w, h->msg_size);
 		if (r->resp_mb == NULL)
 			return -ENOMEM;
@@ -435,6 +447,23 @@ rpc_rx_reply(struct pmr_worker *w, uint16_t sn, const struct pmr_pkthdr *h,
 	if (unlikely(r == NULL || r->req_num != h->req_num)) {
 		rpc_count_drop(w, RPC_DROP_STALE);
 		goto release;
+	}
+	/*
+	 * A status alone (the server refused the request, maybe at its
+	 * first packet while we still send the others): r is done, at
+	 * whatever point of the exchange.
+	 */
+	if (unlikely(h->pkt_type == PMR_PKT_RESP && h->status != PMR_OK)) {
+		if (h->pkt_num != 0 || r->num_tx == 0) {
+			rpc_count_drop(w, RPC_DROP_BAD_PKT);
+			goto release;
+		}
+		pmr_transport_rx_release(w->q, pkt, 1);
+		creq_complete(w, r, h->status < PMR_STATUS_MAX ?
+				(enum pmr_status)h->status :
+				PMR_E_REMOTE_ERROR, NULL);
+		r = NULL;
+		goto next;
 	}
 	/*
 	 * The common case: the whole response in one packet, in order, OK,
@@ -472,13 +501,11 @@ rpc_rx_reply(struct pmr_worker *w, uint16_t sn, const struct pmr_pkthdr *h,
 			rpc_count_drop(w, RPC_DROP_BAD_PKT);
 			goto release;
 		}
-		if (ret == -ENOMEM) {
+		if (unlikely(ret != 0)) {
+			/* The server frees the response on its timer. */
 			pmr_transport_rx_release(w->q, pkt, 1);
-			creq_complete(w, r, PMR_E_NOMEM, NULL);
-			r = NULL;
-		} else if (h->status != PMR_OK) {
-			pmr_transport_rx_release(w->q, pkt, 1);
-			creq_complete(w, r, (enum pmr_status)h->status, NULL);
+			creq_complete(w, r, ret == -EMSGSIZE ? PMR_E_MSGSIZE :
+					PMR_E_NOMEM, NULL);
 			r = NULL;
 		} else if (r->resp_pkts == 1) {
 			creq_complete(w, r, PMR_OK, pkt);	/* zero-copy */
@@ -515,6 +542,27 @@ release:
 }
 
 /*
+ * RPC_SLOT_TIMEOUTS_MAX requests in a row timed out in one slot of the
+ * session: the server skips no more numbers in it (rpc_rx_req()), and
+ * something is wrong anyway. Reset the session as if the peer went, and
+ * tell the server as for a close.
+ */
+static void
+session_timeout_reset(struct pmr_worker *w, uint16_t sn)
+{
+	struct rpc_session *s = &w->sessions[sn];
+
+	RPC_LOG(NOTICE, "worker %u: session %u reset: %u timeouts in a row "
+		"in a window slot", w->worker_id, sn, RPC_SLOT_TIMEOUTS_MAX);
+	w->stats.timeout_resets++;
+	s->state = PMR_SESSION_RESET;
+	rpc_creq_fail_all(w, s, PMR_E_SESSION_RESET);
+	rpc_session_release(w, sn, true);
+	if (s->cb != NULL && !s->closing)
+		s->cb(w, sn, PMR_SESSION_EV_RESET, -ETIMEDOUT, s->cb_arg);
+}
+
+/*
  * Retransmission (go-back-N from the first unanswered packet, once per
  * RTO without an answer) and request timeouts.
  */
@@ -526,7 +574,8 @@ rpc_timers(struct pmr_worker *w, uint64_t now)
 
 	w->next_timer = now + w->rto / 4;
 	while ((r = TAILQ_FIRST(&w->all)) != NULL && r->deadline <= now) {
-		uint16_t sn = r->session;
+		uint16_t sn = r->session, slot = r->slot;
+		bool in_window = r->in_window;
 
 		s = &w->sessions[sn];
 		RPC_LOG(DEBUG, "worker %u: request %" PRIu64 " of session %u "
@@ -535,6 +584,12 @@ rpc_timers(struct pmr_worker *w, uint64_t now)
 			r->in_window ? "in window" : "queued", r->req_pkts,
 			r->resp_pkts, r->num_tx, r->num_rx, s->credits);
 		creq_complete(w, r, PMR_E_TIMEOUT, NULL);	/* r is gone */
+		if (in_window && s->state == PMR_SESSION_CONNECTED &&
+		    !s->closing &&
+		    ++s->slot_timeouts[slot] >= RPC_SLOT_TIMEOUTS_MAX) {
+			session_timeout_reset(w, sn);
+			continue;
+		}
 		if (s->state == PMR_SESSION_CONNECTED && !s->closing) {
 			if (s->starved)
 				session_kick(w, s);	/* its credits */

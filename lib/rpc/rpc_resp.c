@@ -71,10 +71,38 @@ srv_tx_cr(struct pmr_worker *w, struct rpc_session *s, struct pmr_req *req,
 	rpc_tx_msg_pkt(w, s, &h, NULL, 0, false);
 }
 
+/*
+ * Timers of the slots a client may leave behind: a partial request (from
+ * its first packet), a response kept for retransmissions (from the
+ * response). Packets of the client do not renew them: a correct client
+ * is done within its own request timeout, and a hostile one cannot keep
+ * the state alive by trickling packets. The list is in start order (the
+ * timeout is the same for all), so the timer looks at its head only.
+ */
+static inline void
+srv_timer_stop(struct pmr_worker *w, struct pmr_req *req)
+{
+	if (req->timed) {
+		TAILQ_REMOVE(&w->srv_timed, req, tnext);
+		req->timed = false;
+	}
+}
+
+/* Start the slot's timer (again, for the slot's next state). */
+static inline void
+srv_timer_start(struct pmr_worker *w, struct pmr_req *req)
+{
+	srv_timer_stop(w, req);
+	req->tstamp = rte_get_timer_cycles();
+	TAILQ_INSERT_TAIL(&w->srv_timed, req, tnext);
+	req->timed = true;
+}
+
 /* Forget the slot's request and response: its buffers go back. */
 void
 rpc_srv_slot_clear(struct pmr_worker *w, struct pmr_req *req)
 {
+	srv_timer_stop(w, req);
 	if (req->has_pkt)
 		pmr_transport_rx_release(w->q, &req->pkt, 1);
 	req->has_pkt = false;
@@ -87,6 +115,48 @@ rpc_srv_slot_clear(struct pmr_worker *w, struct pmr_req *req)
 	req->resp_mb = NULL;
 	req->state = SRV_FREE;
 	req->gen++;		/* a handler's reference is stale now */
+}
+
+/*
+ * The slots of a new session: none used, so that the first number each
+ * takes is its index (cur + window, k = 1, see rpc_rx_req()); no client
+ * timeouts counted.
+ */
+void
+rpc_slots_init(struct pmr_worker *w, struct rpc_session *s)
+{
+	uint16_t i;
+
+	for (i = 0; i < w->window; i++) {
+		struct pmr_req *req = &s->srv[i];
+
+		if (req->state != SRV_FREE)
+			rpc_srv_slot_clear(w, req);
+		req->req_num = ((uint64_t)i - w->window) & PMR_REQ_NUM_MASK;
+		req->orphaned = false;
+		s->slot_timeouts[i] = 0;
+	}
+}
+
+/*
+ * Free what clients left behind past the timeout: partial requests
+ * (never run: a late copy is dropped all the same) and kept responses.
+ * A slot's state lives srv_state_timeout_ms at most.
+ * The slot keeps its request number, so that request never runs again.
+ */
+void
+rpc_srv_timers(struct pmr_worker *w, uint64_t now)
+{
+	struct pmr_req *req;
+
+	while ((req = TAILQ_FIRST(&w->srv_timed)) != NULL &&
+	       now - req->tstamp >= w->srv_timeout) {
+		if (req->state == SRV_RECEIVING)
+			w->stats.srv_reclaimed++;
+		else if (req->resp_mb != NULL)	/* not a status, nor acked */
+			w->stats.resps_expired++;
+		rpc_srv_slot_clear(w, req);
+	}
 }
 
 /*
@@ -103,6 +173,7 @@ srv_slot_recycle(struct pmr_worker *w, struct pmr_req *req)
 		   !req->has_pkt && req->req_mb == NULL &&
 		   req->resp_buf == NULL && mb->pool == w->pools[0] &&
 		   pmr_msgbuf_tx_pending(mb) == 0 && !rpc_tx_queued(w, mb))) {
+		srv_timer_stop(w, req);
 		mb->len = 0;
 		req->resp_buf = mb;
 		req->resp_mb = NULL;
@@ -120,6 +191,7 @@ srv_answer_status(struct pmr_worker *w, struct rpc_session *s,
 	req->state = SRV_RESPONDED;
 	req->resp_status = (uint8_t)status;
 	req->resp_pkts = 1;
+	srv_timer_start(w, req);
 	srv_tx_resp(w, s, req, 0);
 	w->stats.resps_sent++;
 }
@@ -130,11 +202,12 @@ srv_handle(struct pmr_worker *w, struct rpc_session *s, struct pmr_req *req)
 {
 	const struct pmr_nexus_handler *hd = &w->handlers[req->req_type];
 
+	srv_timer_stop(w, req);
 	if (unlikely(hd->fn == NULL)) {
 		if (req->has_pkt)
 			pmr_transport_rx_release(w->q, &req->pkt, 1);
 		req->has_pkt = false;
-		pmr_msgbuf_free(req->req_mb);
+		rpc_msgbuf_put(req->req_mb);
 		req->req_mb = NULL;
 		srv_answer_status(w, s, req, PMR_E_REMOTE_ERROR);
 		return;
@@ -146,12 +219,59 @@ srv_handle(struct pmr_worker *w, struct rpc_session *s, struct pmr_req *req)
 	hd->fn((struct pmr_req_ref){ .slot = req, .gen = req->gen }, hd->arg);
 }
 
-/* Packet 0 of a new request in its slot. */
-static inline void
+/*
+ * May the session hold one more of its client's packets unanswered (the
+ * last packet of a request, until the handler answers)? At most its
+ * reserved receive slots: a correct client never has more packets
+ * unanswered than its credits, but for requests it gave up on while the
+ * handler still holds them; the packet dropped here is then sent again,
+ * and served once the handler answers.
+ */
+static inline bool
+srv_may_hold(struct pmr_worker *w, const struct rpc_session *s)
+{
+	if (likely(s->srv_active < s->rx_reserve))
+		return true;
+	rpc_count_drop(w, RPC_DROP_CREDITS);
+	return false;
+}
+
+/* Multi-packet requests of s holding a large (max_msg_size) buffer. */
+static uint32_t
+srv_large_held(const struct pmr_worker *w, const struct rpc_session *s)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < w->window; i++)
+		n += s->srv[i].req_mb != NULL &&
+			s->srv[i].req_mb->pool == w->pools[RPC_NB_CLASSES - 1];
+	return n;
+}
+
+/*
+ * Packet 0 of a new request in its slot: false if dropped (the caller
+ * releases it then), with the slot's previous request untouched.
+ */
+static inline bool
 srv_req_start(struct pmr_worker *w, struct rpc_session *s, uint16_t sn,
 		struct pmr_req *req, const struct pmr_pkthdr *h,
 		struct pmr_rx_pkt *pkt)
 {
+	bool single = pkt->len == h->msg_size;
+	uint32_t pkts = 1;
+
+	if (single) {
+		if (unlikely(!srv_may_hold(w, s)))
+			return false;
+	} else {
+		/* Packets of a message are all the same size but the last. */
+		pkts = rpc_msg_pkts(h->msg_size, pkt->len);
+		if (unlikely(pkts > RPC_MSG_PKTS_MAX ||
+			     pkt->len < RPC_FIRST_PKT_MIN)) {
+			rpc_count_drop(w, RPC_DROP_BAD_PKT);
+			return false;
+		}
+	}
 	if (req->state != SRV_FREE)
 		srv_slot_recycle(w, req);
 	req->gen++;		/* references to the last request are stale */
@@ -162,32 +282,41 @@ srv_req_start(struct pmr_worker *w, struct rpc_session *s, uint16_t sn,
 	req->req_size = h->msg_size;
 	req->resp_status = PMR_OK;
 	req->resp_pkts = 0;
-	if (pkt->len == h->msg_size) {
+	req->req_pkts = pkts;
+	req->num_rx = 1;
+	if (single) {
 		/* Single-packet: the handler reads it in place. */
-		req->req_pkts = 1;
-		req->num_rx = 1;
 		req->pkt = *pkt;
 		req->has_pkt = true;
 		req->data = pkt->data;
 		req->len = pkt->len;
 		srv_handle(w, s, req);
-		return;
+		return true;
 	}
 	req->req_plen = pkt->len;
-	req->req_pkts = rpc_msg_pkts(h->msg_size, pkt->len);
-	req->req_mb = req->req_pkts <= UINT16_MAX + 1u ?
-		rpc_msgbuf_alloc(w, h->msg_size) : NULL;
+	req->req_mb = NULL;
+	if (h->msg_size > w->max_msg)
+		;	/* no buffer for it */
+	else if (h->msg_size > w->pool_cap[RPC_NB_CLASSES - 2] &&
+		 srv_large_held(w, s) >= w->max_large_sess)
+		w->stats.large_refused++;	/* its share is taken */
+	else
+		req->req_mb = rpc_msgbuf_alloc(w, h->msg_size);
 	if (req->req_mb == NULL) {
-		/* Refused before it ran: at most once still holds. */
+		/*
+		 * Refused before it ran: at most once still holds. The
+		 * client takes the status whatever it sent meanwhile.
+		 */
 		pmr_transport_rx_release(w->q, pkt, 1);
 		srv_answer_status(w, s, req, PMR_E_NOMEM);
-		return;
+		return true;
 	}
 	memcpy(req->req_mb->data, pkt->data, pkt->len);
 	pmr_transport_rx_release(w->q, pkt, 1);
-	req->num_rx = 1;
 	req->state = SRV_RECEIVING;
+	srv_timer_start(w, req);
 	srv_tx_cr(w, s, req, 0);
+	return true;
 }
 
 /* Packet k of the request in the slot, in order. */
@@ -197,9 +326,14 @@ srv_req_more(struct pmr_worker *w, struct rpc_session *s, struct pmr_req *req,
 {
 	uint32_t k = h->pkt_num, off = k * req->req_plen;
 
-	if (h->msg_size != req->req_size || k >= req->req_pkts ||
+	if (h->msg_size != req->req_size || h->req_type != req->req_type ||
+	    k >= req->req_pkts ||
 	    pkt->len != RTE_MIN(req->req_plen, req->req_size - off)) {
 		rpc_count_drop(w, RPC_DROP_BAD_PKT);
+		pmr_transport_rx_release(w->q, pkt, 1);
+		return;
+	}
+	if (k + 1 == req->req_pkts && !srv_may_hold(w, s)) {
 		pmr_transport_rx_release(w->q, pkt, 1);
 		return;
 	}
@@ -229,56 +363,33 @@ srv_req_dup(struct pmr_worker *w, struct rpc_session *s, struct pmr_req *req,
 	/* else: with the handler; the response is on its way. */
 }
 
-/* A request packet or a request for response, for session sn. */
-void
-rpc_rx_req(struct pmr_worker *w, uint16_t sn, const struct pmr_pkthdr *h,
-		struct pmr_rx_pkt *pkt)
+/* A request for response packet (or the ack past the last) of the slot. */
+static void
+srv_rx_rfr(struct pmr_worker *w, struct rpc_session *s, struct pmr_req *req,
+		const struct pmr_pkthdr *h)
 {
-	struct rpc_session *s = &w->sessions[sn];
-	struct pmr_req *req = &s->srv[rpc_slot_of(w, h->req_num)];
-	bool same;
-
-	/*
-	 * The common case: the first packet of a new request in a free slot
-	 * or one whose previous request was answered (what the code below
-	 * does for it).
-	 */
-	if (likely(h->pkt_type == PMR_PKT_REQ && h->pkt_num == 0 &&
-		   (req->state == SRV_FREE ||
-		    (req->state == SRV_RESPONDED &&
-		     req->req_num < h->req_num)))) {
-		srv_req_start(w, s, sn, req, h, pkt);
-		return;
+	if (req->state != SRV_RESPONDED || req->resp_mb == NULL ||
+	    h->pkt_num == 0 || h->pkt_num > req->resp_pkts) {
+		/* Not for a kept response of several packets. */
+		rpc_count_drop(w, RPC_DROP_STALE);
+	} else if (h->pkt_num == req->resp_pkts) {
+		/* The client has it all: free the response now. */
+		rpc_txfree_push(w, req->resp_mb);
+		req->resp_mb = NULL;
+		req->resp_pkts = 0;
+	} else {
+		srv_tx_resp(w, s, req, h->pkt_num);
 	}
-	same = req->state != SRV_FREE && req->req_num == h->req_num;
+}
+
+/* A packet of the request the slot holds (or held), in any state. */
+static void
+srv_rx_same(struct pmr_worker *w, struct rpc_session *s, struct pmr_req *req,
+		const struct pmr_pkthdr *h, struct pmr_rx_pkt *pkt)
+{
 	if (h->pkt_type == PMR_PKT_RFR) {
 		pmr_transport_rx_release(w->q, pkt, 1);
-		if (!same || req->state != SRV_RESPONDED ||
-		    h->pkt_num == 0 || h->pkt_num > req->resp_pkts) {
-			rpc_count_drop(w, RPC_DROP_STALE);
-		} else if (h->pkt_num == req->resp_pkts) {
-			/* The client has it all: free the response now. */
-			rpc_txfree_push(w, req->resp_mb);
-			req->resp_mb = NULL;
-			req->resp_pkts = 0;
-		} else {
-			srv_tx_resp(w, s, req, h->pkt_num);
-		}
-		return;
-	}
-	if (!same) {
-		if (req->state != SRV_FREE && req->req_num > h->req_num) {
-			rpc_count_drop(w, RPC_DROP_STALE);
-		} else if (req->state == SRV_HANDLING) {
-			/* The client gave up on it; its slot is still busy. */
-			rpc_count_drop(w, RPC_DROP_BUSY);
-		} else if (h->pkt_num != 0) {
-			rpc_count_drop(w, RPC_DROP_ORDER);
-		} else {
-			srv_req_start(w, s, sn, req, h, pkt);
-			return;
-		}
-		pmr_transport_rx_release(w->q, pkt, 1);
+		srv_rx_rfr(w, s, req, h);
 		return;
 	}
 	if (req->state == SRV_RECEIVING && h->pkt_num == req->num_rx) {
@@ -286,10 +397,65 @@ rpc_rx_req(struct pmr_worker *w, uint16_t sn, const struct pmr_pkthdr *h,
 		return;
 	}
 	pmr_transport_rx_release(w->q, pkt, 1);
-	if (h->pkt_num < req->num_rx)
+	if (req->state == SRV_RESPONDED && req->resp_mb == NULL &&
+	    req->resp_pkts != 0) {
+		/*
+		 * Refused with a status, maybe at its first packet: the
+		 * client's go-back-N sends packet 0 again if it was lost.
+		 */
+		if (h->pkt_num == 0) {
+			srv_tx_resp(w, s, req, 0);
+			w->stats.dup_answered++;
+		} else {
+			rpc_count_drop(w, RPC_DROP_STALE);
+		}
+	} else if (h->pkt_num < req->num_rx) {
 		srv_req_dup(w, s, req, h);
-	else
+	} else {
 		rpc_count_drop(w, RPC_DROP_ORDER);
+	}
+}
+
+/*
+ * A request packet or a request for response, for session sn. A slot
+ * takes request number cur + k * window for 1 <= k <= RPC_REQ_SKIP_MAX
+ * (cur its last one): the client skips a number for each request that
+ * timed out there unseen, and resets the session before it skips more.
+ * Anything further is forged or from another life of the session.
+ */
+void
+rpc_rx_req(struct pmr_worker *w, uint16_t sn, const struct pmr_pkthdr *h,
+		struct pmr_rx_pkt *pkt)
+{
+	struct rpc_session *s = &w->sessions[sn];
+	struct pmr_req *req = &s->srv[rpc_slot_of(w, h->req_num)];
+	uint64_t d = (h->req_num - req->req_num) & PMR_REQ_NUM_MASK;
+
+	/* The common case first: the first packet of a new request. */
+	if (likely(d - w->window <= (RPC_REQ_SKIP_MAX - 1u) * w->window)) {
+		if (likely(h->pkt_type == PMR_PKT_REQ && h->pkt_num == 0 &&
+			   req->state != SRV_HANDLING)) {
+			if (likely(srv_req_start(w, s, sn, req, h, pkt)))
+				return;
+		} else if (req->state == SRV_HANDLING) {
+			/* The client gave up on it; its slot is still busy. */
+			rpc_count_drop(w, RPC_DROP_BUSY);
+		} else {
+			rpc_count_drop(w, h->pkt_type == PMR_PKT_RFR ?
+					RPC_DROP_STALE : RPC_DROP_ORDER);
+		}
+	} else if (d == 0 && req->state != SRV_FREE) {
+		srv_rx_same(w, s, req, h, pkt);
+		return;
+	} else if (d == 0) {
+		/* Its state timed out: it never runs (again). */
+		rpc_count_drop(w, RPC_DROP_EXPIRED);
+	} else if (d > PMR_REQ_NUM_MASK / 2) {
+		rpc_count_drop(w, RPC_DROP_STALE);	/* behind the slot */
+	} else {
+		rpc_count_drop(w, RPC_DROP_REQ_NUM);
+	}
+	pmr_transport_rx_release(w->q, pkt, 1);
 }
 
 /*
@@ -478,6 +644,7 @@ pmr_respond(struct pmr_req_ref ref, struct pmr_msgbuf *resp)
 	req->state = SRV_RESPONDED;
 	req->resp_mb = resp;
 	req->resp_pkts = rpc_msg_pkts(resp->len, w->plen);
+	srv_timer_start(w, req);
 	srv_tx_resp(w, s, req, 0);
 	w->stats.resps_sent++;
 	return 0;

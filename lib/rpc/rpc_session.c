@@ -138,6 +138,7 @@ session_alloc(struct pmr_worker *w, bool client, uint16_t reserve)
 	s->srv_active = 0;
 	for (uint16_t i = 0; i < w->window; i++)
 		s->slot_req_num[i] = i;
+	rpc_slots_init(w, s);
 	s->peer = NULL;
 	s->cb = NULL;
 	s->cb_arg = NULL;

@@ -72,6 +72,11 @@ static const struct tel_field worker_stat_fields[] = {
 	WORKER_STAT(tokens_sent),
 	WORKER_STAT(tokens_received),
 	WORKER_STAT(connects_unreachable),
+	WORKER_STAT(reqs_held),
+	WORKER_STAT(srv_reclaimed),
+	WORKER_STAT(resps_expired),
+	WORKER_STAT(large_refused),
+	WORKER_STAT(timeout_resets),
 };
 
 #define DRIVER_STAT(f) { "driver_" #f, offsetof(struct pmr_transport_stats, f) }

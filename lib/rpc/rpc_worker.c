@@ -66,6 +66,9 @@ static const char *const drop_names[RPC_DROP_MAX] = {
 	[RPC_DROP_BUSY] = "slot_busy",
 	[RPC_DROP_BAD_PKT] = "bad_packet",
 	[RPC_DROP_TOKEN_PKT] = "bad_token_pkt",
+	[RPC_DROP_REQ_NUM] = "bad_req_num",
+	[RPC_DROP_CREDITS] = "over_credits",
+	[RPC_DROP_EXPIRED] = "expired",
 };
 
 const char *
@@ -88,6 +91,7 @@ worker_free(struct pmr_worker *w)
 		rte_free(w->sessions[0].window);
 		rte_free(w->sessions[0].srv);
 		rte_free(w->sessions[0].slot_req_num);
+		rte_free(w->sessions[0].slot_timeouts);
 	}
 	rte_free(w->sess_free);
 	rte_free(w->sessions);
@@ -101,6 +105,7 @@ worker_alloc_tables(struct pmr_worker *w, uint32_t nb_msgbufs, int socket)
 	struct rpc_creq **windows;
 	struct pmr_req *srv;
 	uint64_t *slot_req;
+	uint8_t *slot_to;
 	uint32_t i;
 
 	w->sessions = rte_zmalloc_socket("pmr_sessions",
@@ -113,6 +118,8 @@ worker_alloc_tables(struct pmr_worker *w, uint32_t nb_msgbufs, int socket)
 			w->window * sizeof(*srv), 0, socket);
 	slot_req = rte_zmalloc_socket("pmr_slot_req", (size_t)w->max_sessions *
 			w->window * sizeof(*slot_req), 0, socket);
+	slot_to = rte_zmalloc_socket("pmr_slot_to", (size_t)w->max_sessions *
+			w->window * sizeof(*slot_to), 0, socket);
 	w->creqs = rte_zmalloc_socket("pmr_creqs",
 			w->max_requests * sizeof(*w->creqs), 0, socket);
 	w->creq_free = rte_malloc_socket("pmr_creq_free",
@@ -125,17 +132,20 @@ worker_alloc_tables(struct pmr_worker *w, uint32_t nb_msgbufs, int socket)
 			rpc_outbox_size(w->max_sessions), socket,
 			RING_F_SP_ENQ | RING_F_SC_DEQ | RING_F_EXACT_SZ);
 	if (w->sessions == NULL || w->sess_free == NULL || windows == NULL ||
-	    srv == NULL || slot_req == NULL || w->creqs == NULL ||
+	    srv == NULL || slot_req == NULL || slot_to == NULL ||
+	    w->creqs == NULL ||
 	    w->creq_free == NULL || w->txfree.mbs == NULL ||
 	    w->outbox == NULL) {
 		if (w->sessions == NULL) {
 			rte_free(windows);
 			rte_free(srv);
 			rte_free(slot_req);
+			rte_free(slot_to);
 		} else {
 			w->sessions[0].window = windows;
 			w->sessions[0].srv = srv;
 			w->sessions[0].slot_req_num = slot_req;
+			w->sessions[0].slot_timeouts = slot_to;
 		}
 		return -ENOMEM;
 	}
@@ -143,6 +153,7 @@ worker_alloc_tables(struct pmr_worker *w, uint32_t nb_msgbufs, int socket)
 		w->sessions[i].window = &windows[(size_t)i * w->window];
 		w->sessions[i].srv = &srv[(size_t)i * w->window];
 		w->sessions[i].slot_req_num = &slot_req[(size_t)i * w->window];
+		w->sessions[i].slot_timeouts = &slot_to[(size_t)i * w->window];
 		TAILQ_INIT(&w->sessions[i].backlog);
 		w->sess_free[i] = (uint16_t)i;
 	}
@@ -166,6 +177,7 @@ worker_alloc_tables(struct pmr_worker *w, uint32_t nb_msgbufs, int socket)
 	TAILQ_INIT(&w->all);
 	TAILQ_INIT(&w->active);
 	TAILQ_INIT(&w->hs_pending);
+	TAILQ_INIT(&w->srv_timed);
 	return 0;
 }
 
@@ -261,6 +273,13 @@ pmr_worker_create(struct pmr_nexus *nx, const struct pmr_worker_conf *conf)
 			DEFAULT_RTO_US) / 1000000;
 	w->req_timeout = rte_get_timer_hz() * (conf->req_timeout_ms != 0 ?
 			conf->req_timeout_ms : DEFAULT_REQ_TIMEOUT_MS) / 1000;
+	w->srv_timeout = rte_get_timer_hz() * (conf->srv_state_timeout_ms != 0 ?
+			conf->srv_state_timeout_ms : conf->req_timeout_ms != 0 ?
+			conf->req_timeout_ms : DEFAULT_REQ_TIMEOUT_MS) / 1000;
+	w->max_large_sess = conf->max_large_per_session != 0 ?
+		conf->max_large_per_session :
+		RTE_MAX(1u, (conf->nb_large_msgbufs != 0 ?
+			conf->nb_large_msgbufs : DEFAULT_NB_LARGE) / 2);
 	ret = rpc_faults_parse(&w->faults, conf->faults, w->worker_id);
 	if (ret != 0)
 		goto fail;
@@ -283,6 +302,20 @@ pmr_worker_create(struct pmr_nexus *nx, const struct pmr_worker_conf *conf)
 		goto fail;
 	}
 	w->plen = caps.mtu - PMR_PKTHDR_LEN;
+	if (w->plen < RPC_FIRST_PKT_MIN) {
+		RPC_LOG(ERR, "worker %u: packets of %u bytes, under the %u of "
+			"a multi-packet message's first packet", w->worker_id,
+			w->plen, RPC_FIRST_PKT_MIN);
+		ret = -EINVAL;
+		goto fail;
+	}
+	if (rpc_msg_pkts(w->max_msg, w->plen) > RPC_MSG_PKTS_MAX) {
+		RPC_LOG(ERR, "worker %u: a %u-byte message in packets of %u "
+			"is over %u packets", w->worker_id, w->max_msg,
+			w->plen, RPC_MSG_PKTS_MAX);
+		ret = -EINVAL;
+		goto fail;
+	}
 	w->rx_budget = caps.rx_depth;
 	if (w->credits > w->rx_budget) {
 		RPC_LOG(ERR, "worker %u: %u session credits exceed the "
@@ -448,7 +481,14 @@ void
 pmr_worker_stats_get(const struct pmr_worker *w,
 		struct pmr_worker_stats *stats)
 {
+	uint32_t sn;
+
 	*stats = w->stats;
+	/* The gauge: requests with handlers, server sessions alike. */
+	stats->reqs_held = 0;
+	for (sn = 0; sn < w->max_sessions; sn++)
+		if (!w->sessions[sn].client)
+			stats->reqs_held += w->sessions[sn].srv_active;
 }
 
 struct pmr_transport_queue *
