@@ -38,6 +38,8 @@
 #include "rpcperf.h"
 
 #define GATE_HOLD_US 2000
+#define GATE_SPINS 64		/* yields before a poller seems descheduled */
+#define GATE_NAP_US 100
 
 struct rpcperf_gate rpcperf_gate;
 
@@ -50,7 +52,7 @@ gate_hold(void *arg)
 	struct rpcperf_gate *g = arg;
 	uint32_t seq = g->seq;
 	uint64_t cnt;
-	unsigned int k;
+	unsigned int k, spins = 0;
 
 	if (__atomic_load_n(&g->down, __ATOMIC_ACQUIRE)) {
 		/* Not ready any more: no more calls until unregistered. */
@@ -67,8 +69,13 @@ gate_hold(void *arg)
 	for (k = 0; k < RTE_DIM(g->slot); k++)
 		while (__atomic_load_n(&g->slot[k].joined, __ATOMIC_ACQUIRE) &&
 		       __atomic_load_n(&g->slot[k].seen, __ATOMIC_ACQUIRE) !=
-				seq)
-			sched_yield();
+				seq) {
+			/* A poller off its CPU: leave ours to others. */
+			if (++spins < GATE_SPINS)
+				sched_yield();
+			else
+				rte_delay_us_sleep(GATE_NAP_US);
+		}
 }
 
 int
