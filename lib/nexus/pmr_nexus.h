@@ -64,6 +64,12 @@ struct pmr_nexus_conf {
 	 * heartbeat_interval_ms.
 	 */
 	uint32_t peer_timeout_ms;
+	/**
+	 * Most sessions plus pending handshakes one source IP address may
+	 * hold as a client of this nexus (default 1024); more are refused
+	 * with PMR_SM_E_NO_RESOURCES, and their clients retry.
+	 */
+	uint32_t max_sessions_per_source;
 };
 
 /** Counters of a nexus, for tests and telemetry. */
