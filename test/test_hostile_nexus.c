@@ -477,6 +477,7 @@ udp_handshake(struct henv *e, int fd, struct nexus_wire_msg *req,
 {
 	uint64_t end = now_ms() + 20000;
 
+	req->req.cookie = 0;
 	udp_send_msg(fd, &e->b_addr, req);
 	for (;;) {
 		assert_true(now_ms() < end);
@@ -486,6 +487,11 @@ udp_handshake(struct henv *e, int fd, struct nexus_wire_msg *req,
 		}
 		if (ans->hs_id != req->hs_id)
 			continue;
+		if (ans->type == NEXUS_WIRE_COOKIE) {
+			req->req.cookie = ans->cookie.cookie;
+			udp_send_msg(fd, &e->b_addr, req);
+			continue;
+		}
 		if (ans->type == NEXUS_WIRE_ACCEPT ||
 		    ans->type == NEXUS_WIRE_REFUSE)
 			return ans->type;
@@ -543,11 +549,14 @@ defect3_spoofed_boot_id(void **state)
 	assert_true(nb_real > 0);
 
 	for (i = 0; i < 20; i++) {
+		/* A counter far ahead, and a MAC it has to guess. */
 		hb = (struct nexus_wire_msg){
 			.type = NEXUS_WIRE_HEARTBEAT,
 			.hb = {
 				.boot_id = rand_nz(),
 				.peer_boot_id = boot_of(e.a),
+				.counter = UINT64_MAX - i,
+				.mac = rte_rand(),
 			},
 		};
 		spoof_msg(&e.b_addr, &e.a_addr, &hb);
@@ -566,6 +575,10 @@ defect3_spoofed_boot_id(void **state)
 	assert_int_equal(nstats(e.b).sessions_reset, 0);
 	assert_int_equal(nstats(e.a).peers_dead, 0);
 	assert_int_equal(nstats(e.b).peers_dead, 0);
+	/* The forgeries were seen, counted and ignored. */
+	assert_true(nstats(e.a).heartbeats_rejected >= 1);
+	assert_true(nstats(e.b).heartbeats_rejected >= 1);
+	assert_true(nstats(e.a).heartbeats_replayed >= 1);
 
 	assert_int_equal(pmr_session_destroy(e.ca, sn), 0);
 	henv_poll_for(&e, 50);
@@ -644,6 +657,8 @@ junk_keepalive(bool replay)
 				.hb = {
 					.boot_id = b_boot,
 					.peer_boot_id = a_boot,
+					.counter = UINT64_MAX - i,
+					.mac = rte_rand(),
 				},
 			};
 			spoof_msg(&e.b_addr, &e.a_addr, &m);
@@ -654,6 +669,11 @@ junk_keepalive(bool replay)
 	assert_int_equal(pmr_session_state(e.ca, sn), PMR_SESSION_RESET);
 	assert_int_equal(ev.ev, PMR_SESSION_EV_RESET);
 	assert_int_equal(nstats(e.a).peers_dead, 1);
+	/* What came was seen and not taken for life. */
+	if (replay)
+		assert_true(nstats(e.a).heartbeats_replayed >= 1);
+	else
+		assert_true(nstats(e.a).heartbeats_rejected >= 1);
 	pthread_mutex_unlock(&e.b->lock);
 
 	assert_int_equal(pmr_session_destroy(e.ca, sn), 0);
@@ -700,6 +720,7 @@ defect5_credit_hog(void **state)
 	req.req.client_session = 77;
 	req.req.credits = 65535;
 	assert_int_equal(udp_handshake(&e, fd, &req, &ans), NEXUS_WIRE_ACCEPT);
+	assert_true(ans.accept.credits >= 1 && ans.accept.credits <= 8);
 	/* A real client still gets in. */
 	sn = henv_connect(&e, &ev);
 	assert_int_equal(ev.ev, PMR_SESSION_EV_CONNECTED);
@@ -792,7 +813,9 @@ defect6_flood(void **state)
 		assert_int_equal(m.type, NEXUS_WIRE_COOKIE);
 		assert_true(s.udp_len <= len);
 	}
-	assert_true(replies <= spoofed);
+	/* The watch works: the forged sources did get their COOKIEs. */
+	assert_true(replies > 0 && replies <= spoofed);
+	assert_true(nstats(e.b).cookies_sent >= replies);
 	close(sfd);
 	close(fd);
 	assert_int_equal(pmr_session_destroy(e.ca, sn), 0);
@@ -837,6 +860,7 @@ defect6_per_source_cap(void **state)
 		}
 	}
 	assert_int_equal(accepted, 4);
+	assert_int_equal(nstats(e.b).refused_per_source, 4);
 
 	/* One closes: room for one more. */
 	disc = (struct nexus_wire_msg){

@@ -45,8 +45,8 @@ PKT_REQ, PKT_RESP, PKT_CR, PKT_RFR = 1, 2, 3, 4
 
 # nexus_wire.h
 NEXUS_MAGIC = 0x4e524d50
-NEXUS_VERSION = 2
-CONNECT_REQ, ACCEPT, REFUSE, DISCONNECT, HEARTBEAT = 1, 2, 3, 4, 5
+NEXUS_VERSION = 3
+CONNECT_REQ, ACCEPT, REFUSE, DISCONNECT, HEARTBEAT, COOKIE = 1, 2, 3, 4, 5, 6
 CLIENT_BOOT_ID = 0x1111222233334444
 SERVER_BOOT_ID = 0x5555666677778888
 NAME_MAX = 16  # PMR_TRANSPORT_NAME_MAX
@@ -149,22 +149,28 @@ def addr_field(addr):
     return bytes([len(addr)]) + addr
 
 
+SECRET = bytes(range(0x20, 0x30))
+
+
 def connect_req(driver=b'eth', addr=None, credits=32, name=None,
-                boot_id=CLIENT_BOOT_ID):
+                boot_id=CLIENT_BOOT_ID, cookie=0):
     if addr is None:
         addr = eth_addr()
     if name is None:
         name = driver.ljust(NAME_MAX, b'\0')
     return (nexus_hdr(CONNECT_REQ) + struct.pack('<HHH', 1, 5, 0) + name +
-            struct.pack('<HQ', credits, boot_id) + addr_field(addr))
+            struct.pack('<HQQ', credits, boot_id, cookie) + SECRET +
+            addr_field(addr))
 
 
-def accept(addr=None, token=0x5eed1234, boot_id=SERVER_BOOT_ID):
+def accept(addr=None, token=0x5eed12345eed1234, boot_id=SERVER_BOOT_ID,
+           credits=8):
     if addr is None:
         addr = eth_addr(LOCAL_MAC, LOCAL_IP, LOCAL_PORT)
+    # The token last: TRANSITIONAL, until the TOKEN packet lands.
     return (nexus_hdr(ACCEPT) +
-            struct.pack('<HHHHIQ', 1, 5, 0, 9, token, boot_id) +
-            addr_field(addr))
+            struct.pack('<HHHHHQ', 1, 5, 0, 9, credits, boot_id) + SECRET +
+            addr_field(addr) + struct.pack('<Q', token))
 
 
 def refuse(status):
@@ -172,13 +178,16 @@ def refuse(status):
 
 
 def disconnect():
-    return nexus_hdr(DISCONNECT) + struct.pack('<HHHHI', 0, 9, 1, 5,
-                                               0x5eed1234)
+    return nexus_hdr(DISCONNECT) + struct.pack('<HHHH', 0, 9, 1, 5)
 
 
-def heartbeat(hs_id=0):
+def heartbeat(hs_id=0, counter=1, mac=0x0123456789abcdef):
     return nexus_hdr(HEARTBEAT, hs_id=hs_id) + struct.pack(
-        '<QQ', CLIENT_BOOT_ID, SERVER_BOOT_ID)
+        '<QQQQ', CLIENT_BOOT_ID, SERVER_BOOT_ID, counter, mac)
+
+
+def cookie(value=0x0c0c0c0c0c0c0c0c):
+    return nexus_hdr(COOKIE) + struct.pack('<HHQ', 1, 5, value)
 
 
 def nexus_corpus():
@@ -186,12 +195,14 @@ def nexus_corpus():
         # Accepted, each type.
         'connect_req_eth.bin': connect_req(),
         'connect_req_verbs.bin': connect_req(b'verbs', addr=data(ADDR_MAX)),
-        'connect_req_no_addr.bin': connect_req(addr=b'', credits=0),
+        'connect_req_no_addr.bin': connect_req(addr=b'', credits=1),
+        'connect_req_cookie.bin': connect_req(cookie=0x0c0c0c0c0c0c0c0c),
         'accept_eth.bin': accept(),
         'refuse_no_worker.bin': refuse(SM_E_NO_WORKER),
         'refuse_bad_request.bin': refuse(SM_E_BAD_REQUEST),
         'disconnect.bin': disconnect(),
         'heartbeat.bin': heartbeat(),
+        'cookie.bin': cookie(),
         # Near misses: one check fails.
         'miss_name_unpadded.bin': connect_req(
             name=b'eth\0x'.ljust(NAME_MAX, b'\0')),
@@ -200,6 +211,11 @@ def nexus_corpus():
         'miss_accept_boot_id.bin': accept(boot_id=0),
         'miss_refuse_status.bin': refuse(SM_E_TIMEOUT),
         'miss_heartbeat_hs_id.bin': heartbeat(hs_id=1),
+        'miss_connect_req_credits.bin': connect_req(credits=0),
+        'miss_accept_credits.bin': accept(credits=0),
+        'miss_accept_no_token.bin': accept()[:-8],
+        'miss_heartbeat_counter.bin': heartbeat(counter=0),
+        'miss_cookie_zero.bin': cookie(0),
         'miss_version.bin': nexus_hdr(DISCONNECT, version=NEXUS_VERSION + 1) +
         disconnect()[16:],
     }
