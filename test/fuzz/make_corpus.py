@@ -5,7 +5,8 @@
 
     test/fuzz/make_corpus.py [--check] [OUTDIR]
 
-Writes OUTDIR/rx/*.bin and OUTDIR/nexus/*.bin (OUTDIR defaults to
+Writes OUTDIR/rx/*.bin, OUTDIR/nexus/*.bin and OUTDIR/nexus_seq/*.bin
+(OUTDIR defaults to
 test/fuzz/corpus beside this script): valid inputs of each type and a few
 near misses, each rejected by one check only. The layouts are written out
 here by hand from the headers (eth_hdr.h, pmr_pkthdr.h, nexus_wire.h), not
@@ -15,7 +16,10 @@ alone. With --check, writes nothing and exits 1 if a file differs.
 An rx input is one byte of PMR_ETH_PARSE_* flags (bit 0: IP checksum good,
 bit 1: L4 checksum good), then an Ethernet frame to the local endpoint of
 fuzz_rx.c: LOCAL_MAC, LOCAL_IP, LOCAL_PORT below. A nexus input is one
-datagram between nexuses.
+datagram between nexuses. A nexus_seq input is a sequence of operations
+(datagrams, clock advances, worker messages) for fuzz_nexus_seq.c: seeds
+for a server and a client handshake, a refusal and retry, a flood of
+requests, the per-source cap, a client restart, raw datagrams.
 """
 
 import os
@@ -221,6 +225,71 @@ def nexus_corpus():
     }
 
 
+# fuzz_nexus_seq.c: an input is a sequence of operations, each an opcode
+# byte (taken modulo 11) and its fields.
+OP_REQ, OP_ACCEPT, OP_REFUSE, OP_DISC, OP_COOKIE, OP_HB, OP_RAW, OP_TIME, \
+    OP_WSTEP, OP_WCONNECT, OP_WCLOSE = range(11)
+HB_GOOD = 0x24  # boot id 0, next counter, good MAC, right peer boot id
+
+
+def seq_req(src, hs, cookie, b=0, sess=1, credits=8, addr=0):
+    """CONNECT_REQ; cookie 0 none, 1 the one the nexus sent, 2 a wrong one;
+    b: server worker b % 3, boot id b // 3 % 3, "verbs" if b & 0x80."""
+    return bytes([OP_REQ, src, hs, cookie, b, sess]) + \
+        struct.pack('<H', credits) + bytes([addr])
+
+
+def seq_accept(src, hs_sel=0, b=1, ss=3, credits=4, addr=0):
+    return bytes([OP_ACCEPT, src, hs_sel, b, ss]) + \
+        struct.pack('<H', credits) + bytes([addr])
+
+
+def seq_hb(src, b=HB_GOOD):
+    return bytes([OP_HB, src, b])
+
+
+def seq_time(ms):
+    return bytes([OP_TIME, ms // 10])
+
+
+def seq_wstep(w=0, b=0, c=4):
+    return bytes([OP_WSTEP, w, b, c])
+
+
+def nexus_seq_corpus():
+    server = (seq_req(0, 0, 0) + seq_req(0, 0, 1) + seq_wstep() +
+              seq_hb(0) + seq_time(300) + seq_hb(0) + seq_time(300) +
+              seq_hb(0, 0x25) + seq_time(1000) + seq_wstep())
+    client = (bytes([OP_WCONNECT, 0, 0, 8]) + seq_accept(0) + seq_wstep() +
+              seq_hb(0) + seq_time(200) + seq_hb(0) + seq_hb(0, 0x27) +
+              bytes([OP_WCLOSE, 0, 8]) + seq_time(100))
+    refused = (bytes([OP_WCONNECT, 1, 3, 9]) +
+               bytes([OP_REFUSE, 1, 0, 1, 1]) + seq_time(150) +
+               bytes([OP_COOKIE, 1, 0, 5, 6]) + seq_time(2000))
+    flood = b''
+    for i in range(24):
+        flood += seq_req(1 + i % 3, i % 4, i % 3, sess=i % 4)
+    cap = b''
+    for i in range(4):
+        cap += seq_req(i % 2, i, 0, sess=i) + seq_req(i % 2, i, 1, sess=i)
+    cap += seq_wstep() * 4 + bytes([OP_DISC, 0, 0, 0, 0]) + seq_time(500)
+    restart = (seq_req(2, 0, 0) + seq_req(2, 0, 1) + seq_wstep() +
+               seq_req(2, 1, 0, b=3) + seq_req(2, 1, 1, b=3) +
+               seq_wstep(c=5) + seq_hb(2, 0x01) + seq_time(600) +
+               seq_wstep() * 2)
+    raw = bytes([OP_RAW, 3, len(heartbeat())]) + heartbeat() + \
+        bytes([OP_RAW, 0, len(cookie())]) + cookie()
+    return {
+        'server_handshake.bin': server,
+        'client_handshake.bin': client,
+        'refused_retry.bin': refused,
+        'flood.bin': flood,
+        'per_source_cap.bin': cap,
+        'restart.bin': restart,
+        'raw.bin': raw,
+    }
+
+
 def main(argv):
     check = '--check' in argv[1:]
     args = [a for a in argv[1:] if a != '--check']
@@ -230,7 +299,8 @@ def main(argv):
     out = args[0] if args else os.path.join(
         os.path.dirname(os.path.abspath(__file__)), 'corpus')
     differ = 0
-    for target, files in (('rx', rx_corpus()), ('nexus', nexus_corpus())):
+    for target, files in (('rx', rx_corpus()), ('nexus', nexus_corpus()),
+                          ('nexus_seq', nexus_seq_corpus())):
         d = os.path.join(out, target)
         if not check:
             os.makedirs(d, exist_ok=True)
