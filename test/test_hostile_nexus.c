@@ -38,10 +38,6 @@
 #include "nexus_private.h"
 #include "nexus_wire.h"
 
-#ifndef NEXUS_WIRE_COOKIE
-#define NEXUS_WIRE_COOKIE 6	/* the cookie reply (not in this format) */
-#endif
-
 #define SRV_ID 0
 #define CLI_ID 10
 /* Sources nothing in the test receives at (lo routes all of 127/8). */
@@ -748,7 +744,8 @@ defect6_flood(void **state)
 	struct pmr_test_sess_ev ev;
 	struct sockaddr_in from = { .sin_family = AF_INET };
 	struct sniffed s;
-	unsigned int spoofed = 3000, replies = 0, i, accepted;
+	unsigned int spoofed = 3000, replies = 0, i, accepted, k;
+	static uint8_t got[3000];
 	uint64_t base_accepted;
 	struct henv e;
 	size_t len;
@@ -761,6 +758,7 @@ defect6_flood(void **state)
 	base_accepted = nstats(e.b).sessions_accepted;
 	sfd = sniff_open();
 	fd = udp_open(FLOODER_IP);
+	memset(got, 0, sizeof(got));
 
 	/* The real client starts connecting... */
 	memset(&ev, 0, sizeof(ev));
@@ -812,6 +810,10 @@ defect6_flood(void **state)
 		assert_int_equal(nexus_wire_decode(s.data, s.len, &m), 0);
 		assert_int_equal(m.type, NEXUS_WIRE_COOKIE);
 		assert_true(s.udp_len <= len);
+		/* One request each: one COOKIE at most. */
+		k = ntohs(s.dst.sin_port) - 1024u;
+		assert_true(k < spoofed);
+		assert_int_equal(got[k]++, 0);
 	}
 	/* The watch works: the forged sources did get their COOKIEs. */
 	assert_true(replies > 0 && replies <= spoofed);

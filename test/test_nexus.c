@@ -607,6 +607,51 @@ test_refused_by_worker(void **state)
 	env_down(&e);
 }
 
+static void expect_connected(struct tworker *w, uint16_t cs, uint16_t ss,
+		struct pmr_sm_msg *m);
+
+/*
+ * The server worker says what it granted: the ACCEPT carries it and the
+ * client worker learns it, never more than was asked.
+ */
+static void
+test_granted_credits(void **state)
+{
+	struct pmr_sm_msg m, in;
+	struct env e;
+
+	(void)state;
+	env_up(&e, NULL);
+	worker_connect(&e.cw, 1, e.sw.id, pmr_nexus_uri(e.sn));
+	expect_msg(e.sw.to, PMR_SM_CONNECT_IN, &in);
+	assert_int_equal(in.credits, 8);
+	m = (struct pmr_sm_msg){
+		.type = PMR_SM_ACCEPT,
+		.local_session = 2,
+		.cookie = in.cookie,
+		.credits = 3,
+	};
+	ring_put(e.sw.from, &m);
+	expect_connected(&e.cw, 1, 2, &m);
+	assert_int_equal(m.credits, 3);
+	close_session(&e, true, &m, &in);
+
+	/* A worker granting more than asked: the ask it is. */
+	worker_connect(&e.cw, 1, e.sw.id, pmr_nexus_uri(e.sn));
+	expect_msg(e.sw.to, PMR_SM_CONNECT_IN, &in);
+	m = (struct pmr_sm_msg){
+		.type = PMR_SM_ACCEPT,
+		.local_session = 2,
+		.cookie = in.cookie,
+		.credits = 100,
+	};
+	ring_put(e.sw.from, &m);
+	expect_connected(&e.cw, 1, 2, &m);
+	assert_int_equal(m.credits, 8);
+	close_session(&e, true, &m, &in);
+	env_down(&e);
+}
+
 static void
 test_refused_driver_mismatch(void **state)
 {
@@ -1153,8 +1198,6 @@ expect_connected(struct tworker *w, uint16_t cs, uint16_t ss,
 	expect_msg(w->to, PMR_SM_CONNECTED, m);
 	assert_int_equal(m->local_session, cs);
 	assert_int_equal(m->remote_session, ss);
-	/* What the raw server granted. */
-	assert_int_equal(m->credits, 4);
 	assert_non_null(m->peer);
 }
 
@@ -1241,6 +1284,8 @@ test_peer_dead(void **state)
 	fd = raw_socket();
 	cn_boot = raw_serve(&e, fd, 5, 50, RAW_BOOT_A);
 	expect_connected(&e.cw, 5, 50, &c5);
+	/* What the raw server granted. */
+	assert_int_equal(c5.credits, 4);
 	assert_true(raw_serve(&e, fd, 6, 60, RAW_BOOT_A) == cn_boot);
 	expect_connected(&e.cw, 6, 60, &c6);
 
@@ -1716,6 +1761,7 @@ main(void)
 		cmocka_unit_test(test_handshake_accepted),
 		cmocka_unit_test(test_refused_no_worker),
 		cmocka_unit_test(test_refused_by_worker),
+		cmocka_unit_test(test_granted_credits),
 		cmocka_unit_test(test_refused_driver_mismatch),
 		cmocka_unit_test(test_refused_ring_full),
 		cmocka_unit_test(test_timeout),

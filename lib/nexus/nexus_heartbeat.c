@@ -64,12 +64,13 @@ remote_find(struct pmr_nexus *nx, const struct sockaddr_in *addr)
 	return NULL;
 }
 
-/* Take the incarnation a handshake proved: its boot id and key. */
+/* Take the incarnation a handshake proved: its boot id and keys. */
 static void
 remote_adopt(struct nexus_remote *r, const struct nexus_session *s)
 {
 	r->boot_id = s->remote_boot;
 	memcpy(r->tx_key, s->tx_key, sizeof(r->tx_key));
+	memcpy(r->rx_key, s->rx_key, sizeof(r->rx_key));
 	r->rx_counter = 0;
 }
 
@@ -84,7 +85,6 @@ remote_new(struct pmr_nexus *nx, const struct nexus_session *s,
 		return NULL;
 	r->addr = *addr;
 	remote_adopt(r, s);
-	nexus_secret_issue(nx, addr, r->rx_key);
 	r->last_seen_ms = now;
 	TAILQ_INIT(&r->sessions);
 	/* The handshake was a sign of life: the first beat is due later. */
@@ -251,10 +251,24 @@ nexus_remote_rx_heartbeat(struct pmr_nexus *nx, const struct sockaddr_in *src,
 {
 	const struct nexus_wire_heartbeat *hb = &m->hb;
 	struct nexus_remote *r = remote_find(nx, src);
+	uint8_t key[NEXUS_WIRE_SECRET_LEN];
 
+	if (r == NULL) {
+		/*
+		 * No session with it (any more): a late one from a peer we
+		 * had is no fault (its MAC is good under the key we would
+		 * issue it); anything else is.
+		 */
+		nexus_secret_issue(nx, src, key);
+		if (hb->peer_boot_id == nx->boot_id &&
+		    hb->mac == nexus_wire_hb_mac(key, hb)) {
+			nx->stats.rx_msgs++;
+			return;
+		}
+	}
 	/*
-	 * No session with it (any more), for an incarnation of ours or of
-	 * its before this one, or forged: counted, ignored.
+	 * For an incarnation of ours or of its before this one, or forged:
+	 * counted, ignored.
 	 */
 	if (r == NULL || hb->peer_boot_id != nx->boot_id ||
 	    hb->boot_id != r->boot_id ||

@@ -110,8 +110,9 @@ struct nexus_session {
 	uint64_t hs_id;
 	struct sockaddr_in remote;	/* the remote nexus */
 	uint64_t remote_boot;		/* its boot id, from the handshake */
-	/* The heartbeat key the remote issued to us in the handshake. */
+	/* Heartbeat keys of the handshake: the remote's to us, ours to it. */
 	uint8_t tx_key[NEXUS_WIRE_SECRET_LEN];
+	uint8_t rx_key[NEXUS_WIRE_SECRET_LEN];
 	bool src_counted;		/* server: in nexus.src_hash */
 	struct pmr_transport_peer *peer; /* on the local worker's queue */
 	uint64_t cookie;		/* CONNECTING: the server's, or 0 */

@@ -150,7 +150,7 @@ client_send_req(struct pmr_nexus *nx, const struct nexus_session *s)
 	};
 
 	memcpy(m.req.driver, s->w->driver, sizeof(m.req.driver));
-	nexus_secret_issue(nx, &s->remote, m.req.secret);
+	memcpy(m.req.secret, s->rx_key, sizeof(m.req.secret));
 	return nexus_udp_send_msg(nx, &s->remote, &m);
 }
 
@@ -214,6 +214,8 @@ client_connect(struct pmr_nexus *nx, struct nexus_worker *w,
 	s->hs_id = msg->hs_id;
 	while (s->hs_id == 0)
 		nexus_random(&s->hs_id, sizeof(s->hs_id));
+	/* The heartbeat key we issue the server, kept for its replies. */
+	nexus_secret_issue(nx, &s->remote, s->rx_key);
 	s->next_retry_ms = now + nx->conf.connect_retry_ms;
 	s->deadline_ms = now + nx->conf.connect_timeout_ms;
 
@@ -303,8 +305,7 @@ client_rx_accept(struct pmr_nexus *nx, const struct sockaddr_in *src,
 }
 
 static void
-client_rx_refuse(struct pmr_nexus *nx, const struct sockaddr_in *src,
-		const struct nexus_wire_msg *m)
+client_rx_refuse(struct pmr_nexus *nx, const struct nexus_wire_msg *m)
 {
 	const struct nexus_wire_refuse *r = &m->refuse;
 	struct nexus_session *s = NULL;
@@ -317,8 +318,7 @@ client_rx_refuse(struct pmr_nexus *nx, const struct sockaddr_in *src,
 		nx->stats.rx_msgs++;	/* unknown or finished: ignored */
 		return;
 	}
-	if (r->server_worker != s->remote_worker ||
-	    !same_addr(&s->remote, src)) {
+	if (r->server_worker != s->remote_worker) {
 		nx->stats.rx_bad++;
 		return;
 	}
@@ -339,9 +339,13 @@ client_rx_refuse(struct pmr_nexus *nx, const struct sockaddr_in *src,
 	client_fail(nx, w, r->client_session, r->status);
 }
 
+/*
+ * A COOKIE, like an ACCEPT or REFUSE, is authenticated by our random
+ * handshake id alone: a server bound to a wildcard address may answer
+ * from another of its addresses than the one we asked.
+ */
 static void
-client_rx_cookie(struct pmr_nexus *nx, const struct sockaddr_in *src,
-		const struct nexus_wire_msg *m)
+client_rx_cookie(struct pmr_nexus *nx, const struct nexus_wire_msg *m)
 {
 	const struct nexus_wire_cookie *c = &m->cookie;
 	struct nexus_session *s = NULL;
@@ -351,7 +355,7 @@ client_rx_cookie(struct pmr_nexus *nx, const struct sockaddr_in *src,
 	if (w != NULL)
 		s = nexus_session_get(w, c->client_session);
 	if (s == NULL || !s->is_client || s->hs_id != m->hs_id ||
-	    s->state != NEXUS_S_CONNECTING || !same_addr(&s->remote, src)) {
+	    s->state != NEXUS_S_CONNECTING) {
 		nx->stats.rx_bad++;
 		return;
 	}
@@ -682,7 +686,8 @@ server_accept(struct pmr_nexus *nx, struct nexus_worker *w,
 			.token = h->token,
 		},
 	};
-	nexus_secret_issue(nx, &h->src, reply.accept.secret);
+	nexus_secret_issue(nx, &h->src, s->rx_key);
+	memcpy(reply.accept.secret, s->rx_key, sizeof(reply.accept.secret));
 	/* The pending handshake's count goes to the session. */
 	h->src_counted = false;
 	s->src_counted = true;
@@ -774,8 +779,7 @@ rx_disconnect(struct pmr_nexus *nx, const struct sockaddr_in *src,
 		return;
 	}
 	/* Authenticated by the handshake id, never seen off the path. */
-	if (s->hs_id != m->hs_id || s->remote_worker != d->src_worker ||
-	    !same_addr(&s->remote, src)) {
+	if (s->hs_id != m->hs_id || s->remote_worker != d->src_worker) {
 		nx->stats.rx_bad++;
 		return;
 	}
@@ -786,7 +790,8 @@ rx_disconnect(struct pmr_nexus *nx, const struct sockaddr_in *src,
 		client_fail(nx, w, d->dst_session, PMR_SM_E_REMOTE);
 		return;
 	}
-	if (s->remote_session != d->src_session) {
+	if (s->remote_session != d->src_session ||
+	    !same_addr(&s->remote, src)) {
 		nx->stats.rx_bad++;
 		return;
 	}
@@ -817,10 +822,10 @@ nexus_session_rx(struct pmr_nexus *nx, const struct sockaddr_in *src,
 		client_rx_accept(nx, src, m);
 		break;
 	case NEXUS_WIRE_REFUSE:
-		client_rx_refuse(nx, src, m);
+		client_rx_refuse(nx, m);
 		break;
 	case NEXUS_WIRE_COOKIE:
-		client_rx_cookie(nx, src, m);
+		client_rx_cookie(nx, m);
 		break;
 	case NEXUS_WIRE_DISCONNECT:
 		rx_disconnect(nx, src, m);
