@@ -106,7 +106,7 @@ struct nexus_session {
 	uint16_t remote_worker;
 	uint16_t remote_session;	/* valid once UP */
 	uint16_t credits;		/* client: sent in CONNECT_REQ */
-	uint64_t token;			/* valid once UP; authenticates nothing */
+	uint64_t token;		/* valid once UP; authenticates nothing */
 	uint64_t hs_id;
 	struct sockaddr_in remote;	/* the remote nexus */
 	uint64_t remote_boot;		/* its boot id, from the handshake */
@@ -116,7 +116,7 @@ struct nexus_session {
 	bool src_counted;		/* server: in nexus.src_hash */
 	struct pmr_transport_peer *peer; /* on the local worker's queue */
 	uint64_t cookie;		/* CONNECTING: the server's, or 0 */
-	uint32_t backoff_ms;		/* CONNECTING: after a refusal, or 0 */
+	uint32_t backoff_ms;	/* CONNECTING: after a refusal, or 0 */
 	uint64_t next_retry_ms;		/* CONNECTING */
 	uint64_t deadline_ms;		/* CONNECTING */
 };
@@ -171,7 +171,7 @@ struct nexus_remote {
 struct nexus_src {
 	LIST_ENTRY(nexus_src) hash;	/* nexus.src_hash[] */
 	uint32_t ip;			/* network byte order */
-	uint32_t count;			/* sessions + pending handshakes */
+	uint32_t count;		/* sessions + pending handshakes */
 };
 
 /* A message to a worker that did not fit in its to_worker ring yet. */

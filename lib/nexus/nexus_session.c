@@ -361,7 +361,7 @@ client_rx_cookie(struct pmr_nexus *nx, const struct nexus_wire_msg *m)
 	}
 	nx->stats.rx_msgs++;
 	if (s->cookie == c->cookie)
-		return;		/* a duplicate: the retry timer resends */
+		return;	/* a duplicate: the retry timer resends */
 	s->cookie = c->cookie;
 	client_send_req(nx, s);
 }

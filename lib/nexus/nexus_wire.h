@@ -111,7 +111,7 @@ enum nexus_wire_type {
 	NEXUS_WIRE_REFUSE,		/**< Server nexus: no session. */
 	NEXUS_WIRE_DISCONNECT,		/**< Either: the session is gone. */
 	NEXUS_WIRE_HEARTBEAT,		/**< Either: still alive. */
-	NEXUS_WIRE_COOKIE,		/**< Server nexus: repeat with this. */
+	NEXUS_WIRE_COOKIE,		/**< Server nexus: ask again so. */
 };
 
 /** Why nexus_wire_decode() rejected a message (returned negated). */

@@ -72,7 +72,7 @@ static int64_t fz_peers;
 struct fz_src {
 	struct sockaddr_in addr;
 	uint8_t secret[NEXUS_WIRE_SECRET_LEN];	/* issued to the nexus */
-	uint64_t cookie[NB_HS];		/* COOKIEs the nexus sent, per hs */
+	uint64_t cookie[NB_HS];	/* COOKIEs the nexus sent, per hs */
 	bool proven;
 	/* The nexus's last CONNECT_REQ to it (it is then a server). */
 	bool have_creq;
@@ -434,7 +434,7 @@ deliver(struct pmr_nexus *nx, int s, const struct nexus_wire_msg *m)
 	int len = nexus_wire_encode(m, buf, sizeof(buf));
 
 	if (len <= 0)
-		return;		/* not a valid message: nothing to send */
+		return;	/* not a valid message: nothing to send */
 	FUZZ_CHECK(nexus_wire_decode(buf, (size_t)len, &d) == 0);
 	cur_src = s;
 	nexus_session_rx(nx, &srcs[s].addr, &d);
