@@ -245,7 +245,12 @@ worker_connect(struct tworker *w, uint16_t local_session,
 		.type = PMR_SM_CONNECT,
 		.local_session = local_session,
 		.remote_worker = remote_worker,
+		.credits = 8,
 	};
+	static uint64_t hs_seq;
+
+	/* As a worker does: a new handshake id each time. */
+	m.hs_id = UINT64_C(0x5eed000000000000) + ++hs_seq;
 
 	snprintf(m.uri, sizeof(m.uri), "%s", uri);
 	ring_put(w->from, &m);
@@ -289,12 +294,17 @@ open_session(struct env *e, uint16_t cs, uint16_t ss,
 	assert_non_null(in->peer);
 	assert_int_equal(in->remote_session, cs);
 	assert_int_equal(in->remote_worker, e->cw.id);
+	assert_int_equal(in->credits, 8);
 	worker_answer(&e->sw, PMR_SM_ACCEPT, in->cookie, ss, PMR_SM_OK);
 	expect_msg(e->cw.to, PMR_SM_CONNECTED, connected);
 	assert_int_equal(connected->local_session, cs);
 	assert_int_equal(connected->remote_session, ss);
 	assert_int_equal(connected->remote_worker, e->sw.id);
 	assert_int_equal(connected->status, PMR_SM_OK);
+	/* A worker that does not say what it granted reserved the ask. */
+	assert_int_equal(connected->credits, 8);
+	assert_true(connected->hs_id == in->hs_id);
+	/* TRANSITIONAL: until the TOKEN packet lands. */
 	assert_true(connected->token == in->token);
 	assert_non_null(connected->peer);
 }
@@ -431,6 +441,36 @@ raw_expect(int fd, uint16_t type, struct nexus_wire_msg *m, uint8_t *raw,
 	}
 }
 
+/*
+ * Get a cookie for req (a CONNECT_REQ the raw socket plays) from nx: the
+ * first try is answered with a COOKIE, and nothing else happens.
+ */
+static void
+raw_cookie(int fd, struct pmr_nexus *nx, struct nexus_wire_msg *req)
+{
+	uint8_t buf[NEXUS_WIRE_MAX_LEN];
+	struct nexus_wire_msg m;
+	ssize_t n;
+	int len;
+
+	req->req.cookie = 0;
+	len = nexus_wire_encode(req, buf, sizeof(buf));
+	assert_true(len > 0);
+	raw_send(fd, nx, buf, (size_t)len);
+	do {
+		n = raw_recv(fd, buf, sizeof(buf), WAIT_MS);
+		assert_true(n > 0);
+		assert_int_equal(nexus_wire_decode(buf, (size_t)n, &m), 0);
+	} while (m.type == NEXUS_WIRE_HEARTBEAT);
+	assert_int_equal(m.type, NEXUS_WIRE_COOKIE);
+	/* No larger than the request. */
+	assert_true(n <= len);
+	assert_true(m.hs_id == req->hs_id);
+	assert_int_equal(m.cookie.client_worker, req->req.client_worker);
+	assert_int_equal(m.cookie.client_session, req->req.client_session);
+	req->req.cookie = m.cookie.cookie;
+}
+
 /* The cases. */
 
 static void
@@ -538,22 +578,78 @@ test_refused_by_worker(void **state)
 	expect_msg(e.sw.to, PMR_SM_CONNECT_IN, &in);
 	assert_non_null(in.peer);
 	worker_answer(&e.sw, PMR_SM_REFUSE, in.cookie, 0,
-			PMR_SM_E_NO_RESOURCES);
+			PMR_SM_E_BAD_REQUEST);
 	expect_msg(e.cw.to, PMR_SM_CONNECT_FAILED, &m);
 	assert_int_equal(m.local_session, 4);
-	assert_int_equal(m.status, PMR_SM_E_NO_RESOURCES);
+	assert_int_equal(m.status, PMR_SM_E_BAD_REQUEST);
 	/* The nexus destroyed the peer it had made for the worker. */
 	WAIT_FOR(live_peers() == e.peers_base);
 
-	/* A status that is no refusal reason goes out as NO_RESOURCES. */
+	/*
+	 * A want of room is not final: the client asks again. A status
+	 * that is no refusal reason goes out as NO_RESOURCES.
+	 */
 	worker_connect(&e.cw, 5, e.sw.id, pmr_nexus_uri(e.sn));
 	expect_msg(e.sw.to, PMR_SM_CONNECT_IN, &in);
 	worker_answer(&e.sw, PMR_SM_REFUSE, in.cookie, 0, PMR_SM_OK);
+	expect_msg(e.sw.to, PMR_SM_CONNECT_IN, &in);
+	assert_int_equal(in.remote_session, 5);
+	worker_answer(&e.sw, PMR_SM_REFUSE, in.cookie, 0,
+			PMR_SM_E_NO_RESOURCES);
+	expect_msg(e.sw.to, PMR_SM_CONNECT_IN, &in);
+	worker_answer(&e.sw, PMR_SM_REFUSE, in.cookie, 0,
+			PMR_SM_E_BAD_REQUEST);
 	expect_msg(e.cw.to, PMR_SM_CONNECT_FAILED, &m);
 	assert_int_equal(m.local_session, 5);
-	assert_int_equal(m.status, PMR_SM_E_NO_RESOURCES);
-	assert_int_equal(stats(e.sn).sessions_refused, 2);
+	assert_int_equal(m.status, PMR_SM_E_BAD_REQUEST);
+	assert_int_equal(stats(e.sn).sessions_refused, 4);
 	assert_int_equal(stats(e.cn).sessions_failed, 2);
+	WAIT_FOR(live_peers() == e.peers_base);
+	env_down(&e);
+}
+
+static void expect_connected(struct tworker *w, uint16_t cs, uint16_t ss,
+		struct pmr_sm_msg *m);
+
+/*
+ * The server worker says what it granted: the ACCEPT carries it and the
+ * client worker learns it, never more than was asked.
+ */
+static void
+test_granted_credits(void **state)
+{
+	struct pmr_sm_msg m, in;
+	struct env e;
+
+	(void)state;
+	env_up(&e, NULL);
+	worker_connect(&e.cw, 1, e.sw.id, pmr_nexus_uri(e.sn));
+	expect_msg(e.sw.to, PMR_SM_CONNECT_IN, &in);
+	assert_int_equal(in.credits, 8);
+	m = (struct pmr_sm_msg){
+		.type = PMR_SM_ACCEPT,
+		.local_session = 2,
+		.cookie = in.cookie,
+		.credits = 3,
+	};
+	ring_put(e.sw.from, &m);
+	expect_connected(&e.cw, 1, 2, &m);
+	assert_int_equal(m.credits, 3);
+	close_session(&e, true, &m, &in);
+
+	/* A worker granting more than asked: the ask it is. */
+	worker_connect(&e.cw, 1, e.sw.id, pmr_nexus_uri(e.sn));
+	expect_msg(e.sw.to, PMR_SM_CONNECT_IN, &in);
+	m = (struct pmr_sm_msg){
+		.type = PMR_SM_ACCEPT,
+		.local_session = 2,
+		.cookie = in.cookie,
+		.credits = 100,
+	};
+	ring_put(e.sw.from, &m);
+	expect_connected(&e.cw, 1, 2, &m);
+	assert_int_equal(m.credits, 8);
+	close_session(&e, true, &m, &in);
 	env_down(&e);
 }
 
@@ -760,6 +856,7 @@ test_server_dedup_resend(void **state)
 			.client_worker = 1,
 			.client_session = 5,
 			.server_worker = SERVER_ID,
+			.credits = 8,
 			.driver = "eth_cnt",
 			.boot_id = 1,
 		},
@@ -774,6 +871,7 @@ test_server_dedup_resend(void **state)
 	env_up(&e, &conf);
 	fd = raw_socket();
 	assert_int_equal(pmr_transport_queue_addr(e.cw.q, &req.req.addr), 0);
+	raw_cookie(fd, e.sn, &req);
 	raw_send_msg(fd, e.sn, &req);
 	expect_msg(e.sw.to, PMR_SM_CONNECT_IN, &in);
 	/* Retransmissions while the worker thinks: nothing happens. */
@@ -789,6 +887,7 @@ test_server_dedup_resend(void **state)
 	assert_int_equal(m.accept.client_session, 5);
 	assert_int_equal(m.accept.server_worker, SERVER_ID);
 	assert_int_equal(m.accept.server_session, 4);
+	assert_int_equal(m.accept.credits, 8);
 	assert_true(m.accept.token == in.token);
 	/* After the answer, a retransmission gets the very same bytes. */
 	raw_send_msg(fd, e.sn, &req);
@@ -800,6 +899,7 @@ test_server_dedup_resend(void **state)
 
 	/* Another handshake id from the same client is another request. */
 	req.hs_id++;
+	raw_cookie(fd, e.sn, &req);
 	raw_send_msg(fd, e.sn, &req);
 	expect_msg(e.sw.to, PMR_SM_CONNECT_IN, &dm);
 	assert_true(dm.cookie != in.cookie);
@@ -809,21 +909,20 @@ test_server_dedup_resend(void **state)
 	assert_int_equal(m.refuse.status, PMR_SM_E_BAD_REQUEST);
 	req.hs_id--;
 
-	/* A DISCONNECT with the wrong token is dropped and counted. */
+	/* A DISCONNECT with the wrong handshake id is dropped, counted. */
 	disc = (struct nexus_wire_msg){
 		.type = NEXUS_WIRE_DISCONNECT,
-		.hs_id = req.hs_id,
+		.hs_id = req.hs_id + 7,
 		.disc = {
 			.dst_worker = SERVER_ID, .dst_session = 4,
 			.src_worker = 1, .src_session = 5,
-			.token = in.token + 1,
 		},
 	};
 	raw_send_msg(fd, e.sn, &disc);
 	WAIT_FOR(stats(e.sn).rx_bad == 1);
 	expect_quiet(e.sw.to, QUIET_MS);
 	/* With the right one the worker hears of it. */
-	disc.disc.token = in.token;
+	disc.hs_id = req.hs_id;
 	raw_send_msg(fd, e.sn, &disc);
 	expect_msg(e.sw.to, PMR_SM_DISCONNECTED, &dm);
 	assert_int_equal(dm.local_session, 4);
@@ -903,7 +1002,7 @@ test_unknown_accept_disconnected(void **state)
 		.accept = {
 			.client_worker = CLIENT_ID, .client_session = 3,
 			.server_worker = 12, .server_session = 13,
-			.token = 0xabcdef, .boot_id = 1,
+			.credits = 8, .token = 0xabcdef, .boot_id = 1,
 		},
 	};
 	struct nexus_wire_msg m;
@@ -922,7 +1021,6 @@ test_unknown_accept_disconnected(void **state)
 	assert_int_equal(m.disc.dst_session, 13);
 	assert_int_equal(m.disc.src_worker, CLIENT_ID);
 	assert_int_equal(m.disc.src_session, 3);
-	assert_true(m.disc.token == 0xabcdef);
 	/* One copy only: no amplification of forged ACCEPTs. */
 	assert_int_equal(raw_recv(fd, (uint8_t *)&m, sizeof(m), QUIET_MS),
 			-1);
@@ -1033,15 +1131,24 @@ raw_port(int fd)
 	return ntohs(sa.sin_port);
 }
 
+/* The key the real nexus issued to the raw one, and its last counter. */
+static uint8_t raw_key[NEXUS_WIRE_SECRET_LEN];
+static uint64_t raw_counter;
+
 static void
 raw_heartbeat(int fd, struct pmr_nexus *nx, uint64_t boot,
 		uint64_t peer_boot)
 {
 	struct nexus_wire_msg m = {
 		.type = NEXUS_WIRE_HEARTBEAT,
-		.hb = { .boot_id = boot, .peer_boot_id = peer_boot },
+		.hb = {
+			.boot_id = boot,
+			.peer_boot_id = peer_boot,
+			.counter = ++raw_counter,
+		},
 	};
 
+	m.hb.mac = nexus_wire_hb_mac(raw_key, &m.hb);
 	raw_send_msg(fd, nx, &m);
 }
 
@@ -1063,6 +1170,8 @@ raw_serve(struct env *e, int fd, uint16_t cs, uint16_t ss, uint64_t boot)
 	assert_int_equal(req.req.client_session, cs);
 	assert_int_equal(req.req.server_worker, SERVER_ID);
 	assert_true(req.req.boot_id != 0);
+	assert_int_equal(req.req.credits, 8);
+	memcpy(raw_key, req.req.secret, sizeof(raw_key));
 	acc = (struct nexus_wire_msg){
 		.type = NEXUS_WIRE_ACCEPT,
 		.hs_id = req.hs_id,
@@ -1071,6 +1180,7 @@ raw_serve(struct env *e, int fd, uint16_t cs, uint16_t ss, uint64_t boot)
 			.client_session = cs,
 			.server_worker = SERVER_ID,
 			.server_session = ss,
+			.credits = 4,
 			.token = 0x5000u + ss,
 			.boot_id = boot,
 		},
@@ -1175,6 +1285,8 @@ test_peer_dead(void **state)
 	fd = raw_socket();
 	cn_boot = raw_serve(&e, fd, 5, 50, RAW_BOOT_A);
 	expect_connected(&e.cw, 5, 50, &c5);
+	/* What the raw server granted. */
+	assert_int_equal(c5.credits, 4);
 	assert_true(raw_serve(&e, fd, 6, 60, RAW_BOOT_A) == cn_boot);
 	expect_connected(&e.cw, 6, 60, &c6);
 
@@ -1304,6 +1416,7 @@ raw_request(struct env *e, int fd, uint64_t hs_id, uint16_t cs,
 	};
 
 	assert_int_equal(pmr_transport_queue_addr(e->cw.q, &req.req.addr), 0);
+	raw_cookie(fd, e->sn, &req);
 	raw_send_msg(fd, e->sn, &req);
 }
 
@@ -1332,11 +1445,17 @@ test_boot_id_change(void **state)
 	raw_expect(fd, NEXUS_WIRE_ACCEPT, &acc, NULL, NULL);
 	sn_boot = acc.accept.boot_id;
 	assert_true(sn_boot != 0 && sn_boot != RAW_BOOT_A);
+	memcpy(raw_key, acc.accept.secret, sizeof(raw_key));
 
 	/* Its heartbeats are welcome; one for another nexus is counted. */
 	raw_heartbeat(fd, e.sn, RAW_BOOT_A, sn_boot);
 	raw_heartbeat(fd, e.sn, RAW_BOOT_A, sn_boot + 1);
 	WAIT_FOR(stats(e.sn).rx_bad == 1);
+	assert_int_equal(stats(e.sn).heartbeats_rejected, 1);
+	/* A heartbeat claiming a restart proves nothing: ignored. */
+	raw_heartbeat(fd, e.sn, RAW_BOOT_C, sn_boot);
+	WAIT_FOR(stats(e.sn).rx_bad == 2);
+	expect_quiet(e.sw.to, QUIET_MS);
 	/* The nexus heartbeats it, with its boot id. */
 	raw_expect(fd, NEXUS_WIRE_HEARTBEAT, &acc, NULL, NULL);
 	assert_true(acc.hb.boot_id == sn_boot);
@@ -1344,21 +1463,20 @@ test_boot_id_change(void **state)
 
 	/*
 	 * It restarts (boot id B) and connects again, with the same session
-	 * number: a request proves nothing, so nothing is reset yet...
+	 * number: a cookie-checked handshake the worker accepts proves it,
+	 * and session 4 goes at once.
 	 */
 	raw_request(&e, fd, 200, 5, RAW_BOOT_B);
 	expect_msg(e.sw.to, PMR_SM_CONNECT_IN, &in7);
+	start = now_ms();
 	worker_answer(&e.sw, PMR_SM_ACCEPT, in7.cookie, 7, PMR_SM_OK);
 	raw_expect(fd, NEXUS_WIRE_ACCEPT, &acc, NULL, NULL);
 	assert_int_equal(acc.accept.server_session, 7);
-	expect_quiet(e.sw.to, QUIET_MS);
-	/* ...until its first heartbeat: session 4 goes at once. */
-	start = now_ms();
-	raw_heartbeat(fd, e.sn, RAW_BOOT_B, sn_boot);
 	expect_peer_dead(&e.sw, 4, &m);
 	took = now_ms() - start;
 	assert_true(took < conf.peer_timeout_ms / 5);
 	assert_ptr_equal(m.peer, in4.peer);
+	raw_heartbeat(fd, e.sn, RAW_BOOT_B, sn_boot);
 	worker_disconnect(&e.sw, 4, in4.peer, PMR_SM_E_REMOTE);
 	/* Session 7, of the new incarnation, stays. */
 	expect_quiet(e.sw.to, QUIET_MS);
@@ -1372,7 +1490,8 @@ test_boot_id_change(void **state)
 	st = stats(e.sn);
 	assert_int_equal(st.peers_dead, 1);
 	assert_int_equal(st.sessions_reset, 1);
-	assert_int_equal(st.rx_bad, 1);
+	assert_int_equal(st.rx_bad, 3);
+	assert_int_equal(st.heartbeats_rejected, 3);
 
 	/* Session 7 works as any: the client closes it. */
 	disc = (struct nexus_wire_msg){
@@ -1381,7 +1500,6 @@ test_boot_id_change(void **state)
 		.disc = {
 			.dst_worker = SERVER_ID, .dst_session = 7,
 			.src_worker = CLIENT_ID, .src_session = 5,
-			.token = in7.token,
 		},
 	};
 	raw_send_msg(fd, e.sn, &disc);
@@ -1644,6 +1762,7 @@ main(void)
 		cmocka_unit_test(test_handshake_accepted),
 		cmocka_unit_test(test_refused_no_worker),
 		cmocka_unit_test(test_refused_by_worker),
+		cmocka_unit_test(test_granted_credits),
 		cmocka_unit_test(test_refused_driver_mismatch),
 		cmocka_unit_test(test_refused_ring_full),
 		cmocka_unit_test(test_timeout),

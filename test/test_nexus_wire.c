@@ -3,8 +3,8 @@
  */
 
 /*
- * Unit tests of the nexus UDP message format. Linked directly with
- * nexus_wire.c, no EAL. Offsets and golden bytes are written by hand from
+ * Unit tests of the nexus UDP message format and of SipHash-2-4, its MAC.
+ * Linked directly with nexus_wire.c and nexus_siphash.c, no EAL. Offsets and golden bytes are written by hand from
  * the layout in nexus_wire.h. Decoding always works on a heap copy of
  * exactly the given length, so that a sanitizer build catches any read
  * past it.
@@ -20,6 +20,7 @@
 
 #include <cmocka.h>
 
+#include "nexus_siphash.h"
 #include "nexus_wire.h"
 #include "pmr_nexus_worker.h"
 
@@ -31,12 +32,19 @@
 #define OFF_HS_ID	8
 #define OFF_REQ_CREDITS	38
 #define OFF_REQ_BOOT	40
-#define OFF_REQ_ALEN	48
-#define OFF_ACC_BOOT	28
-#define OFF_ACC_ALEN	36
+#define OFF_REQ_COOKIE	48
+#define OFF_REQ_SECRET	56
+#define OFF_REQ_ALEN	72
+#define OFF_ACC_CREDITS	24
+#define OFF_ACC_BOOT	26
+#define OFF_ACC_SECRET	34
+#define OFF_ACC_ALEN	50
 #define OFF_REF_STATUS	22
 #define OFF_HB_BOOT	16
 #define OFF_HB_PEER	24
+#define OFF_HB_COUNTER	32
+#define OFF_HB_MAC	40
+#define OFF_CK_COOKIE	20
 
 /* Decode len bytes of buf from an exactly sized heap copy. */
 static int
@@ -75,9 +83,13 @@ sample_req(void)
 			.server_worker = 7,
 			.credits = 0x0102,
 			.boot_id = UINT64_C(0x1122334455667788),
+			.cookie = UINT64_C(0x0c0c0c0c0c0c0c01),
 		},
 	};
+	unsigned int i;
 
+	for (i = 0; i < NEXUS_WIRE_SECRET_LEN; i++)
+		m.req.secret[i] = (uint8_t)(0xa0 + i);
 	strcpy(m.req.driver, "eth");
 	sample_addr(&m.req.addr, 12, 0x40);
 	return m;
@@ -94,11 +106,15 @@ sample_accept(void)
 			.client_session = 2,
 			.server_worker = 3,
 			.server_session = 0x8001,
-			.token = 0xdeadbeef,
+			.credits = 0x0304,
+			.token = UINT64_C(0x00000000deadbeef),
 			.boot_id = UINT64_C(0xa1b2c3d4e5f60718),
 		},
 	};
+	unsigned int i;
 
+	for (i = 0; i < NEXUS_WIRE_SECRET_LEN; i++)
+		m.accept.secret[i] = (uint8_t)(0x10 + i);
 	sample_addr(&m.accept.addr, PMR_TRANSPORT_ADDR_MAX, 0x80);
 	return m;
 }
@@ -129,7 +145,6 @@ sample_disconnect(void)
 			.dst_session = 0,
 			.src_worker = 0x00ff,
 			.src_session = 0xff00,
-			.token = 1,
 		},
 	};
 }
@@ -142,6 +157,22 @@ sample_heartbeat(void)
 		.hb = {
 			.boot_id = UINT64_C(0x0102030405060708),
 			.peer_boot_id = UINT64_C(0xf0e0d0c0b0a09080),
+			.counter = 0x77,
+			.mac = UINT64_C(0x8877665544332211),
+		},
+	};
+}
+
+static struct nexus_wire_msg
+sample_cookie(void)
+{
+	return (struct nexus_wire_msg){
+		.type = NEXUS_WIRE_COOKIE,
+		.hs_id = 99,
+		.cookie = {
+			.client_worker = 0x0201,
+			.client_session = 0x0403,
+			.cookie = UINT64_C(0x0807060504030201),
 		},
 	};
 }
@@ -172,7 +203,7 @@ test_roundtrip_connect_req(void **state)
 
 	(void)state;
 	len = encode(&m, buf);
-	assert_int_equal(len, 49 + 12);
+	assert_int_equal(len, 73 + 12);
 	assert_int_equal(decode_exact(buf, (size_t)len, &d), 0);
 	assert_int_equal(d.type, NEXUS_WIRE_CONNECT_REQ);
 	assert_true(d.hs_id == m.hs_id);
@@ -181,14 +212,19 @@ test_roundtrip_connect_req(void **state)
 	assert_int_equal(d.req.server_worker, 7);
 	assert_int_equal(d.req.credits, 0x0102);
 	assert_true(d.req.boot_id == UINT64_C(0x1122334455667788));
+	assert_true(d.req.cookie == m.req.cookie);
+	assert_memory_equal(d.req.secret, m.req.secret,
+			NEXUS_WIRE_SECRET_LEN);
 	assert_string_equal(d.req.driver, "eth");
 	assert_addr_equal(&d.req.addr, &m.req.addr);
 
-	/* Credits at both ends of their range. */
-	m.req.credits = 0;
+	/* Credits at both ends of their range; no cookie yet. */
+	m.req.credits = 1;
+	m.req.cookie = 0;
 	len = encode(&m, buf);
 	assert_int_equal(decode_exact(buf, (size_t)len, &d), 0);
-	assert_int_equal(d.req.credits, 0);
+	assert_int_equal(d.req.credits, 1);
+	assert_true(d.req.cookie == 0);
 	assert_addr_equal(&d.req.addr, &m.req.addr);
 	m.req.credits = 65535;
 	len = encode(&m, buf);
@@ -202,7 +238,7 @@ test_roundtrip_connect_req(void **state)
 	m.req.driver[PMR_TRANSPORT_NAME_MAX - 1] = '\0';
 	len = encode(&m, buf);
 	assert_int_equal(len, NEXUS_WIRE_CONNECT_REQ_LEN);
-	assert_int_equal(len, 49);
+	assert_int_equal(len, 73);
 	assert_int_equal(decode_exact(buf, (size_t)len, &d), 0);
 	assert_string_equal(d.req.driver, m.req.driver);
 	assert_int_equal(d.req.credits, 65535);
@@ -218,7 +254,7 @@ test_roundtrip_accept(void **state)
 
 	(void)state;
 	len = encode(&m, buf);
-	assert_int_equal(len, 37 + PMR_TRANSPORT_ADDR_MAX);
+	assert_int_equal(len, 59 + PMR_TRANSPORT_ADDR_MAX);
 	assert_int_equal(decode_exact(buf, (size_t)len, &d), 0);
 	assert_int_equal(d.type, NEXUS_WIRE_ACCEPT);
 	assert_true(d.hs_id == m.hs_id);
@@ -226,9 +262,43 @@ test_roundtrip_accept(void **state)
 	assert_int_equal(d.accept.client_session, 2);
 	assert_int_equal(d.accept.server_worker, 3);
 	assert_int_equal(d.accept.server_session, 0x8001);
-	assert_int_equal(d.accept.token, 0xdeadbeef);
+	assert_int_equal(d.accept.credits, 0x0304);
+	assert_true(d.accept.token == 0xdeadbeef);
 	assert_true(d.accept.boot_id == UINT64_C(0xa1b2c3d4e5f60718));
+	assert_memory_equal(d.accept.secret, m.accept.secret,
+			NEXUS_WIRE_SECRET_LEN);
 	assert_addr_equal(&d.accept.addr, &m.accept.addr);
+
+	/* An empty address: the token right after its length byte. */
+	m.accept.addr.len = 0;
+	m.accept.token = UINT64_MAX;
+	len = encode(&m, buf);
+	assert_int_equal(len, NEXUS_WIRE_ACCEPT_LEN);
+	assert_int_equal(len, 59);
+	assert_int_equal(decode_exact(buf, (size_t)len, &d), 0);
+	assert_int_equal(d.accept.addr.len, 0);
+	assert_true(d.accept.token == UINT64_MAX);
+}
+
+static void
+test_roundtrip_cookie(void **state)
+{
+	struct nexus_wire_msg m = sample_cookie(), d;
+	uint8_t buf[NEXUS_WIRE_MAX_LEN];
+	int len;
+
+	(void)state;
+	len = encode(&m, buf);
+	assert_int_equal(len, NEXUS_WIRE_COOKIE_LEN);
+	assert_int_equal(len, 28);
+	/* Never larger than the smallest CONNECT_REQ it answers. */
+	assert_true(NEXUS_WIRE_COOKIE_LEN < NEXUS_WIRE_CONNECT_REQ_LEN);
+	assert_int_equal(decode_exact(buf, (size_t)len, &d), 0);
+	assert_int_equal(d.type, NEXUS_WIRE_COOKIE);
+	assert_true(d.hs_id == 99);
+	assert_int_equal(d.cookie.client_worker, 0x0201);
+	assert_int_equal(d.cookie.client_session, 0x0403);
+	assert_true(d.cookie.cookie == UINT64_C(0x0807060504030201));
 }
 
 static void
@@ -267,7 +337,7 @@ test_roundtrip_disconnect(void **state)
 
 	(void)state;
 	len = encode(&m, buf);
-	assert_int_equal(len, 28);
+	assert_int_equal(len, 24);
 	assert_int_equal(decode_exact(buf, (size_t)len, &d), 0);
 	assert_int_equal(d.type, NEXUS_WIRE_DISCONNECT);
 	assert_true(d.hs_id == UINT64_MAX);
@@ -275,7 +345,6 @@ test_roundtrip_disconnect(void **state)
 	assert_int_equal(d.disc.dst_session, 0);
 	assert_int_equal(d.disc.src_worker, 0x00ff);
 	assert_int_equal(d.disc.src_session, 0xff00);
-	assert_int_equal(d.disc.token, 1);
 }
 
 static void
@@ -288,12 +357,14 @@ test_roundtrip_heartbeat(void **state)
 	(void)state;
 	len = encode(&m, buf);
 	assert_int_equal(len, NEXUS_WIRE_HEARTBEAT_LEN);
-	assert_int_equal(len, 32);
+	assert_int_equal(len, 48);
 	assert_int_equal(decode_exact(buf, (size_t)len, &d), 0);
 	assert_int_equal(d.type, NEXUS_WIRE_HEARTBEAT);
 	assert_true(d.hs_id == 0);
 	assert_true(d.hb.boot_id == UINT64_C(0x0102030405060708));
 	assert_true(d.hb.peer_boot_id == UINT64_C(0xf0e0d0c0b0a09080));
+	assert_true(d.hb.counter == 0x77);
+	assert_true(d.hb.mac == UINT64_C(0x8877665544332211));
 
 	/* Boot ids at the ends of their range. */
 	m.hb.boot_id = 1;
@@ -310,7 +381,7 @@ test_golden_bytes(void **state)
 {
 	static const uint8_t refuse[] = {
 		0x50, 0x4d, 0x52, 0x4e,		/* "PMRN" */
-		0x02, 0x00,			/* version 2 */
+		0x03, 0x00,			/* version 3 */
 		0x03, 0x00,			/* REFUSE */
 		0x2a, 0, 0, 0, 0, 0, 0, 0,	/* hs_id 42 */
 		0x0a, 0x00, 0x0b, 0x00, 0x0c, 0x00,	/* 10, 11, 12 */
@@ -318,7 +389,7 @@ test_golden_bytes(void **state)
 	};
 	static const uint8_t req[] = {
 		0x50, 0x4d, 0x52, 0x4e,		/* "PMRN" */
-		0x02, 0x00,			/* version 2 */
+		0x03, 0x00,			/* version 3 */
 		0x01, 0x00,			/* CONNECT_REQ */
 		0xef, 0xcd, 0xab, 0x89, 0x67, 0x45, 0x23, 0x01,	/* hs_id */
 		0x34, 0x12, 0xfe, 0xff, 0x07, 0x00,	/* 0x1234, 0xfffe, 7 */
@@ -326,26 +397,44 @@ test_golden_bytes(void **state)
 		0, 0, 0, 0, 0, 0, 0, 0,		/* to its 16 bytes */
 		0x02, 0x01,			/* credits 0x0102 */
 		0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11,	/* boot id */
+		0x01, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c,	/* cookie */
+		0xa0, 0xa1, 0xa2, 0xa3, 0xa4, 0xa5, 0xa6, 0xa7,	/* secret */
+		0xa8, 0xa9, 0xaa, 0xab, 0xac, 0xad, 0xae, 0xaf,
 		0x0c,				/* addr.len 12 */
 		0x40, 0x4d, 0x5a, 0x67, 0x74, 0x81,	/* 0x40 + 13 * i */
 		0x8e, 0x9b, 0xa8, 0xb5, 0xc2, 0xcf,
 	};
 	static const uint8_t accept_head[] = {
-		0x50, 0x4d, 0x52, 0x4e, 0x02, 0x00, 0x02, 0x00,
+		0x50, 0x4d, 0x52, 0x4e, 0x03, 0x00, 0x02, 0x00,
 		0x10, 0x32, 0x54, 0x76, 0x98, 0xba, 0xdc, 0xfe,
 		0x01, 0x00, 0x02, 0x00, 0x03, 0x00, 0x01, 0x80,
-		0xef, 0xbe, 0xad, 0xde,		/* token */
+		0x04, 0x03,			/* credits 0x0304 */
 		0x18, 0x07, 0xf6, 0xe5, 0xd4, 0xc3, 0xb2, 0xa1,	/* boot id */
+		0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17,	/* secret */
+		0x18, 0x19, 0x1a, 0x1b, 0x1c, 0x1d, 0x1e, 0x1f,
 		PMR_TRANSPORT_ADDR_MAX,		/* addr.len */
 		0x80, 0x8d,			/* first addr bytes */
 	};
+	static const uint8_t accept_tail[] = {
+		0xef, 0xbe, 0xad, 0xde, 0, 0, 0, 0,	/* token, last */
+	};
 	static const uint8_t heartbeat[] = {
 		0x50, 0x4d, 0x52, 0x4e,		/* "PMRN" */
-		0x02, 0x00,			/* version 2 */
+		0x03, 0x00,			/* version 3 */
 		0x05, 0x00,			/* HEARTBEAT */
 		0, 0, 0, 0, 0, 0, 0, 0,		/* no handshake id */
 		0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01,	/* boot id */
 		0x80, 0x90, 0xa0, 0xb0, 0xc0, 0xd0, 0xe0, 0xf0,	/* peer's */
+		0x77, 0, 0, 0, 0, 0, 0, 0,	/* counter */
+		0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88,	/* MAC */
+	};
+	static const uint8_t cookie[] = {
+		0x50, 0x4d, 0x52, 0x4e,		/* "PMRN" */
+		0x03, 0x00,			/* version 3 */
+		0x06, 0x00,			/* COOKIE */
+		0x63, 0, 0, 0, 0, 0, 0, 0,	/* hs_id 99 */
+		0x01, 0x02, 0x03, 0x04,		/* worker, session */
+		0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08,	/* cookie */
 	};
 	struct nexus_wire_msg m;
 	uint8_t buf[NEXUS_WIRE_MAX_LEN];
@@ -358,8 +447,19 @@ test_golden_bytes(void **state)
 	assert_memory_equal(buf, refuse, sizeof(refuse));
 
 	m = sample_accept();
-	encode(&m, buf);
+	len = encode(&m, buf);
 	assert_memory_equal(buf, accept_head, sizeof(accept_head));
+	assert_memory_equal(buf + len - sizeof(accept_tail), accept_tail,
+			sizeof(accept_tail));
+	assert_int_equal(buf[OFF_ACC_CREDITS], 0x04);
+	assert_int_equal(buf[OFF_ACC_SECRET], 0x10);
+	assert_int_equal(buf[OFF_ACC_ALEN], PMR_TRANSPORT_ADDR_MAX);
+
+	m = sample_cookie();
+	len = encode(&m, buf);
+	assert_int_equal(len, sizeof(cookie));
+	assert_memory_equal(buf, cookie, sizeof(cookie));
+	assert_int_equal(buf[OFF_CK_COOKIE], 0x01);
 
 	m = sample_req();
 	len = encode(&m, buf);
@@ -368,6 +468,8 @@ test_golden_bytes(void **state)
 	assert_int_equal(buf[OFF_REQ_CREDITS], 0x02);
 	assert_int_equal(buf[OFF_REQ_CREDITS + 1], 0x01);
 	assert_int_equal(buf[OFF_REQ_BOOT], 0x88);
+	assert_int_equal(buf[OFF_REQ_COOKIE], 0x01);
+	assert_int_equal(buf[OFF_REQ_SECRET], 0xa0);
 	assert_int_equal(buf[OFF_REQ_ALEN], 12);
 
 	m = sample_heartbeat();
@@ -376,6 +478,8 @@ test_golden_bytes(void **state)
 	assert_memory_equal(buf, heartbeat, sizeof(heartbeat));
 	assert_int_equal(buf[OFF_HB_BOOT], 0x08);
 	assert_int_equal(buf[OFF_HB_PEER + 7], 0xf0);
+	assert_int_equal(buf[OFF_HB_COUNTER], 0x77);
+	assert_int_equal(buf[OFF_HB_MAC], 0x11);
 }
 
 /* Every prefix shorter than the message is rejected, and so is one more. */
@@ -418,6 +522,8 @@ test_short_and_long_rejected(void **state)
 	check_truncations(&m);
 	m = sample_heartbeat();
 	check_truncations(&m);
+	m = sample_cookie();
+	check_truncations(&m);
 }
 
 static void
@@ -450,14 +556,17 @@ test_bad_version(void **state)
 	buf[OFF_VERSION] = 1;		/* before boot ids */
 	assert_int_equal(decode_exact(buf, (size_t)len, &d),
 			-NEXUS_WIRE_E_VERSION);
-	buf[OFF_VERSION] = 3;
+	buf[OFF_VERSION] = 2;		/* before cookies and MACs */
+	assert_int_equal(decode_exact(buf, (size_t)len, &d),
+			-NEXUS_WIRE_E_VERSION);
+	buf[OFF_VERSION] = 4;
 	assert_int_equal(decode_exact(buf, (size_t)len, &d),
 			-NEXUS_WIRE_E_VERSION);
 	buf[OFF_VERSION] = 0;
 	assert_int_equal(decode_exact(buf, (size_t)len, &d),
 			-NEXUS_WIRE_E_VERSION);
-	buf[OFF_VERSION] = 2;
-	buf[OFF_VERSION + 1] = 1;	/* 258 */
+	buf[OFF_VERSION] = 3;
+	buf[OFF_VERSION + 1] = 1;	/* 259 */
 	assert_int_equal(decode_exact(buf, (size_t)len, &d),
 			-NEXUS_WIRE_E_VERSION);
 }
@@ -465,7 +574,7 @@ test_bad_version(void **state)
 static void
 test_unknown_type(void **state)
 {
-	static const uint16_t bad[] = { 0, 6, 0x0100, 0x0105, 0xffff };
+	static const uint16_t bad[] = { 0, 7, 0x0100, 0x0105, 0xffff };
 	struct nexus_wire_msg m = sample_refuse(), d;
 	uint8_t buf[NEXUS_WIRE_MAX_LEN];
 	unsigned int i;
@@ -490,14 +599,17 @@ test_wrong_length_for_type(void **state)
 	int len;
 
 	(void)state;
-	m = sample_disconnect();
+	m = sample_cookie();
 	len = encode(&m, buf);
 	buf[OFF_TYPE] = NEXUS_WIRE_REFUSE;	/* 28 bytes, REFUSE is 24 */
 	assert_int_equal(decode_exact(buf, (size_t)len, &d),
 			-NEXUS_WIRE_E_LENGTH);
+	buf[OFF_TYPE] = NEXUS_WIRE_DISCONNECT;	/* 28 bytes, needs 24 */
+	assert_int_equal(decode_exact(buf, (size_t)len, &d),
+			-NEXUS_WIRE_E_LENGTH);
 	m = sample_refuse();
 	len = encode(&m, buf);
-	buf[OFF_TYPE] = NEXUS_WIRE_DISCONNECT;	/* 24 bytes, needs 28 */
+	buf[OFF_TYPE] = NEXUS_WIRE_COOKIE;	/* 24 bytes, needs 28 */
 	assert_int_equal(decode_exact(buf, (size_t)len, &d),
 			-NEXUS_WIRE_E_LENGTH);
 	/* An address length that disagrees with the datagram's length. */
@@ -509,24 +621,30 @@ test_wrong_length_for_type(void **state)
 	buf[OFF_REQ_ALEN] = 13;
 	assert_int_equal(decode_exact(buf, (size_t)len, &d),
 			-NEXUS_WIRE_E_LENGTH);
-	/* The 41 bytes of an empty-address CONNECT_REQ of version 1. */
+	/* The 49 bytes of an empty-address CONNECT_REQ of version 2. */
 	m.req.addr.len = 0;
 	len = encode(&m, buf);
-	assert_int_equal(len, 49);
-	assert_int_equal(decode_exact(buf, 41, &d), -NEXUS_WIRE_E_LENGTH);
+	assert_int_equal(len, 73);
+	assert_int_equal(decode_exact(buf, 49, &d), -NEXUS_WIRE_E_LENGTH);
+	/* An ACCEPT without its token. */
+	m = sample_accept();
+	len = encode(&m, buf);
+	assert_int_equal(decode_exact(buf, (size_t)len - 8, &d),
+			-NEXUS_WIRE_E_LENGTH);
 	/* A HEARTBEAT of DISCONNECT's length, and the other way round. */
 	m = sample_disconnect();
 	len = encode(&m, buf);
-	buf[OFF_TYPE] = NEXUS_WIRE_HEARTBEAT;	/* 28 bytes, needs 32 */
+	buf[OFF_TYPE] = NEXUS_WIRE_HEARTBEAT;	/* 24 bytes, needs 48 */
 	assert_int_equal(decode_exact(buf, (size_t)len, &d),
 			-NEXUS_WIRE_E_LENGTH);
 	m = sample_heartbeat();
 	len = encode(&m, buf);
-	buf[OFF_TYPE] = NEXUS_WIRE_DISCONNECT;	/* 32 bytes, needs 28 */
+	buf[OFF_TYPE] = NEXUS_WIRE_DISCONNECT;	/* 48 bytes, needs 24 */
 	assert_int_equal(decode_exact(buf, (size_t)len, &d),
 			-NEXUS_WIRE_E_LENGTH);
 	buf[OFF_TYPE] = NEXUS_WIRE_HEARTBEAT;
-	assert_int_equal(decode_exact(buf, (size_t)len - 8, &d),
+	/* A HEARTBEAT of version 2: no counter, no MAC. */
+	assert_int_equal(decode_exact(buf, (size_t)len - 16, &d),
 			-NEXUS_WIRE_E_LENGTH);
 	buf[len] = 0;
 	assert_int_equal(decode_exact(buf, (size_t)len + 1, &d),
@@ -573,6 +691,123 @@ test_boot_id_zero(void **state)
 		assert_int_equal(decode_exact(buf, (size_t)len, &d),
 				-NEXUS_WIRE_E_HS_ID);
 	}
+}
+
+/* Zero credits, heartbeat counter or cookie: refused both ways. */
+static void
+test_zero_fields(void **state)
+{
+	uint8_t buf[NEXUS_WIRE_MAX_LEN];
+	struct nexus_wire_msg m, d;
+	int len;
+
+	(void)state;
+	m = sample_req();
+	len = encode(&m, buf);
+	memset(buf + OFF_REQ_CREDITS, 0, 2);
+	assert_int_equal(decode_exact(buf, (size_t)len, &d),
+			-NEXUS_WIRE_E_CREDITS);
+	m.req.credits = 0;
+	assert_int_equal(nexus_wire_encode(&m, buf, sizeof(buf)), -EINVAL);
+
+	m = sample_accept();
+	len = encode(&m, buf);
+	memset(buf + OFF_ACC_CREDITS, 0, 2);
+	assert_int_equal(decode_exact(buf, (size_t)len, &d),
+			-NEXUS_WIRE_E_CREDITS);
+	m.accept.credits = 0;
+	assert_int_equal(nexus_wire_encode(&m, buf, sizeof(buf)), -EINVAL);
+
+	m = sample_heartbeat();
+	len = encode(&m, buf);
+	memset(buf + OFF_HB_COUNTER, 0, 8);
+	assert_int_equal(decode_exact(buf, (size_t)len, &d),
+			-NEXUS_WIRE_E_ZERO);
+	m.hb.counter = 0;
+	assert_int_equal(nexus_wire_encode(&m, buf, sizeof(buf)), -EINVAL);
+
+	m = sample_cookie();
+	len = encode(&m, buf);
+	memset(buf + OFF_CK_COOKIE, 0, 8);
+	assert_int_equal(decode_exact(buf, (size_t)len, &d),
+			-NEXUS_WIRE_E_ZERO);
+	m.cookie.cookie = 0;
+	assert_int_equal(nexus_wire_encode(&m, buf, sizeof(buf)), -EINVAL);
+}
+
+/*
+ * SipHash-2-4 against the reference vectors: key 00 01 .. 0f, message
+ * 00 01 .. (n - 1). n = 15 is the paper's worked example (appendix A);
+ * the others are from the reference implementation's vectors.
+ */
+static void
+test_siphash_vectors(void **state)
+{
+	static const struct {
+		size_t n;
+		uint64_t out;
+	} v[] = {
+		{ 0, UINT64_C(0x726fdb47dd0e0e31) },
+		{ 1, UINT64_C(0x74f839c593dc67fd) },
+		{ 2, UINT64_C(0x0d6c8009d9a94f5a) },
+		{ 3, UINT64_C(0x85676696d7fb7e2d) },
+		{ 15, UINT64_C(0xa129ca6149be45e5) },
+		{ 63, UINT64_C(0x958a324ceb064572) },
+	};
+	uint8_t key[NEXUS_SIPHASH_KEY_LEN], msg[64];
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(key); i++)
+		key[i] = (uint8_t)i;
+	for (i = 0; i < sizeof(msg); i++)
+		msg[i] = (uint8_t)i;
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		uint8_t *copy = malloc(v[i].n > 0 ? v[i].n : 1);
+
+		/* An exact copy: a sanitizer build sees any overread. */
+		assert_non_null(copy);
+		memcpy(copy, msg, v[i].n);
+		assert_true(nexus_siphash24(key, copy, v[i].n) == v[i].out);
+		free(copy);
+	}
+}
+
+/* The heartbeat MAC covers every field but itself, under the key. */
+static void
+test_hb_mac(void **state)
+{
+	struct nexus_wire_msg m = sample_heartbeat();
+	uint8_t key[NEXUS_WIRE_SECRET_LEN], in[24];
+	struct nexus_wire_heartbeat hb;
+	uint64_t mac;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(key); i++)
+		key[i] = (uint8_t)(0x30 + i);
+	mac = nexus_wire_hb_mac(key, &m.hb);
+	/* SipHash of the three u64, little-endian, in order. */
+	for (i = 0; i < 8; i++) {
+		in[i] = (uint8_t)(m.hb.boot_id >> (8 * i));
+		in[8 + i] = (uint8_t)(m.hb.peer_boot_id >> (8 * i));
+		in[16 + i] = (uint8_t)(m.hb.counter >> (8 * i));
+	}
+	assert_true(mac == nexus_siphash24(key, in, sizeof(in)));
+	hb = m.hb;
+	hb.mac = ~hb.mac;	/* not an input */
+	assert_true(nexus_wire_hb_mac(key, &hb) == mac);
+	hb = m.hb;
+	hb.boot_id++;
+	assert_true(nexus_wire_hb_mac(key, &hb) != mac);
+	hb = m.hb;
+	hb.peer_boot_id++;
+	assert_true(nexus_wire_hb_mac(key, &hb) != mac);
+	hb = m.hb;
+	hb.counter++;
+	assert_true(nexus_wire_hb_mac(key, &hb) != mac);
+	key[15] ^= 1;
+	assert_true(nexus_wire_hb_mac(key, &m.hb) != mac);
 }
 
 static void
@@ -681,9 +916,12 @@ test_encode_refuses_invalid(void **state)
 	m.hs_id = 1;
 	assert_int_equal(nexus_wire_encode(&m, buf, sizeof(buf)), -EINVAL);
 	m = sample_heartbeat();
-	assert_int_equal(nexus_wire_encode(&m, buf, 31), -ENOSPC);
-	assert_int_equal(nexus_wire_encode(&m, buf, 32), 32);
+	assert_int_equal(nexus_wire_encode(&m, buf, 47), -ENOSPC);
+	assert_int_equal(nexus_wire_encode(&m, buf, 48), 48);
 	m = sample_disconnect();
+	assert_int_equal(nexus_wire_encode(&m, buf, 23), -ENOSPC);
+	assert_int_equal(nexus_wire_encode(&m, buf, 24), 24);
+	m = sample_cookie();
 	assert_int_equal(nexus_wire_encode(&m, buf, 27), -ENOSPC);
 	assert_int_equal(nexus_wire_encode(&m, buf, 28), 28);
 	assert_int_equal(nexus_wire_encode(NULL, buf, 28), -EINVAL);
@@ -702,6 +940,10 @@ test_strerror(void **state)
 			"boot_id");
 	assert_string_equal(nexus_wire_strerror(-NEXUS_WIRE_E_HS_ID),
 			"hs_id");
+	assert_string_equal(nexus_wire_strerror(-NEXUS_WIRE_E_CREDITS),
+			"credits");
+	assert_string_equal(nexus_wire_strerror(-NEXUS_WIRE_E_ZERO),
+			"zero");
 	assert_string_equal(nexus_wire_strerror(-1000), "unknown");
 }
 
@@ -714,6 +956,7 @@ main(void)
 		cmocka_unit_test(test_roundtrip_refuse),
 		cmocka_unit_test(test_roundtrip_disconnect),
 		cmocka_unit_test(test_roundtrip_heartbeat),
+		cmocka_unit_test(test_roundtrip_cookie),
 		cmocka_unit_test(test_golden_bytes),
 		cmocka_unit_test(test_short_and_long_rejected),
 		cmocka_unit_test(test_bad_magic),
@@ -721,6 +964,9 @@ main(void)
 		cmocka_unit_test(test_unknown_type),
 		cmocka_unit_test(test_wrong_length_for_type),
 		cmocka_unit_test(test_boot_id_zero),
+		cmocka_unit_test(test_zero_fields),
+		cmocka_unit_test(test_siphash_vectors),
+		cmocka_unit_test(test_hb_mac),
 		cmocka_unit_test(test_addr_len_over_max),
 		cmocka_unit_test(test_driver_name_unterminated),
 		cmocka_unit_test(test_status_out_of_range),

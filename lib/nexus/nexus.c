@@ -48,6 +48,9 @@ conf_init(struct pmr_nexus_conf *c, const struct pmr_nexus_conf *user)
 		c->heartbeat_interval_ms = NEXUS_HEARTBEAT_INTERVAL_MS_DEFAULT;
 	if (c->peer_timeout_ms == 0)
 		c->peer_timeout_ms = NEXUS_PEER_TIMEOUT_MS_DEFAULT;
+	if (c->max_sessions_per_source == 0)
+		c->max_sessions_per_source =
+			NEXUS_MAX_SESSIONS_PER_SOURCE_DEFAULT;
 	if (c->connect_retry_ms > c->connect_timeout_ms ||
 	    c->peer_timeout_ms <= c->heartbeat_interval_ms)
 		return -EINVAL;
@@ -116,6 +119,9 @@ pmr_nexus_create(const char *uri, const struct pmr_nexus_conf *conf)
 	TAILQ_INIT(&nx->remotes);
 	for (i = 0; i < NEXUS_REMOTE_BUCKETS; i++)
 		LIST_INIT(&nx->remote_hash[i]);
+	for (i = 0; i < NEXUS_SRC_BUCKETS; i++)
+		LIST_INIT(&nx->src_hash[i]);
+	nexus_keys_init(nx, nexus_now_ms());
 	nx->seq = __atomic_fetch_add(&nexus_seq, 1, __ATOMIC_RELAXED);
 	nexus_random(&nx->shs_seed, sizeof(nx->shs_seed));
 	/* Zero means "none" on the wire. */

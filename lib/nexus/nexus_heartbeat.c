@@ -8,8 +8,13 @@
  *
  * A remote nexus with which this one has sessions UP (either role) is
  * tracked by its UDP address: it gets a HEARTBEAT every
- * heartbeat_interval_ms, and every valid message from it is a sign of
- * life. Silent for peer_timeout_ms, it is dead: each of its sessions is
+ * heartbeat_interval_ms. Signs of life are authenticated messages only: a
+ * HEARTBEAT with the boot id the handshake proved, a MAC under the key
+ * this nexus issued to that remote (nexus_keys.c) and a counter above the
+ * last one seen (no replay), or a completed handshake with it. Anything
+ * else from its address (junk, forged or replayed heartbeats, refusals
+ * of unknown handshakes) is counted and ignored. Without a sign of life
+ * for peer_timeout_ms, it is dead: each of its sessions is
  * reset (its worker gets PMR_SM_DISCONNECTED with PMR_SM_E_PEER_DEAD and
  * the session becomes REMOTE_CLOSED, so that the worker's DISCONNECT sends
  * nothing to the dead nexus), and the remote is forgotten. A remote is
@@ -18,19 +23,21 @@
  * ones and the next deadline costs nothing per wake-up.
  *
  * Restarts: each session holds the boot id its remote nexus gave in the
- * handshake. A proven new boot id from the address (a HEARTBEAT that
- * echoes our own boot id, or an ACCEPT to one of our handshakes, which
- * carries our random handshake id) means that the incarnation before is
- * dead: its sessions are reset at once, and sessions made with the new one
- * stay. A CONNECT_REQ proves nothing (anyone can send one), so a server
- * session made from one is linked with its boot id until a heartbeat
- * decides.
+ * handshake. A new boot id is believed only from a completed handshake
+ * with the address (an ACCEPT to one of our random handshake ids, or a
+ * cookie-checked CONNECT_REQ that a worker accepted): the incarnation
+ * before is then dead, its sessions are reset at once, and sessions made
+ * with the new one stay. A restarted remote no longer has the key we
+ * issued it, so it cannot prove itself by heartbeats: if it does not
+ * handshake again, the old incarnation's sessions end peer_timeout_ms
+ * after its last authenticated heartbeat, like those of a dead one.
  */
 
 #include <arpa/inet.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <rte_common.h>
 #include <rte_jhash.h>
@@ -57,16 +64,27 @@ remote_find(struct pmr_nexus *nx, const struct sockaddr_in *addr)
 	return NULL;
 }
 
+/* Take the incarnation a handshake proved: its boot id and keys. */
+static void
+remote_adopt(struct nexus_remote *r, const struct nexus_session *s)
+{
+	r->boot_id = s->remote_boot;
+	memcpy(r->tx_key, s->tx_key, sizeof(r->tx_key));
+	memcpy(r->rx_key, s->rx_key, sizeof(r->rx_key));
+	r->rx_counter = 0;
+}
+
 static struct nexus_remote *
-remote_new(struct pmr_nexus *nx, const struct sockaddr_in *addr,
-		uint64_t boot_id, uint64_t now)
+remote_new(struct pmr_nexus *nx, const struct nexus_session *s,
+		uint64_t now)
 {
 	struct nexus_remote *r = calloc(1, sizeof(*r));
+	const struct sockaddr_in *addr = &s->remote;
 
 	if (r == NULL)
 		return NULL;
 	r->addr = *addr;
-	r->boot_id = boot_id;
+	remote_adopt(r, s);
 	r->last_seen_ms = now;
 	TAILQ_INIT(&r->sessions);
 	/* The handshake was a sign of life: the first beat is due later. */
@@ -103,9 +121,11 @@ remote_send_heartbeat(struct pmr_nexus *nx, const struct nexus_remote *r)
 		.hb = {
 			.boot_id = nx->boot_id,
 			.peer_boot_id = r->boot_id,
+			.counter = ++nx->hb_counter,
 		},
 	};
 
+	m.hb.mac = nexus_wire_hb_mac(r->tx_key, &m.hb);
 	if (nexus_udp_send_msg(nx, &r->addr, &m) == 0)
 		nx->stats.heartbeats_sent++;
 }
@@ -157,14 +177,15 @@ remote_dead(struct pmr_nexus *nx, struct nexus_remote *r, uint64_t now)
 }
 
 /*
- * r proved to have restarted with boot_id: reset the sessions of its
- * incarnation before. Return r, or NULL if no session was left with it
- * (it is then forgotten).
+ * r proved, by the handshake of s, to have restarted: reset the sessions
+ * of its incarnation before. Return r, or NULL if no session was left
+ * with it (it is then forgotten).
  */
 static struct nexus_remote *
 remote_restarted(struct pmr_nexus *nx, struct nexus_remote *r,
-		uint64_t boot_id, uint64_t now)
+		const struct nexus_session *s, uint64_t now)
 {
+	uint64_t boot_id = s->remote_boot;
 	char name[PMR_URI_MAX];
 	unsigned int n;
 
@@ -176,8 +197,7 @@ remote_restarted(struct pmr_nexus *nx, struct nexus_remote *r,
 			n == 1 ? "" : "s");
 		nx->stats.peers_dead++;
 	}
-	r->prev_boot_id = r->boot_id;
-	r->boot_id = boot_id;
+	remote_adopt(r, s);
 	if (r->nb_sessions == 0) {
 		remote_free(nx, r);
 		return NULL;
@@ -195,11 +215,13 @@ nexus_remote_link(struct pmr_nexus *nx, struct nexus_session *s)
 	struct nexus_remote *r = remote_find(nx, &s->remote);
 	uint64_t now = nexus_now_ms();
 
-	/* An ACCEPT to our random handshake id proves its boot id. */
-	if (r != NULL && s->is_client && s->remote_boot != r->boot_id)
-		r = remote_restarted(nx, r, s->remote_boot, now);
+	/* A completed handshake: a sign of life, and proof of its boot id. */
+	if (r != NULL && s->remote_boot != r->boot_id)
+		r = remote_restarted(nx, r, s, now);
+	else if (r != NULL)
+		remote_refresh(nx, r, now);
 	if (r == NULL) {
-		r = remote_new(nx, &s->remote, s->remote_boot, now);
+		r = remote_new(nx, s, now);
 		if (r == NULL) {
 			NX_LOG(WARNING, "worker %u session %u: no memory to "
 				"watch its peer", s->w->id, s->local_session);
@@ -223,37 +245,46 @@ nexus_remote_unlink(struct pmr_nexus *nx, struct nexus_session *s)
 		remote_free(nx, r);
 }
 
-/* A valid message (not a HEARTBEAT) came from src. */
-void
-nexus_remote_seen(struct pmr_nexus *nx, const struct sockaddr_in *src)
-{
-	struct nexus_remote *r = remote_find(nx, src);
-
-	if (r != NULL)
-		remote_refresh(nx, r, nexus_now_ms());
-}
-
 void
 nexus_remote_rx_heartbeat(struct pmr_nexus *nx, const struct sockaddr_in *src,
 		const struct nexus_wire_msg *m)
 {
 	const struct nexus_wire_heartbeat *hb = &m->hb;
-	struct nexus_remote *r;
+	struct nexus_remote *r = remote_find(nx, src);
+	uint8_t key[NEXUS_WIRE_SECRET_LEN];
 
-	if (hb->peer_boot_id != nx->boot_id) {
-		/* For an incarnation of ours before this one, or forged. */
+	if (r == NULL) {
+		/*
+		 * No session with it (any more): a late one from a peer we
+		 * had is no fault (its MAC is good under the key we would
+		 * issue it); anything else is.
+		 */
+		nexus_secret_issue(nx, src, key);
+		if (hb->peer_boot_id == nx->boot_id &&
+		    hb->mac == nexus_wire_hb_mac(key, hb)) {
+			nx->stats.rx_msgs++;
+			return;
+		}
+	}
+	/*
+	 * For an incarnation of ours or of its before this one, or forged:
+	 * counted, ignored.
+	 */
+	if (r == NULL || hb->peer_boot_id != nx->boot_id ||
+	    hb->boot_id != r->boot_id ||
+	    hb->mac != nexus_wire_hb_mac(r->rx_key, hb)) {
+		nx->stats.heartbeats_rejected++;
+		nx->stats.rx_bad++;
+		return;
+	}
+	if (hb->counter <= r->rx_counter) {
+		nx->stats.heartbeats_replayed++;
 		nx->stats.rx_bad++;
 		return;
 	}
 	nx->stats.rx_msgs++;
-	r = remote_find(nx, src);
-	if (r == NULL)
-		return;		/* no session with it (any more) */
-	if (hb->boot_id == r->boot_id)
-		remote_refresh(nx, r, nexus_now_ms());
-	else if (hb->boot_id != r->prev_boot_id)
-		remote_restarted(nx, r, hb->boot_id, nexus_now_ms());
-	/* else: a late one from the incarnation before, ignored */
+	r->rx_counter = hb->counter;
+	remote_refresh(nx, r, nexus_now_ms());
 }
 
 void

@@ -14,6 +14,8 @@
  *   nexus_session.c  handshakes (both sides), timers, disconnects
  *   nexus_heartbeat.c  remote nexuses with sessions up: heartbeats, failure
  *                    and restart detection
+ *   nexus_keys.c     the nexus's secrets: handshake cookies, heartbeat keys
+ *   nexus_source.c   sessions and pending handshakes per source IP
  *
  * Locking: one mutex (pmr_nexus.lock) protects everything below that can
  * change after create. The control thread holds it while it works (never
@@ -43,6 +45,20 @@ extern int pmr_nexus_logtype;
 #define NEXUS_POLL_INTERVAL_MS_DEFAULT 5
 #define NEXUS_HEARTBEAT_INTERVAL_MS_DEFAULT 100
 #define NEXUS_PEER_TIMEOUT_MS_DEFAULT 500
+#define NEXUS_MAX_SESSIONS_PER_SOURCE_DEFAULT 4096
+
+/*
+ * A client refused for want of room (PMR_SM_E_NO_RESOURCES) asks again
+ * after connect_retry_ms, doubling up to this, until its connect timeout.
+ */
+#define NEXUS_REFUSED_BACKOFF_MAX_MS 1000
+/*
+ * The cookie secret is replaced this often; a cookie is good while the
+ * secret it was made with is the current or the one before (10 to 20 s).
+ */
+#define NEXUS_COOKIE_ROTATE_MS 10000
+/* Buckets of the per-source count hash (a power of two). */
+#define NEXUS_SRC_BUCKETS 1024
 
 /* Answered server handshakes are kept this many connect timeouts. */
 #define NEXUS_ANSWER_LINGER_TIMEOUTS 10
@@ -90,11 +106,17 @@ struct nexus_session {
 	uint16_t remote_worker;
 	uint16_t remote_session;	/* valid once UP */
 	uint16_t credits;		/* client: sent in CONNECT_REQ */
-	uint32_t token;			/* valid once UP */
+	uint64_t token;		/* valid once UP; authenticates nothing */
 	uint64_t hs_id;
 	struct sockaddr_in remote;	/* the remote nexus */
 	uint64_t remote_boot;		/* its boot id, from the handshake */
+	/* Heartbeat keys of the handshake: the remote's to us, ours to it. */
+	uint8_t tx_key[NEXUS_WIRE_SECRET_LEN];
+	uint8_t rx_key[NEXUS_WIRE_SECRET_LEN];
+	bool src_counted;		/* server: in nexus.src_hash */
 	struct pmr_transport_peer *peer; /* on the local worker's queue */
+	uint64_t cookie;		/* CONNECTING: the server's, or 0 */
+	uint32_t backoff_ms;	/* CONNECTING: after a refusal, or 0 */
 	uint64_t next_retry_ms;		/* CONNECTING */
 	uint64_t deadline_ms;		/* CONNECTING */
 };
@@ -116,7 +138,11 @@ struct nexus_shs {
 	uint16_t client_worker;
 	uint16_t client_session;
 	uint64_t client_boot;		/* the client nexus's boot id */
-	uint32_t token;
+	/* The heartbeat key the client nexus issued to us. */
+	uint8_t client_key[NEXUS_WIRE_SECRET_LEN];
+	uint16_t credits;		/* asked by the client */
+	bool src_counted;		/* pending: in nexus.src_hash */
+	uint64_t token;
 	uint64_t expire_ms;		/* answered */
 	uint16_t reply_len;		/* answered: the reply, to resend */
 	uint8_t reply[NEXUS_WIRE_MAX_LEN];
@@ -132,10 +158,20 @@ struct nexus_remote {
 	TAILQ_ENTRY(nexus_remote) next;	/* nexus.remotes */
 	struct sockaddr_in addr;
 	uint64_t boot_id;		/* its boot id, as last confirmed */
-	uint64_t prev_boot_id;		/* the one before a restart, or 0 */
-	uint64_t last_seen_ms;		/* last valid message from it */
+	/* Keys of its heartbeats: the one it issued us, the one we did. */
+	uint8_t tx_key[NEXUS_WIRE_SECRET_LEN];
+	uint8_t rx_key[NEXUS_WIRE_SECRET_LEN];
+	uint64_t rx_counter;		/* highest heartbeat counter seen */
+	uint64_t last_seen_ms;		/* last authenticated message */
 	TAILQ_HEAD(, nexus_session) sessions;	/* UP, with this remote */
 	unsigned int nb_sessions;
+};
+
+/* A source IP address with server sessions or pending handshakes. */
+struct nexus_src {
+	LIST_ENTRY(nexus_src) hash;	/* nexus.src_hash[] */
+	uint32_t ip;			/* network byte order */
+	uint32_t count;		/* sessions + pending handshakes */
 };
 
 /* A message to a worker that did not fit in its to_worker ring yet. */
@@ -164,6 +200,12 @@ struct pmr_nexus {
 	struct pmr_nexus_conf conf;
 	unsigned int seq;		/* unique per process, for names */
 	uint64_t boot_id;		/* random, non-zero: this incarnation */
+	/* Random: the heartbeat keys this nexus issues derive from it. */
+	uint8_t hb_master[NEXUS_WIRE_SECRET_LEN];
+	uint64_t hb_counter;		/* last heartbeat counter sent */
+	/* Cookie secrets: the current one and the one before. */
+	uint8_t cookie_key[2][NEXUS_WIRE_SECRET_LEN];
+	uint64_t cookie_rotate_ms;	/* when cookie_key[0] is replaced */
 	struct sockaddr_in local;	/* bound address */
 	int sock;			/* UDP, non-blocking */
 	int stop_fd;			/* eventfd: stop the thread */
@@ -182,6 +224,7 @@ struct pmr_nexus {
 	TAILQ_HEAD(, nexus_shs) answered;	/* oldest first */
 	unsigned int nb_shs;
 	uint64_t next_cookie;
+	LIST_HEAD(, nexus_src) src_hash[NEXUS_SRC_BUCKETS];
 
 	TAILQ_HEAD(, nexus_remote) remotes;	/* with sessions UP */
 	LIST_HEAD(, nexus_remote) remote_hash[NEXUS_REMOTE_BUCKETS];
@@ -227,10 +270,25 @@ void nexus_session_free_all(struct pmr_nexus *nx);
 void nexus_session_tell_closed(struct pmr_nexus *nx, struct nexus_session *s,
 		uint16_t status);
 
+/* nexus_keys.c */
+void nexus_keys_init(struct pmr_nexus *nx, uint64_t now);
+void nexus_keys_timers(struct pmr_nexus *nx, uint64_t now);
+uint64_t nexus_cookie_make(const struct pmr_nexus *nx,
+		const struct sockaddr_in *src, uint64_t hs_id);
+bool nexus_cookie_valid(const struct pmr_nexus *nx,
+		const struct sockaddr_in *src, uint64_t hs_id, uint64_t cookie);
+void nexus_secret_issue(const struct pmr_nexus *nx,
+		const struct sockaddr_in *remote,
+		uint8_t secret[NEXUS_WIRE_SECRET_LEN]);
+
+/* nexus_source.c */
+uint32_t nexus_src_count(struct pmr_nexus *nx, const struct sockaddr_in *src);
+int nexus_src_take(struct pmr_nexus *nx, const struct sockaddr_in *src);
+void nexus_src_put(struct pmr_nexus *nx, const struct sockaddr_in *src);
+
 /* nexus_heartbeat.c */
 void nexus_remote_link(struct pmr_nexus *nx, struct nexus_session *s);
 void nexus_remote_unlink(struct pmr_nexus *nx, struct nexus_session *s);
-void nexus_remote_seen(struct pmr_nexus *nx, const struct sockaddr_in *src);
 void nexus_remote_rx_heartbeat(struct pmr_nexus *nx,
 		const struct sockaddr_in *src, const struct nexus_wire_msg *m);
 void nexus_remote_timers(struct pmr_nexus *nx, uint64_t now);

@@ -8,12 +8,21 @@
  *
  * Client side: a worker's CONNECT becomes a CONNECTING session, resent
  * every connect_retry_ms until an ACCEPT or REFUSE with its handshake id
- * arrives or connect_timeout_ms passes.
+ * arrives or connect_timeout_ms passes. A COOKIE from the server is put
+ * in the request, which goes again at once. A refusal for want of room
+ * (PMR_SM_E_NO_RESOURCES) is not final: the request goes again after a
+ * backoff (connect_retry_ms, doubling up to NEXUS_REFUSED_BACKOFF_MAX_MS)
+ * until the connect timeout, which then fails with that status.
  *
- * Server side: each CONNECT_REQ gets a record keyed by (source address,
+ * Server side: a CONNECT_REQ without a valid cookie gets a COOKIE and
+ * nothing else (no state, no worker message, nothing larger than the
+ * request). One with a valid cookie is held to the per-source cap
+ * (nexus_source.c), then gets a record keyed by (source address,
  * handshake id). While the worker has not answered, retransmissions are
  * ignored; once answered, they get the same reply again, until the record
- * expires (NEXUS_ANSWER_LINGER_TIMEOUTS connect timeouts).
+ * expires (NEXUS_ANSWER_LINGER_TIMEOUTS connect timeouts), except a
+ * refusal for want of room, which is forgotten at once so that the
+ * client's next try is weighed again.
  *
  * An ACCEPT for a handshake the client no longer knows (timed out, given
  * up by the worker) is answered with one DISCONNECT so that the server's
@@ -29,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_common.h>
 #include <rte_jhash.h>
 #include <rte_tailq.h>
 
@@ -80,6 +90,8 @@ session_free(struct pmr_nexus *nx, struct nexus_session *s)
 		nexus_remote_unlink(nx, s);
 	if (s->state == NEXUS_S_CONNECTING)
 		TAILQ_REMOVE(&nx->connecting, s, next);
+	if (s->src_counted)
+		nexus_src_put(nx, &s->remote);
 	free(s);
 }
 
@@ -93,8 +105,7 @@ same_addr(const struct sockaddr_in *a, const struct sockaddr_in *b)
 static void
 send_disconnect(struct pmr_nexus *nx, const struct sockaddr_in *to,
 		uint64_t hs_id, uint16_t dst_worker, uint16_t dst_session,
-		uint16_t src_worker, uint16_t src_session, uint32_t token,
-		unsigned int copies)
+		uint16_t src_worker, uint16_t src_session, unsigned int copies)
 {
 	struct nexus_wire_msg m = {
 		.type = NEXUS_WIRE_DISCONNECT,
@@ -104,7 +115,6 @@ send_disconnect(struct pmr_nexus *nx, const struct sockaddr_in *to,
 			.dst_session = dst_session,
 			.src_worker = src_worker,
 			.src_session = src_session,
-			.token = token,
 		},
 	};
 
@@ -117,7 +127,7 @@ session_send_disconnect(struct pmr_nexus *nx, const struct nexus_session *s)
 {
 	send_disconnect(nx, &s->remote, s->hs_id, s->remote_worker,
 			s->remote_session, s->w->id, s->local_session,
-			s->token, NEXUS_DISCONNECT_COPIES);
+			NEXUS_DISCONNECT_COPIES);
 }
 
 /* Client side. */
@@ -134,11 +144,13 @@ client_send_req(struct pmr_nexus *nx, const struct nexus_session *s)
 			.server_worker = s->remote_worker,
 			.credits = s->credits,
 			.boot_id = nx->boot_id,
+			.cookie = s->cookie,
 			.addr = s->w->addr,
 		},
 	};
 
 	memcpy(m.req.driver, s->w->driver, sizeof(m.req.driver));
+	memcpy(m.req.secret, s->rx_key, sizeof(m.req.secret));
 	return nexus_udp_send_msg(nx, &s->remote, &m);
 }
 
@@ -184,6 +196,13 @@ client_connect(struct pmr_nexus *nx, struct nexus_worker *w,
 		client_fail(nx, w, msg->local_session, PMR_SM_E_UNREACHABLE);
 		return;
 	}
+	if (msg->credits == 0) {
+		NX_LOG(ERR, "worker %u: CONNECT for session %u without "
+			"credits", w->id, msg->local_session);
+		free(s);
+		client_fail(nx, w, msg->local_session, PMR_SM_E_BAD_REQUEST);
+		return;
+	}
 	now = nexus_now_ms();
 	s->state = NEXUS_S_CONNECTING;
 	s->is_client = true;
@@ -195,6 +214,8 @@ client_connect(struct pmr_nexus *nx, struct nexus_worker *w,
 	s->hs_id = msg->hs_id;
 	while (s->hs_id == 0)
 		nexus_random(&s->hs_id, sizeof(s->hs_id));
+	/* The heartbeat key we issue the server, kept for its replies. */
+	nexus_secret_issue(nx, &s->remote, s->rx_key);
 	s->next_retry_ms = now + nx->conf.connect_retry_ms;
 	s->deadline_ms = now + nx->conf.connect_timeout_ms;
 
@@ -232,7 +253,7 @@ client_rx_accept(struct pmr_nexus *nx, const struct sockaddr_in *src,
 		nx->stats.rx_msgs++;
 		send_disconnect(nx, src, m->hs_id, a->server_worker,
 				a->server_session, a->client_worker,
-				a->client_session, a->token, 1);
+				a->client_session, 1);
 		return;
 	}
 	if (a->server_worker != s->remote_worker) {
@@ -249,8 +270,7 @@ client_rx_accept(struct pmr_nexus *nx, const struct sockaddr_in *src,
 			w->id, s->local_session);
 		send_disconnect(nx, src, m->hs_id, a->server_worker,
 				a->server_session, a->client_worker,
-				a->client_session, a->token,
-				NEXUS_DISCONNECT_COPIES);
+				a->client_session, NEXUS_DISCONNECT_COPIES);
 		session_free(nx, s);
 		client_fail(nx, w, a->client_session, PMR_SM_E_BAD_REQUEST);
 		return;
@@ -259,9 +279,13 @@ client_rx_accept(struct pmr_nexus *nx, const struct sockaddr_in *src,
 	s->state = NEXUS_S_UP;
 	s->remote_session = a->server_session;
 	s->token = a->token;
+	/* Granted: never more than asked. */
+	s->credits = RTE_MIN(a->credits, s->credits);
 	s->remote = *src;
 	s->remote_boot = a->boot_id;
+	memcpy(s->tx_key, a->secret, sizeof(s->tx_key));
 	s->peer = peer;
+	/* An ACCEPT to our random handshake id: proof of its boot id. */
 	nexus_remote_link(nx, s);
 	out = (struct pmr_sm_msg){
 		.type = PMR_SM_CONNECTED,
@@ -269,6 +293,8 @@ client_rx_accept(struct pmr_nexus *nx, const struct sockaddr_in *src,
 		.local_session = s->local_session,
 		.remote_session = s->remote_session,
 		.remote_worker = s->remote_worker,
+		.credits = s->credits,
+		/* TRANSITIONAL: until the TOKEN packet lands. */
 		.token = s->token,
 		.cookie = s->hs_id,
 		.hs_id = s->hs_id,
@@ -299,8 +325,45 @@ client_rx_refuse(struct pmr_nexus *nx, const struct nexus_wire_msg *m)
 	nx->stats.rx_msgs++;
 	if (s->state != NEXUS_S_CONNECTING)
 		return;
+	if (r->status == PMR_SM_E_NO_RESOURCES) {
+		/* Room may come: ask again later, until the deadline. */
+		s->backoff_ms = s->backoff_ms == 0 ?
+			nx->conf.connect_retry_ms :
+			RTE_MIN(2 * s->backoff_ms, RTE_MAX(
+				(uint32_t)NEXUS_REFUSED_BACKOFF_MAX_MS,
+				nx->conf.connect_retry_ms));
+		s->next_retry_ms = nexus_now_ms() + s->backoff_ms;
+		return;
+	}
 	session_free(nx, s);
 	client_fail(nx, w, r->client_session, r->status);
+}
+
+/*
+ * A COOKIE, like an ACCEPT or REFUSE, is authenticated by our random
+ * handshake id alone: a server bound to a wildcard address may answer
+ * from another of its addresses than the one we asked.
+ */
+static void
+client_rx_cookie(struct pmr_nexus *nx, const struct nexus_wire_msg *m)
+{
+	const struct nexus_wire_cookie *c = &m->cookie;
+	struct nexus_session *s = NULL;
+	struct nexus_worker *w;
+
+	w = nexus_worker_find(nx, c->client_worker);
+	if (w != NULL)
+		s = nexus_session_get(w, c->client_session);
+	if (s == NULL || !s->is_client || s->hs_id != m->hs_id ||
+	    s->state != NEXUS_S_CONNECTING) {
+		nx->stats.rx_bad++;
+		return;
+	}
+	nx->stats.rx_msgs++;
+	if (s->cookie == c->cookie)
+		return;	/* a duplicate: the retry timer resends */
+	s->cookie = c->cookie;
+	client_send_req(nx, s);
 }
 
 /* Server side: handshake records. */
@@ -329,6 +392,8 @@ shs_find(struct pmr_nexus *nx, const struct sockaddr_in *src, uint64_t hs_id)
 static void
 shs_free(struct pmr_nexus *nx, struct nexus_shs *h)
 {
+	if (h->src_counted)
+		nexus_src_put(nx, &h->src);
 	LIST_REMOVE(h, hash);
 	if (h->answered)
 		TAILQ_REMOVE(&nx->answered, h, next);
@@ -357,20 +422,36 @@ shs_new(struct pmr_nexus *nx, const struct sockaddr_in *src,
 	h->client_worker = m->req.client_worker;
 	h->client_session = m->req.client_session;
 	h->client_boot = m->req.boot_id;
+	h->credits = m->req.credits;
+	memcpy(h->client_key, m->req.secret, sizeof(h->client_key));
 	LIST_INSERT_HEAD(&nx->shs_hash[shs_bucket(nx, src, m->hs_id)], h,
 			hash);
 	nx->nb_shs++;
 	return h;
 }
 
-/* Record the reply of a handshake (not pending anywhere) and send it. */
+/*
+ * Record the reply of a handshake (not pending anywhere) and send it; a
+ * record not to linger is sent and freed.
+ */
 static void
 shs_answer(struct pmr_nexus *nx, struct nexus_shs *h,
-		const struct nexus_wire_msg *reply)
+		const struct nexus_wire_msg *reply, bool linger)
 {
 	int len;
 
+	/* Not pending any more (an accepted session counts on its own). */
+	if (h->src_counted) {
+		nexus_src_put(nx, &h->src);
+		h->src_counted = false;
+	}
 	len = nexus_wire_encode(reply, h->reply, sizeof(h->reply));
+	if (!linger) {
+		if (len > 0)
+			nexus_udp_send(nx, &h->src, h->reply, (size_t)len);
+		shs_free(nx, h);
+		return;
+	}
 	h->reply_len = len > 0 ? (uint16_t)len : 0;
 	h->answered = true;
 	h->w = NULL;
@@ -408,7 +489,41 @@ shs_refuse(struct pmr_nexus *nx, struct nexus_shs *h, uint16_t server_worker,
 	refuse_msg(&reply, h->hs_id, h->client_worker, h->client_session,
 			server_worker, status);
 	nx->stats.sessions_refused++;
-	shs_answer(nx, h, &reply);
+	/* A want of room may pass: the client's next try is weighed anew. */
+	shs_answer(nx, h, &reply, status != PMR_SM_E_NO_RESOURCES);
+}
+
+/* Refuse a request for want of room, keeping nothing. */
+static void
+refuse_stateless(struct pmr_nexus *nx, const struct sockaddr_in *src,
+		const struct nexus_wire_msg *m)
+{
+	struct nexus_wire_msg reply;
+
+	refuse_msg(&reply, m->hs_id, m->req.client_worker,
+			m->req.client_session, m->req.server_worker,
+			PMR_SM_E_NO_RESOURCES);
+	nx->stats.sessions_refused++;
+	nexus_udp_send_msg(nx, src, &reply);
+}
+
+/* The stateless answer to a request without a good cookie. */
+static void
+send_cookie(struct pmr_nexus *nx, const struct sockaddr_in *src,
+		const struct nexus_wire_msg *m)
+{
+	struct nexus_wire_msg reply = {
+		.type = NEXUS_WIRE_COOKIE,
+		.hs_id = m->hs_id,
+		.cookie = {
+			.client_worker = m->req.client_worker,
+			.client_session = m->req.client_session,
+			.cookie = nexus_cookie_make(nx, src, m->hs_id),
+		},
+	};
+
+	if (nexus_udp_send_msg(nx, src, &reply) == 0)
+		nx->stats.cookies_sent++;
 }
 
 static void
@@ -421,6 +536,11 @@ server_rx_connect_req(struct pmr_nexus *nx, const struct sockaddr_in *src,
 	struct nexus_shs *h;
 
 	nx->stats.rx_msgs++;
+	/* Before anything else: does the sender receive at src? */
+	if (!nexus_cookie_valid(nx, src, m->hs_id, r->cookie)) {
+		send_cookie(nx, src, m);
+		return;
+	}
 	h = shs_find(nx, src, m->hs_id);
 	if (h != NULL) {
 		/* A retransmission: same answer, or wait for the worker. */
@@ -428,18 +548,23 @@ server_rx_connect_req(struct pmr_nexus *nx, const struct sockaddr_in *src,
 			nexus_udp_send(nx, src, h->reply, h->reply_len);
 		return;
 	}
-	h = shs_new(nx, src, m);
-	if (h == NULL) {
-		struct nexus_wire_msg reply;
-
-		NX_LOG(WARNING, "handshake table full, refusing");
-		refuse_msg(&reply, m->hs_id, r->client_worker,
-				r->client_session, r->server_worker,
-				PMR_SM_E_NO_RESOURCES);
-		nx->stats.sessions_refused++;
-		nexus_udp_send_msg(nx, src, &reply);
+	if (nexus_src_count(nx, src) >= nx->conf.max_sessions_per_source) {
+		nx->stats.refused_per_source++;
+		refuse_stateless(nx, src, m);
 		return;
 	}
+	h = shs_new(nx, src, m);
+	if (h == NULL) {
+		NX_LOG(WARNING, "handshake table full, refusing");
+		refuse_stateless(nx, src, m);
+		return;
+	}
+	if (nexus_src_take(nx, src) != 0) {
+		shs_free(nx, h);
+		refuse_stateless(nx, src, m);
+		return;
+	}
+	h->src_counted = true;
 	w = nexus_worker_find(nx, r->server_worker);
 	if (w == NULL) {
 		shs_refuse(nx, h, r->server_worker, PMR_SM_E_NO_WORKER);
@@ -501,10 +626,17 @@ server_accept(struct pmr_nexus *nx, struct nexus_worker *w,
 	struct nexus_wire_msg reply;
 	struct nexus_session *s;
 	struct nexus_shs *h;
+	uint16_t credits;
 
 	h = pending_take(w, msg->cookie);
 	if (h == NULL)
 		return;
+	/*
+	 * What the worker granted, never more than asked; 0 from a worker
+	 * that does not say: it reserved what was asked.
+	 */
+	credits = msg->credits != 0 ? RTE_MIN(msg->credits, h->credits) :
+		h->credits;
 	s = NULL;
 	if (nexus_session_get(w, msg->local_session) != NULL)
 		NX_LOG(ERR, "worker %u: ACCEPT as session %u in use",
@@ -521,6 +653,8 @@ server_accept(struct pmr_nexus *nx, struct nexus_worker *w,
 		s->hs_id = h->hs_id;
 		s->remote = h->src;
 		s->remote_boot = h->client_boot;
+		s->credits = credits;
+		memcpy(s->tx_key, h->client_key, sizeof(s->tx_key));
 		s->peer = h->peer;
 		if (session_put(w, s) != 0) {
 			free(s);
@@ -545,14 +679,22 @@ server_accept(struct pmr_nexus *nx, struct nexus_worker *w,
 			.client_session = h->client_session,
 			.server_worker = w->id,
 			.server_session = msg->local_session,
-			.token = h->token,
+			.credits = credits,
 			.boot_id = nx->boot_id,
 			.addr = w->addr,
+			/* TRANSITIONAL: until the TOKEN packet lands. */
+			.token = h->token,
 		},
 	};
+	nexus_secret_issue(nx, &h->src, s->rx_key);
+	memcpy(reply.accept.secret, s->rx_key, sizeof(reply.accept.secret));
+	/* The pending handshake's count goes to the session. */
+	h->src_counted = false;
+	s->src_counted = true;
 	nx->stats.sessions_accepted++;
+	/* Cookie-checked and accepted: proof of the client's boot id. */
 	nexus_remote_link(nx, s);
-	shs_answer(nx, h, &reply);
+	shs_answer(nx, h, &reply, true);
 }
 
 static void
@@ -636,6 +778,7 @@ rx_disconnect(struct pmr_nexus *nx, const struct sockaddr_in *src,
 		nx->stats.rx_msgs++;	/* gone already: a duplicate */
 		return;
 	}
+	/* Authenticated by the handshake id, never seen off the path. */
 	if (s->hs_id != m->hs_id || s->remote_worker != d->src_worker) {
 		nx->stats.rx_bad++;
 		return;
@@ -647,7 +790,7 @@ rx_disconnect(struct pmr_nexus *nx, const struct sockaddr_in *src,
 		client_fail(nx, w, d->dst_session, PMR_SM_E_REMOTE);
 		return;
 	}
-	if (s->token != d->token || s->remote_session != d->src_session ||
+	if (s->remote_session != d->src_session ||
 	    !same_addr(&s->remote, src)) {
 		nx->stats.rx_bad++;
 		return;
@@ -664,13 +807,14 @@ void
 nexus_session_rx(struct pmr_nexus *nx, const struct sockaddr_in *src,
 		const struct nexus_wire_msg *m)
 {
-	if (m->type == NEXUS_WIRE_HEARTBEAT) {
-		nexus_remote_rx_heartbeat(nx, src, m);
-		return;
-	}
-	/* Any other valid message shows that its sender is alive. */
-	nexus_remote_seen(nx, src);
+	/*
+	 * Only authenticated messages are signs of life (a HEARTBEAT with a
+	 * good MAC, a handshake that completes): nexus_heartbeat.c.
+	 */
 	switch (m->type) {
+	case NEXUS_WIRE_HEARTBEAT:
+		nexus_remote_rx_heartbeat(nx, src, m);
+		break;
 	case NEXUS_WIRE_CONNECT_REQ:
 		server_rx_connect_req(nx, src, m);
 		break;
@@ -679,6 +823,9 @@ nexus_session_rx(struct pmr_nexus *nx, const struct sockaddr_in *src,
 		break;
 	case NEXUS_WIRE_REFUSE:
 		client_rx_refuse(nx, m);
+		break;
+	case NEXUS_WIRE_COOKIE:
+		client_rx_cookie(nx, m);
 		break;
 	case NEXUS_WIRE_DISCONNECT:
 		rx_disconnect(nx, src, m);
@@ -724,14 +871,20 @@ nexus_session_timers(struct pmr_nexus *nx, uint64_t now)
 			struct nexus_worker *w = s->w;
 			uint16_t ls = s->local_session;
 
+			/* Refused for want of room until the end: say so. */
+			uint16_t status = s->backoff_ms != 0 ?
+				PMR_SM_E_NO_RESOURCES : PMR_SM_E_TIMEOUT;
+
 			session_free(nx, s);
-			client_fail(nx, w, ls, PMR_SM_E_TIMEOUT);
+			client_fail(nx, w, ls, status);
 		} else if (now >= s->next_retry_ms) {
 			nx->stats.connect_retries++;
 			client_send_req(nx, s);
-			s->next_retry_ms = now + nx->conf.connect_retry_ms;
+			s->next_retry_ms = now + (s->backoff_ms != 0 ?
+				s->backoff_ms : nx->conf.connect_retry_ms);
 		}
 	}
+	nexus_keys_timers(nx, now);
 	while ((h = TAILQ_FIRST(&nx->answered)) != NULL && h->expire_ms <= now)
 		shs_free(nx, h);
 	nexus_remote_timers(nx, now);

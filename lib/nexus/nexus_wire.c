@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "nexus_siphash.h"
 #include "nexus_wire.h"
 #include "pmr_nexus_worker.h"
 
@@ -23,15 +24,21 @@
 #define OFF_W1		18
 #define OFF_W2		20
 #define OFF_W3		22	/* ACCEPT, REFUSE, DISCONNECT */
-#define OFF_TOKEN	24	/* ACCEPT, DISCONNECT */
 #define OFF_REQ_DRIVER	22
 #define OFF_REQ_CREDITS	(OFF_REQ_DRIVER + PMR_TRANSPORT_NAME_MAX)
 #define OFF_REQ_BOOT	(OFF_REQ_CREDITS + 2)
-#define OFF_REQ_ADDR	(OFF_REQ_BOOT + 8)
-#define OFF_ACC_BOOT	28
-#define OFF_ACC_ADDR	(OFF_ACC_BOOT + 8)
+#define OFF_REQ_COOKIE	(OFF_REQ_BOOT + 8)
+#define OFF_REQ_SECRET	(OFF_REQ_COOKIE + 8)
+#define OFF_REQ_ADDR	(OFF_REQ_SECRET + NEXUS_WIRE_SECRET_LEN)
+#define OFF_ACC_CREDITS	24
+#define OFF_ACC_BOOT	26
+#define OFF_ACC_SECRET	(OFF_ACC_BOOT + 8)
+#define OFF_ACC_ADDR	(OFF_ACC_SECRET + NEXUS_WIRE_SECRET_LEN)
 #define OFF_HB_BOOT	16
 #define OFF_HB_PEER	24
+#define OFF_HB_COUNTER	32
+#define OFF_HB_MAC	40
+#define OFF_CK_COOKIE	20
 
 static inline void
 put16(uint8_t *p, uint16_t v)
@@ -105,11 +112,11 @@ put_addr(uint8_t *p, const struct pmr_transport_addr *addr)
 }
 
 /*
- * Read an address at off, which must end the message exactly.
- * Return 0 or a negated enum nexus_wire_error.
+ * Read an address at off, which must be followed by exactly trail bytes
+ * to the end of the message. Return 0 or a negated enum nexus_wire_error.
  */
 static int
-get_addr(const uint8_t *buf, size_t len, size_t off,
+get_addr(const uint8_t *buf, size_t len, size_t off, size_t trail,
 		struct pmr_transport_addr *addr)
 {
 	uint8_t alen;
@@ -119,7 +126,7 @@ get_addr(const uint8_t *buf, size_t len, size_t off,
 	alen = buf[off];
 	if (alen > PMR_TRANSPORT_ADDR_MAX)
 		return -NEXUS_WIRE_E_ADDR_LEN;
-	if (len != off + 1 + alen)
+	if (len != off + 1 + alen + trail)
 		return -NEXUS_WIRE_E_LENGTH;
 	memset(addr, 0, sizeof(*addr));
 	addr->len = alen;
@@ -141,6 +148,8 @@ encoded_len(const struct nexus_wire_msg *m)
 		return NEXUS_WIRE_DISCONNECT_LEN;
 	case NEXUS_WIRE_HEARTBEAT:
 		return NEXUS_WIRE_HEARTBEAT_LEN;
+	case NEXUS_WIRE_COOKIE:
+		return NEXUS_WIRE_COOKIE_LEN;
 	default:
 		return 0;
 	}
@@ -159,18 +168,22 @@ nexus_wire_encode(const struct nexus_wire_msg *m, uint8_t *buf, size_t size)
 	switch (m->type) {
 	case NEXUS_WIRE_CONNECT_REQ:
 		if (m->req.addr.len > PMR_TRANSPORT_ADDR_MAX ||
-		    m->req.boot_id == 0 ||
+		    m->req.boot_id == 0 || m->req.credits == 0 ||
 		    memchr(m->req.driver, '\0', sizeof(m->req.driver)) == NULL)
 			return -EINVAL;
 		break;
 	case NEXUS_WIRE_ACCEPT:
 		if (m->accept.addr.len > PMR_TRANSPORT_ADDR_MAX ||
-		    m->accept.boot_id == 0)
+		    m->accept.boot_id == 0 || m->accept.credits == 0)
 			return -EINVAL;
 		break;
 	case NEXUS_WIRE_HEARTBEAT:
 		if (m->hs_id != 0 || m->hb.boot_id == 0 ||
-		    m->hb.peer_boot_id == 0)
+		    m->hb.peer_boot_id == 0 || m->hb.counter == 0)
+			return -EINVAL;
+		break;
+	case NEXUS_WIRE_COOKIE:
+		if (m->cookie.cookie == 0)
 			return -EINVAL;
 		break;
 	case NEXUS_WIRE_REFUSE:
@@ -198,6 +211,9 @@ nexus_wire_encode(const struct nexus_wire_msg *m, uint8_t *buf, size_t size)
 				strlen(m->req.driver));
 		put16(buf + OFF_REQ_CREDITS, m->req.credits);
 		put64(buf + OFF_REQ_BOOT, m->req.boot_id);
+		put64(buf + OFF_REQ_COOKIE, m->req.cookie);
+		memcpy(buf + OFF_REQ_SECRET, m->req.secret,
+				NEXUS_WIRE_SECRET_LEN);
 		put_addr(buf + OFF_REQ_ADDR, &m->req.addr);
 		break;
 	case NEXUS_WIRE_ACCEPT:
@@ -205,9 +221,14 @@ nexus_wire_encode(const struct nexus_wire_msg *m, uint8_t *buf, size_t size)
 		put16(buf + OFF_W1, m->accept.client_session);
 		put16(buf + OFF_W2, m->accept.server_worker);
 		put16(buf + OFF_W3, m->accept.server_session);
-		put32(buf + OFF_TOKEN, m->accept.token);
+		put16(buf + OFF_ACC_CREDITS, m->accept.credits);
 		put64(buf + OFF_ACC_BOOT, m->accept.boot_id);
-		put_addr(buf + OFF_ACC_ADDR, &m->accept.addr);
+		memcpy(buf + OFF_ACC_SECRET, m->accept.secret,
+				NEXUS_WIRE_SECRET_LEN);
+		/* TRANSITIONAL: the token after the address. */
+		put64(buf + OFF_ACC_ADDR +
+				put_addr(buf + OFF_ACC_ADDR, &m->accept.addr),
+				m->accept.token);
 		break;
 	case NEXUS_WIRE_REFUSE:
 		put16(buf + OFF_W0, m->refuse.client_worker);
@@ -220,11 +241,17 @@ nexus_wire_encode(const struct nexus_wire_msg *m, uint8_t *buf, size_t size)
 		put16(buf + OFF_W1, m->disc.dst_session);
 		put16(buf + OFF_W2, m->disc.src_worker);
 		put16(buf + OFF_W3, m->disc.src_session);
-		put32(buf + OFF_TOKEN, m->disc.token);
 		break;
 	case NEXUS_WIRE_HEARTBEAT:
 		put64(buf + OFF_HB_BOOT, m->hb.boot_id);
 		put64(buf + OFF_HB_PEER, m->hb.peer_boot_id);
+		put64(buf + OFF_HB_COUNTER, m->hb.counter);
+		put64(buf + OFF_HB_MAC, m->hb.mac);
+		break;
+	case NEXUS_WIRE_COOKIE:
+		put16(buf + OFF_W0, m->cookie.client_worker);
+		put16(buf + OFF_W1, m->cookie.client_session);
+		put64(buf + OFF_CK_COOKIE, m->cookie.cookie);
 		break;
 	}
 	return (int)len;
@@ -243,26 +270,40 @@ decode_connect_req(const uint8_t *buf, size_t len,
 		return -NEXUS_WIRE_E_NAME;
 	memcpy(r->driver, buf + OFF_REQ_DRIVER, PMR_TRANSPORT_NAME_MAX);
 	r->credits = get16(buf + OFF_REQ_CREDITS);
+	if (r->credits == 0)
+		return -NEXUS_WIRE_E_CREDITS;
 	r->boot_id = get64(buf + OFF_REQ_BOOT);
 	if (r->boot_id == 0)
 		return -NEXUS_WIRE_E_BOOT_ID;
-	return get_addr(buf, len, OFF_REQ_ADDR, &r->addr);
+	r->cookie = get64(buf + OFF_REQ_COOKIE);
+	memcpy(r->secret, buf + OFF_REQ_SECRET, NEXUS_WIRE_SECRET_LEN);
+	return get_addr(buf, len, OFF_REQ_ADDR, 0, &r->addr);
 }
 
 static int
 decode_accept(const uint8_t *buf, size_t len, struct nexus_wire_accept *a)
 {
+	int ret;
+
 	if (len < NEXUS_WIRE_ACCEPT_LEN)
 		return -NEXUS_WIRE_E_LENGTH;
 	a->client_worker = get16(buf + OFF_W0);
 	a->client_session = get16(buf + OFF_W1);
 	a->server_worker = get16(buf + OFF_W2);
 	a->server_session = get16(buf + OFF_W3);
-	a->token = get32(buf + OFF_TOKEN);
+	a->credits = get16(buf + OFF_ACC_CREDITS);
+	if (a->credits == 0)
+		return -NEXUS_WIRE_E_CREDITS;
 	a->boot_id = get64(buf + OFF_ACC_BOOT);
 	if (a->boot_id == 0)
 		return -NEXUS_WIRE_E_BOOT_ID;
-	return get_addr(buf, len, OFF_ACC_ADDR, &a->addr);
+	memcpy(a->secret, buf + OFF_ACC_SECRET, NEXUS_WIRE_SECRET_LEN);
+	/* TRANSITIONAL: the token's 8 bytes follow the address. */
+	ret = get_addr(buf, len, OFF_ACC_ADDR, 8, &a->addr);
+	if (ret != 0)
+		return ret;
+	a->token = get64(buf + len - 8);
+	return 0;
 }
 
 static int
@@ -289,7 +330,6 @@ decode_disconnect(const uint8_t *buf, size_t len,
 	d->dst_session = get16(buf + OFF_W1);
 	d->src_worker = get16(buf + OFF_W2);
 	d->src_session = get16(buf + OFF_W3);
-	d->token = get32(buf + OFF_TOKEN);
 	return 0;
 }
 
@@ -305,6 +345,23 @@ decode_heartbeat(const uint8_t *buf, size_t len, uint64_t hs_id,
 	h->peer_boot_id = get64(buf + OFF_HB_PEER);
 	if (h->boot_id == 0 || h->peer_boot_id == 0)
 		return -NEXUS_WIRE_E_BOOT_ID;
+	h->counter = get64(buf + OFF_HB_COUNTER);
+	if (h->counter == 0)
+		return -NEXUS_WIRE_E_ZERO;
+	h->mac = get64(buf + OFF_HB_MAC);
+	return 0;
+}
+
+static int
+decode_cookie(const uint8_t *buf, size_t len, struct nexus_wire_cookie *c)
+{
+	if (len != NEXUS_WIRE_COOKIE_LEN)
+		return -NEXUS_WIRE_E_LENGTH;
+	c->client_worker = get16(buf + OFF_W0);
+	c->client_session = get16(buf + OFF_W1);
+	c->cookie = get64(buf + OFF_CK_COOKIE);
+	if (c->cookie == 0)
+		return -NEXUS_WIRE_E_ZERO;
 	return 0;
 }
 
@@ -331,9 +388,23 @@ nexus_wire_decode(const uint8_t *buf, size_t len, struct nexus_wire_msg *m)
 		return decode_disconnect(buf, len, &m->disc);
 	case NEXUS_WIRE_HEARTBEAT:
 		return decode_heartbeat(buf, len, m->hs_id, &m->hb);
+	case NEXUS_WIRE_COOKIE:
+		return decode_cookie(buf, len, &m->cookie);
 	default:
 		return -NEXUS_WIRE_E_TYPE;
 	}
+}
+
+uint64_t
+nexus_wire_hb_mac(const uint8_t key[NEXUS_WIRE_SECRET_LEN],
+		const struct nexus_wire_heartbeat *hb)
+{
+	uint8_t in[24];
+
+	put64(in, hb->boot_id);
+	put64(in + 8, hb->peer_boot_id);
+	put64(in + 16, hb->counter);
+	return nexus_siphash24(key, in, sizeof(in));
 }
 
 const char *
@@ -351,6 +422,8 @@ nexus_wire_strerror(int err)
 		[NEXUS_WIRE_E_STATUS] = "status",
 		[NEXUS_WIRE_E_BOOT_ID] = "boot_id",
 		[NEXUS_WIRE_E_HS_ID] = "hs_id",
+		[NEXUS_WIRE_E_CREDITS] = "credits",
+		[NEXUS_WIRE_E_ZERO] = "zero",
 	};
 
 	if (err < 0)

@@ -18,35 +18,58 @@
  *   header (16 bytes, every type)
  *     0  magic u32 (NEXUS_WIRE_MAGIC)   4  version u16   6  type u16
  *     8  handshake id u64
- *   CONNECT_REQ (49 + addr.len bytes)
+ *   CONNECT_REQ (73 + addr.len bytes)
  *     16 client_worker u16  18 client_session u16  20 server_worker u16
  *     22 driver name [PMR_TRANSPORT_NAME_MAX], NUL-terminated, zero-padded
- *     38 credits u16 (packets the client may have in flight to the server)
+ *     38 credits u16 (packets the client may have in flight to the server;
+ *        non-zero)
  *     40 boot id u64 (the client nexus's, non-zero)
- *     48 addr.len u8  49 addr.bytes[addr.len]
- *   ACCEPT (37 + addr.len bytes)
+ *     48 cookie u64 (from the server's COOKIE; 0 in a first request)
+ *     56 secret [16] (the heartbeat key the client issues to the server)
+ *     72 addr.len u8  73 addr.bytes[addr.len]
+ *   ACCEPT (59 + addr.len bytes)
  *     16 client_worker u16  18 client_session u16  20 server_worker u16
- *     22 server_session u16  24 token u32
- *     28 boot id u64 (the server nexus's, non-zero)
- *     36 addr.len u8  37 addr.bytes[addr.len]
+ *     22 server_session u16
+ *     24 credits u16 (granted by the server worker, non-zero)
+ *     26 boot id u64 (the server nexus's, non-zero)
+ *     34 secret [16] (the heartbeat key the server issues to the client)
+ *     50 addr.len u8  51 addr.bytes[addr.len]
+ *     51 + addr.len: token u64 (TRANSITIONAL: removed when the TOKEN
+ *        packet lands; the nexus authenticates nothing with it)
  *   REFUSE (24 bytes)
  *     16 client_worker u16  18 client_session u16  20 server_worker u16
  *     22 status u16 (a refusal reason of enum pmr_sm_status)
- *   DISCONNECT (28 bytes)
+ *   DISCONNECT (24 bytes)
  *     16 dst_worker u16  18 dst_session u16  20 src_worker u16
- *     22 src_session u16  24 token u32
- *   HEARTBEAT (32 bytes; handshake id 0)
+ *     22 src_session u16
+ *   HEARTBEAT (48 bytes; handshake id 0)
  *     16 boot id u64 (the sender's, non-zero)
  *     24 peer boot id u64 (the receiver's, as the sender knows it; non-zero)
+ *     32 counter u64 (the sender's, strictly increasing, non-zero)
+ *     40 MAC u64 (nexus_wire_hb_mac() of the three fields above, keyed
+ *        with the secret the receiver issued to the sender)
+ *   COOKIE (28 bytes)
+ *     16 client_worker u16  18 client_session u16
+ *     20 cookie u64 (non-zero)
  *
  * The handshake id is the client's random id of the handshake; DISCONNECT
- * carries the id of the handshake that opened the session.
+ * carries the id of the handshake that opened the session, which is its
+ * authentication (with the sender's address and the session numbers):
+ * off-path senders never see it.
+ *
+ * Handshake: the server answers a CONNECT_REQ without a valid cookie with
+ * a COOKIE, statelessly (a MAC of the source address and the handshake id
+ * under a rotating secret), never larger than the request; the client
+ * repeats its request with the cookie. Only a request with a valid cookie
+ * (its sender receives at its source address) gets a REFUSE or an ACCEPT.
  *
  * A boot id is a random number a nexus picks when it is created: a nexus
- * restarted on the same address has another one. Both ends learn each
- * other's in the handshake; a HEARTBEAT echoes the receiver's, so that
- * only a nexus that took part in a handshake with the receiver can make
- * one it accepts.
+ * restarted on the same address has another one. Each end issues the
+ * other a 128-bit secret in its handshake message (CONNECT_REQ, ACCEPT); a
+ * HEARTBEAT counts only with a MAC under the secret its receiver issued,
+ * over both boot ids and a counter above the last one seen, so that it
+ * cannot be forged by anyone who did not take part in the handshake, nor
+ * replayed.
  */
 
 #include <stdbool.h>
@@ -61,17 +84,23 @@ extern "C" {
 
 /** First four bytes of every message ("PMRN" as a little-endian u32). */
 #define NEXUS_WIRE_MAGIC UINT32_C(0x4e524d50)
-/** Version of this format (2: boot ids and HEARTBEAT). */
-#define NEXUS_WIRE_VERSION 2
+/**
+ * Version of this format (2: boot ids and HEARTBEAT; 3: COOKIE, heartbeat
+ * secrets and MACs, granted credits, no token in DISCONNECT).
+ */
+#define NEXUS_WIRE_VERSION 3
 
 /** Bytes of the common header. */
 #define NEXUS_WIRE_HDR_LEN 16
 /** Bytes of each type without its address bytes. */
-#define NEXUS_WIRE_CONNECT_REQ_LEN (NEXUS_WIRE_HDR_LEN + 33)
-#define NEXUS_WIRE_ACCEPT_LEN (NEXUS_WIRE_HDR_LEN + 21)
+#define NEXUS_WIRE_CONNECT_REQ_LEN (NEXUS_WIRE_HDR_LEN + 57)
+#define NEXUS_WIRE_ACCEPT_LEN (NEXUS_WIRE_HDR_LEN + 43)
 #define NEXUS_WIRE_REFUSE_LEN (NEXUS_WIRE_HDR_LEN + 8)
-#define NEXUS_WIRE_DISCONNECT_LEN (NEXUS_WIRE_HDR_LEN + 12)
-#define NEXUS_WIRE_HEARTBEAT_LEN (NEXUS_WIRE_HDR_LEN + 16)
+#define NEXUS_WIRE_DISCONNECT_LEN (NEXUS_WIRE_HDR_LEN + 8)
+#define NEXUS_WIRE_HEARTBEAT_LEN (NEXUS_WIRE_HDR_LEN + 32)
+#define NEXUS_WIRE_COOKIE_LEN (NEXUS_WIRE_HDR_LEN + 12)
+/** Bytes of a heartbeat secret. */
+#define NEXUS_WIRE_SECRET_LEN 16
 /** Longest message. */
 #define NEXUS_WIRE_MAX_LEN (NEXUS_WIRE_CONNECT_REQ_LEN + PMR_TRANSPORT_ADDR_MAX)
 
@@ -82,6 +111,7 @@ enum nexus_wire_type {
 	NEXUS_WIRE_REFUSE,		/**< Server nexus: no session. */
 	NEXUS_WIRE_DISCONNECT,		/**< Either: the session is gone. */
 	NEXUS_WIRE_HEARTBEAT,		/**< Either: still alive. */
+	NEXUS_WIRE_COOKIE,		/**< Server nexus: ask again so. */
 };
 
 /** Why nexus_wire_decode() rejected a message (returned negated). */
@@ -97,6 +127,8 @@ enum nexus_wire_error {
 	NEXUS_WIRE_E_STATUS,	/**< Status is not a refusal reason. */
 	NEXUS_WIRE_E_BOOT_ID,	/**< A boot id is zero. */
 	NEXUS_WIRE_E_HS_ID,	/**< HEARTBEAT with a handshake id. */
+	NEXUS_WIRE_E_CREDITS,	/**< Zero credits. */
+	NEXUS_WIRE_E_ZERO,	/**< Zero heartbeat counter or cookie. */
 	NEXUS_WIRE_E_MAX
 };
 
@@ -109,6 +141,9 @@ struct nexus_wire_connect_req {
 	uint16_t credits;
 	char driver[PMR_TRANSPORT_NAME_MAX];	/**< Client queue's driver. */
 	uint64_t boot_id;			/**< Client nexus's boot id. */
+	uint64_t cookie;	/**< From the server's COOKIE, or 0. */
+	/** Heartbeat key the client nexus issues to the server nexus. */
+	uint8_t secret[NEXUS_WIRE_SECRET_LEN];
 	struct pmr_transport_addr addr;		/**< Client queue's address. */
 };
 
@@ -118,9 +153,13 @@ struct nexus_wire_accept {
 	uint16_t client_session;
 	uint16_t server_worker;
 	uint16_t server_session;
-	uint32_t token;
+	uint16_t credits;	/**< Granted by the server worker. */
 	uint64_t boot_id;			/**< Server nexus's boot id. */
+	/** Heartbeat key the server nexus issues to the client nexus. */
+	uint8_t secret[NEXUS_WIRE_SECRET_LEN];
 	struct pmr_transport_addr addr;		/**< Server queue's address. */
+	/** TRANSITIONAL: removed when the TOKEN packet lands. */
+	uint64_t token;
 };
 
 /** REFUSE: server nexus -> client nexus. */
@@ -137,13 +176,21 @@ struct nexus_wire_disconnect {
 	uint16_t dst_session;	/**< Receiver's session. */
 	uint16_t src_worker;	/**< Sender's worker. */
 	uint16_t src_session;	/**< Sender's session. */
-	uint32_t token;
 };
 
 /** HEARTBEAT: either nexus -> the other, while they share sessions. */
 struct nexus_wire_heartbeat {
 	uint64_t boot_id;	/**< Sender's boot id. */
 	uint64_t peer_boot_id;	/**< Receiver's, as the sender knows it. */
+	uint64_t counter;	/**< Sender's, strictly increasing. */
+	uint64_t mac;		/**< nexus_wire_hb_mac() */
+};
+
+/** COOKIE: server nexus -> client nexus, in answer to a CONNECT_REQ. */
+struct nexus_wire_cookie {
+	uint16_t client_worker;
+	uint16_t client_session;
+	uint64_t cookie;	/**< To repeat in the CONNECT_REQ. */
 };
 
 /** A message, decoded. */
@@ -156,6 +203,7 @@ struct nexus_wire_msg {
 		struct nexus_wire_refuse refuse;
 		struct nexus_wire_disconnect disc;
 		struct nexus_wire_heartbeat hb;
+		struct nexus_wire_cookie cookie;
 	};
 };
 
@@ -164,8 +212,9 @@ struct nexus_wire_msg {
  *
  * @return the number of bytes written to buf, or -EINVAL for a message
  *   that would not decode (unknown type, address too long, driver name
- *   without NUL, status not a refusal reason, zero boot id, HEARTBEAT with
- *   a handshake id), -ENOSPC if size is too small.
+ *   without NUL, status not a refusal reason, zero boot id, credits,
+ *   heartbeat counter or cookie, HEARTBEAT with a handshake id), -ENOSPC
+ *   if size is too small.
  */
 int nexus_wire_encode(const struct nexus_wire_msg *m, uint8_t *buf,
 		size_t size);
@@ -184,6 +233,14 @@ int nexus_wire_decode(const uint8_t *buf, size_t len,
  *   PMR_SM_E_NO_RESOURCES or PMR_SM_E_BAD_REQUEST.
  */
 bool nexus_wire_refuse_status_valid(uint16_t status);
+
+/**
+ * The MAC of a HEARTBEAT: SipHash-2-4, keyed with key (the secret the
+ * receiver issued to the sender), of the boot id, the peer boot id and
+ * the counter, each a little-endian u64, in that order.
+ */
+uint64_t nexus_wire_hb_mac(const uint8_t key[NEXUS_WIRE_SECRET_LEN],
+		const struct nexus_wire_heartbeat *hb);
 
 /** @return a short name of a decode error (for logs). */
 const char *nexus_wire_strerror(int err);

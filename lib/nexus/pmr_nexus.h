@@ -16,11 +16,18 @@
  * It sleeps in poll() and talks to each worker only through two rte_rings
  * (see pmr_nexus_worker.h), so workers never block.
  *
+ * A server nexus answers a first CONNECT_REQ with a stateless cookie,
+ * which the client repeats: nothing is committed (and nothing but that
+ * small COOKIE is sent) for a source that does not receive at its address.
+ *
  * While it has sessions up with a remote nexus, it sends that nexus a
- * heartbeat every heartbeat_interval_ms; a remote that stays silent for
- * peer_timeout_ms, or comes back with another boot id (restarted), is
- * dead, and its sessions are reset (the workers are told, with status
- * PMR_SM_E_PEER_DEAD).
+ * heartbeat every heartbeat_interval_ms, authenticated with a key that
+ * nexus issued in the handshake. A remote from which no authenticated
+ * message came for peer_timeout_ms is dead, and its sessions are reset
+ * (the workers are told, with status PMR_SM_E_PEER_DEAD); so are those of
+ * an incarnation before the one a new handshake from its address proved
+ * (it restarted). Anything else, such as heartbeats with another boot id
+ * or a bad MAC, is counted and ignored.
  *
  * Request handlers are process-wide: register them on the nexus before
  * creating workers.
@@ -66,6 +73,14 @@ struct pmr_nexus_conf {
 	 * heartbeat_interval_ms.
 	 */
 	uint32_t peer_timeout_ms;
+	/**
+	 * Most sessions plus pending handshakes one source IP address may
+	 * hold as a client of this nexus (default 4096); more are refused
+	 * with PMR_SM_E_NO_RESOURCES, and their clients retry until their
+	 * connect timeout. An application that expects more from one host
+	 * (a benchmark client) raises it.
+	 */
+	uint32_t max_sessions_per_source;
 };
 
 /** Counters of a nexus, for tests and telemetry. */
@@ -82,6 +97,17 @@ struct pmr_nexus_stats {
 	/** Remote nexuses found silent or restarted, with sessions reset. */
 	uint64_t peers_dead;
 	uint64_t sessions_reset;	/**< Sessions reset for a dead peer. */
+	/** COOKIE replies sent to CONNECT_REQs without a good cookie. */
+	uint64_t cookies_sent;
+	/** CONNECT_REQs refused for max_sessions_per_source. */
+	uint64_t refused_per_source;
+	/**
+	 * HEARTBEATs ignored: from no remote with sessions, with a boot id
+	 * other than the one the handshake proved, or a bad MAC.
+	 */
+	uint64_t heartbeats_rejected;
+	/** HEARTBEATs ignored for a counter not above the last one seen. */
+	uint64_t heartbeats_replayed;
 };
 
 /**

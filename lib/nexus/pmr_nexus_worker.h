@@ -16,19 +16,31 @@
  *
  * Session handshake, client side (worker W1 of nexus N1 opens a session to
  * worker W2 of nexus N2):
- *   W1 -> N1  PMR_SM_CONNECT {local_session, remote_worker, uri}
+ *   W1 -> N1  PMR_SM_CONNECT {local_session, remote_worker, uri, hs_id,
+ *             credits (asked, non-zero)}
  *   N1 -> N2  UDP connect request (resent every connect_retry_ms)
- *   N2        no worker W2: UDP refuse (PMR_SM_E_NO_WORKER); else creates
- *             a peer on W2's queue for W1's address and a random token:
+ *   N2 -> N1  a first request, without a cookie: UDP cookie, and nothing
+ *             else; N1 repeats its request with the cookie at once
+ *   N2        over the per-source cap (max_sessions_per_source): UDP
+ *             refuse (PMR_SM_E_NO_RESOURCES); no worker W2: UDP refuse
+ *             (PMR_SM_E_NO_WORKER); else creates a peer on W2's queue for
+ *             W1's address and a random 64-bit token:
  *   N2 -> W2  PMR_SM_CONNECT_IN {cookie, peer, remote_session, token,
- *             remote_worker}
- *   W2 -> N2  PMR_SM_ACCEPT {cookie, local_session} or
- *             PMR_SM_REFUSE {cookie, status}
- *   N2 -> N1  UDP accept {server session, W2's address, token} or refuse
- *   N1 -> W1  PMR_SM_CONNECTED {local_session, remote_session, token,
- *             peer (created on W1's queue)} or PMR_SM_CONNECT_FAILED
+ *             hs_id, credits (as asked), remote_worker}
+ *   W2 -> N2  PMR_SM_ACCEPT {cookie, local_session, credits (granted:
+ *             at most asked and at most the worker's own session credits;
+ *             0 is taken as "as asked")} or PMR_SM_REFUSE {cookie, status}
+ *   N2 -> N1  UDP accept {server session, W2's address, granted credits;
+ *             TRANSITIONAL: the token, until the TOKEN packet lands} or
+ *             refuse
+ *   N1 -> W1  PMR_SM_CONNECTED {local_session, remote_session, hs_id,
+ *             credits (granted), peer (created on W1's queue);
+ *             TRANSITIONAL: token} or PMR_SM_CONNECT_FAILED
  *             {local_session, status}; status PMR_SM_E_TIMEOUT when
- *             connect_timeout_ms passed without an answer.
+ *             connect_timeout_ms passed without an answer. A refusal
+ *             PMR_SM_E_NO_RESOURCES is not final: N1 asks again with a
+ *             backoff until connect_timeout_ms, and fails with that
+ *             status only then.
  *
  * Teardown: a worker that frees a session (its own decision, or after
  * PMR_SM_DISCONNECTED) sends PMR_SM_DISCONNECT {local_session, peer,
@@ -36,12 +48,14 @@
  * the teardown (status PMR_SM_E_REMOTE), tells the remote nexus, which sends
  * its worker PMR_SM_DISCONNECTED {local_session} (status PMR_SM_E_REMOTE).
  *
- * Failure detection: the nexuses exchange UDP heartbeats while they have
- * sessions up with each other. When a remote nexus is silent for
- * peer_timeout_ms or shows another boot id (it restarted), the nexus sends
- * PMR_SM_DISCONNECTED {local_session} with status PMR_SM_E_PEER_DEAD for
- * each session with it; the worker answers with PMR_SM_DISCONNECT as for
- * any DISCONNECTED, and nothing is sent to the dead remote.
+ * Failure detection: the nexuses exchange authenticated UDP heartbeats
+ * while they have sessions up with each other. When no authenticated
+ * message came from a remote nexus for peer_timeout_ms, or a completed
+ * handshake from its address shows another boot id (it restarted), the
+ * nexus sends PMR_SM_DISCONNECTED {local_session} with status
+ * PMR_SM_E_PEER_DEAD for each session with it (of the incarnation before,
+ * after a restart); the worker answers with PMR_SM_DISCONNECT as for any
+ * DISCONNECTED, and nothing is sent to the dead remote.
  */
 
 #include <stdint.h>
@@ -90,8 +104,10 @@ struct pmr_sm_msg {
 	uint16_t remote_worker;	/**< Worker id at the other end. */
 	/**
 	 * CONNECT: the client's session credits (packets it may have in
-	 * flight toward the server); CONNECT_IN: the same, for the server
-	 * worker to reserve that many receive slots.
+	 * flight toward the server, non-zero); CONNECT_IN: the same, as
+	 * asked; ACCEPT: what the server worker granted and reserved
+	 * (at most asked, at most its own session credits; 0: as asked);
+	 * CONNECTED: the granted credits, which the client must keep to.
 	 */
 	uint16_t credits;
 	/**

@@ -109,6 +109,10 @@ static const struct tel_field nexus_stat_fields[] = {
 	NEXUS_STAT(heartbeats_sent),
 	NEXUS_STAT(peers_dead),
 	NEXUS_STAT(sessions_reset),
+	NEXUS_STAT(cookies_sent),
+	NEXUS_STAT(refused_per_source),
+	NEXUS_STAT(heartbeats_rejected),
+	NEXUS_STAT(heartbeats_replayed),
 };
 
 static inline uint64_t

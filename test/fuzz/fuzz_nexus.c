@@ -14,8 +14,10 @@
  * - the queue address a CONNECT_REQ or ACCEPT carries, when the eth
  *   driver's pmr_eth_addr_decode() takes it, encodes back to the same
  *   address (the nexus hands it to the driver to create the peer);
- * - the rules of each type: non-zero boot ids, a HEARTBEAT without a
- *   handshake id, a REFUSE with a refusal reason.
+ * - the rules of each type: non-zero boot ids, credits, heartbeat
+ *   counters and cookies, a HEARTBEAT without a handshake id, a REFUSE
+ *   with a refusal reason, a COOKIE no larger than the smallest
+ *   CONNECT_REQ.
  * The datagram is copied to a buffer of its exact length, so ASan sees any
  * read past it. test/fuzz/make_corpus.py writes the seeds.
  */
@@ -76,11 +78,17 @@ check_msg(const uint8_t *msg, size_t len, const struct nexus_wire_msg *m)
 		FUZZ_CHECK(memchr(m->req.driver, '\0',
 				sizeof(m->req.driver)) != NULL);
 		FUZZ_CHECK(m->req.boot_id != 0);
+		FUZZ_CHECK(m->req.credits != 0);
 		check_addr(&m->req.addr);
 		break;
 	case NEXUS_WIRE_ACCEPT:
 		FUZZ_CHECK(m->accept.boot_id != 0);
+		FUZZ_CHECK(m->accept.credits != 0);
 		check_addr(&m->accept.addr);
+		break;
+	case NEXUS_WIRE_COOKIE:
+		FUZZ_CHECK(m->cookie.cookie != 0);
+		FUZZ_CHECK(len < NEXUS_WIRE_CONNECT_REQ_LEN);
 		break;
 	case NEXUS_WIRE_REFUSE:
 		FUZZ_CHECK(nexus_wire_refuse_status_valid(m->refuse.status));
@@ -88,6 +96,7 @@ check_msg(const uint8_t *msg, size_t len, const struct nexus_wire_msg *m)
 	case NEXUS_WIRE_HEARTBEAT:
 		FUZZ_CHECK(m->hs_id == 0);
 		FUZZ_CHECK(m->hb.boot_id != 0 && m->hb.peer_boot_id != 0);
+		FUZZ_CHECK(m->hb.counter != 0);
 		break;
 	default:
 		/* A type this target has no checks for: the round trip. */

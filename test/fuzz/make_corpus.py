@@ -5,7 +5,8 @@
 
     test/fuzz/make_corpus.py [--check] [OUTDIR]
 
-Writes OUTDIR/rx/*.bin and OUTDIR/nexus/*.bin (OUTDIR defaults to
+Writes OUTDIR/rx/*.bin, OUTDIR/nexus/*.bin and OUTDIR/nexus_seq/*.bin
+(OUTDIR defaults to
 test/fuzz/corpus beside this script): valid inputs of each type and a few
 near misses, each rejected by one check only. The layouts are written out
 here by hand from the headers (eth_hdr.h, pmr_pkthdr.h, nexus_wire.h), not
@@ -15,7 +16,10 @@ alone. With --check, writes nothing and exits 1 if a file differs.
 An rx input is one byte of PMR_ETH_PARSE_* flags (bit 0: IP checksum good,
 bit 1: L4 checksum good), then an Ethernet frame to the local endpoint of
 fuzz_rx.c: LOCAL_MAC, LOCAL_IP, LOCAL_PORT below. A nexus input is one
-datagram between nexuses.
+datagram between nexuses. A nexus_seq input is a sequence of operations
+(datagrams, clock advances, worker messages) for fuzz_nexus_seq.c: seeds
+for a server and a client handshake, a refusal and retry, a flood of
+requests, the per-source cap, a client restart, raw datagrams.
 """
 
 import os
@@ -46,8 +50,8 @@ PKT_TOKEN_LEN = 16
 
 # nexus_wire.h
 NEXUS_MAGIC = 0x4e524d50
-NEXUS_VERSION = 2
-CONNECT_REQ, ACCEPT, REFUSE, DISCONNECT, HEARTBEAT = 1, 2, 3, 4, 5
+NEXUS_VERSION = 3
+CONNECT_REQ, ACCEPT, REFUSE, DISCONNECT, HEARTBEAT, COOKIE = 1, 2, 3, 4, 5, 6
 CLIENT_BOOT_ID = 0x1111222233334444
 SERVER_BOOT_ID = 0x5555666677778888
 NAME_MAX = 16  # PMR_TRANSPORT_NAME_MAX
@@ -164,22 +168,28 @@ def addr_field(addr):
     return bytes([len(addr)]) + addr
 
 
+SECRET = bytes(range(0x20, 0x30))
+
+
 def connect_req(driver=b'eth', addr=None, credits=32, name=None,
-                boot_id=CLIENT_BOOT_ID):
+                boot_id=CLIENT_BOOT_ID, cookie=0):
     if addr is None:
         addr = eth_addr()
     if name is None:
         name = driver.ljust(NAME_MAX, b'\0')
     return (nexus_hdr(CONNECT_REQ) + struct.pack('<HHH', 1, 5, 0) + name +
-            struct.pack('<HQ', credits, boot_id) + addr_field(addr))
+            struct.pack('<HQQ', credits, boot_id, cookie) + SECRET +
+            addr_field(addr))
 
 
-def accept(addr=None, token=0x5eed1234, boot_id=SERVER_BOOT_ID):
+def accept(addr=None, token=0x5eed12345eed1234, boot_id=SERVER_BOOT_ID,
+           credits=8):
     if addr is None:
         addr = eth_addr(LOCAL_MAC, LOCAL_IP, LOCAL_PORT)
+    # The token last: TRANSITIONAL, until the TOKEN packet lands.
     return (nexus_hdr(ACCEPT) +
-            struct.pack('<HHHHIQ', 1, 5, 0, 9, token, boot_id) +
-            addr_field(addr))
+            struct.pack('<HHHHHQ', 1, 5, 0, 9, credits, boot_id) + SECRET +
+            addr_field(addr) + struct.pack('<Q', token))
 
 
 def refuse(status):
@@ -187,13 +197,16 @@ def refuse(status):
 
 
 def disconnect():
-    return nexus_hdr(DISCONNECT) + struct.pack('<HHHHI', 0, 9, 1, 5,
-                                               0x5eed1234)
+    return nexus_hdr(DISCONNECT) + struct.pack('<HHHH', 0, 9, 1, 5)
 
 
-def heartbeat(hs_id=0):
+def heartbeat(hs_id=0, counter=1, mac=0x0123456789abcdef):
     return nexus_hdr(HEARTBEAT, hs_id=hs_id) + struct.pack(
-        '<QQ', CLIENT_BOOT_ID, SERVER_BOOT_ID)
+        '<QQQQ', CLIENT_BOOT_ID, SERVER_BOOT_ID, counter, mac)
+
+
+def cookie(value=0x0c0c0c0c0c0c0c0c):
+    return nexus_hdr(COOKIE) + struct.pack('<HHQ', 1, 5, value)
 
 
 def nexus_corpus():
@@ -201,12 +214,14 @@ def nexus_corpus():
         # Accepted, each type.
         'connect_req_eth.bin': connect_req(),
         'connect_req_verbs.bin': connect_req(b'verbs', addr=data(ADDR_MAX)),
-        'connect_req_no_addr.bin': connect_req(addr=b'', credits=0),
+        'connect_req_no_addr.bin': connect_req(addr=b'', credits=1),
+        'connect_req_cookie.bin': connect_req(cookie=0x0c0c0c0c0c0c0c0c),
         'accept_eth.bin': accept(),
         'refuse_no_worker.bin': refuse(SM_E_NO_WORKER),
         'refuse_bad_request.bin': refuse(SM_E_BAD_REQUEST),
         'disconnect.bin': disconnect(),
         'heartbeat.bin': heartbeat(),
+        'cookie.bin': cookie(),
         # Near misses: one check fails.
         'miss_name_unpadded.bin': connect_req(
             name=b'eth\0x'.ljust(NAME_MAX, b'\0')),
@@ -215,8 +230,78 @@ def nexus_corpus():
         'miss_accept_boot_id.bin': accept(boot_id=0),
         'miss_refuse_status.bin': refuse(SM_E_TIMEOUT),
         'miss_heartbeat_hs_id.bin': heartbeat(hs_id=1),
+        'miss_connect_req_credits.bin': connect_req(credits=0),
+        'miss_accept_credits.bin': accept(credits=0),
+        'miss_accept_no_token.bin': accept()[:-8],
+        'miss_heartbeat_counter.bin': heartbeat(counter=0),
+        'miss_cookie_zero.bin': cookie(0),
         'miss_version.bin': nexus_hdr(DISCONNECT, version=NEXUS_VERSION + 1) +
         disconnect()[16:],
+    }
+
+
+# fuzz_nexus_seq.c: an input is a sequence of operations, each an opcode
+# byte (taken modulo 11) and its fields.
+OP_REQ, OP_ACCEPT, OP_REFUSE, OP_DISC, OP_COOKIE, OP_HB, OP_RAW, OP_TIME, \
+    OP_WSTEP, OP_WCONNECT, OP_WCLOSE = range(11)
+HB_GOOD = 0x24  # boot id 0, next counter, good MAC, right peer boot id
+
+
+def seq_req(src, hs, cookie, b=0, sess=1, credits=8, addr=0):
+    """CONNECT_REQ; cookie 0 none, 1 the one the nexus sent, 2 a wrong one;
+    b: server worker b % 3, boot id b // 3 % 3, "verbs" if b & 0x80."""
+    return bytes([OP_REQ, src, hs, cookie, b, sess]) + \
+        struct.pack('<H', credits) + bytes([addr])
+
+
+def seq_accept(src, hs_sel=0, b=1, ss=3, credits=4, addr=0):
+    return bytes([OP_ACCEPT, src, hs_sel, b, ss]) + \
+        struct.pack('<H', credits) + bytes([addr])
+
+
+def seq_hb(src, b=HB_GOOD):
+    return bytes([OP_HB, src, b])
+
+
+def seq_time(ms):
+    return bytes([OP_TIME, ms // 10])
+
+
+def seq_wstep(w=0, b=0, c=4):
+    return bytes([OP_WSTEP, w, b, c])
+
+
+def nexus_seq_corpus():
+    server = (seq_req(0, 0, 0) + seq_req(0, 0, 1) + seq_wstep() +
+              seq_hb(0) + seq_time(300) + seq_hb(0) + seq_time(300) +
+              seq_hb(0, 0x25) + seq_time(1000) + seq_wstep())
+    client = (bytes([OP_WCONNECT, 0, 0, 8]) + seq_accept(0) + seq_wstep() +
+              seq_hb(0) + seq_time(200) + seq_hb(0) + seq_hb(0, 0x27) +
+              bytes([OP_WCLOSE, 0, 8]) + seq_time(100))
+    refused = (bytes([OP_WCONNECT, 1, 3, 9]) +
+               bytes([OP_REFUSE, 1, 0, 1, 1]) + seq_time(150) +
+               bytes([OP_COOKIE, 1, 0, 5, 6]) + seq_time(2000))
+    flood = b''
+    for i in range(24):
+        flood += seq_req(1 + i % 3, i % 4, i % 3, sess=i % 4)
+    cap = b''
+    for i in range(4):
+        cap += seq_req(i % 2, i, 0, sess=i) + seq_req(i % 2, i, 1, sess=i)
+    cap += seq_wstep() * 4 + bytes([OP_DISC, 0, 0, 0, 0]) + seq_time(500)
+    restart = (seq_req(2, 0, 0) + seq_req(2, 0, 1) + seq_wstep() +
+               seq_req(2, 1, 0, b=3) + seq_req(2, 1, 1, b=3) +
+               seq_wstep(c=5) + seq_hb(2, 0x01) + seq_time(600) +
+               seq_wstep() * 2)
+    raw = bytes([OP_RAW, 3, len(heartbeat())]) + heartbeat() + \
+        bytes([OP_RAW, 0, len(cookie())]) + cookie()
+    return {
+        'server_handshake.bin': server,
+        'client_handshake.bin': client,
+        'refused_retry.bin': refused,
+        'flood.bin': flood,
+        'per_source_cap.bin': cap,
+        'restart.bin': restart,
+        'raw.bin': raw,
     }
 
 
@@ -229,7 +314,8 @@ def main(argv):
     out = args[0] if args else os.path.join(
         os.path.dirname(os.path.abspath(__file__)), 'corpus')
     differ = 0
-    for target, files in (('rx', rx_corpus()), ('nexus', nexus_corpus())):
+    for target, files in (('rx', rx_corpus()), ('nexus', nexus_corpus()),
+                          ('nexus_seq', nexus_seq_corpus())):
         d = os.path.join(out, target)
         if not check:
             os.makedirs(d, exist_ok=True)
