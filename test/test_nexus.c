@@ -304,8 +304,9 @@ open_session(struct env *e, uint16_t cs, uint16_t ss,
 	/* A worker that does not say what it granted reserved the ask. */
 	assert_int_equal(connected->credits, 8);
 	assert_true(connected->hs_id == in->hs_id);
-	/* TRANSITIONAL: until the TOKEN packet lands. */
-	assert_true(connected->token == in->token);
+	/* The token is the data path's (a TOKEN packet), never the nexus's. */
+	assert_true(in->token != 0);
+	assert_true(connected->token == 0);
 	assert_non_null(connected->peer);
 }
 
@@ -829,7 +830,7 @@ test_retransmit_dedup(void **state)
 	assert_true(stats(e.cn).connect_retries >= 3);
 	worker_answer(&e.sw, PMR_SM_ACCEPT, in.cookie, 8, PMR_SM_OK);
 	expect_msg(e.cw.to, PMR_SM_CONNECTED, &conn);
-	assert_true(conn.token == in.token);
+	assert_true(conn.token == 0);
 	expect_quiet(e.cw.to, QUIET_MS);
 	expect_quiet(e.sw.to, 0);
 	assert_int_equal(stats(e.sn).sessions_accepted, 1);
@@ -888,7 +889,11 @@ test_server_dedup_resend(void **state)
 	assert_int_equal(m.accept.server_worker, SERVER_ID);
 	assert_int_equal(m.accept.server_session, 4);
 	assert_int_equal(m.accept.credits, 8);
-	assert_true(m.accept.token == in.token);
+	/* The session token is nowhere in the ACCEPT's bytes. */
+	assert_true(in.token != 0);
+	for (size_t i = 0; i + sizeof(in.token) <= (size_t)first_len; i++)
+		assert_memory_not_equal(first + i, &in.token,
+				sizeof(in.token));
 	/* After the answer, a retransmission gets the very same bytes. */
 	raw_send_msg(fd, e.sn, &req);
 	raw_expect(fd, NEXUS_WIRE_ACCEPT, &m, again, &again_len);
@@ -1002,7 +1007,7 @@ test_unknown_accept_disconnected(void **state)
 		.accept = {
 			.client_worker = CLIENT_ID, .client_session = 3,
 			.server_worker = 12, .server_session = 13,
-			.credits = 8, .token = 0xabcdef, .boot_id = 1,
+			.credits = 8, .boot_id = 1,
 		},
 	};
 	struct nexus_wire_msg m;
@@ -1181,7 +1186,6 @@ raw_serve(struct env *e, int fd, uint16_t cs, uint16_t ss, uint64_t boot)
 			.server_worker = SERVER_ID,
 			.server_session = ss,
 			.credits = 4,
-			.token = 0x5000u + ss,
 			.boot_id = boot,
 		},
 	};

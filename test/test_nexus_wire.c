@@ -107,7 +107,6 @@ sample_accept(void)
 			.server_worker = 3,
 			.server_session = 0x8001,
 			.credits = 0x0304,
-			.token = UINT64_C(0x00000000deadbeef),
 			.boot_id = UINT64_C(0xa1b2c3d4e5f60718),
 		},
 	};
@@ -254,7 +253,7 @@ test_roundtrip_accept(void **state)
 
 	(void)state;
 	len = encode(&m, buf);
-	assert_int_equal(len, 59 + PMR_TRANSPORT_ADDR_MAX);
+	assert_int_equal(len, 51 + PMR_TRANSPORT_ADDR_MAX);
 	assert_int_equal(decode_exact(buf, (size_t)len, &d), 0);
 	assert_int_equal(d.type, NEXUS_WIRE_ACCEPT);
 	assert_true(d.hs_id == m.hs_id);
@@ -263,21 +262,18 @@ test_roundtrip_accept(void **state)
 	assert_int_equal(d.accept.server_worker, 3);
 	assert_int_equal(d.accept.server_session, 0x8001);
 	assert_int_equal(d.accept.credits, 0x0304);
-	assert_true(d.accept.token == 0xdeadbeef);
 	assert_true(d.accept.boot_id == UINT64_C(0xa1b2c3d4e5f60718));
 	assert_memory_equal(d.accept.secret, m.accept.secret,
 			NEXUS_WIRE_SECRET_LEN);
 	assert_addr_equal(&d.accept.addr, &m.accept.addr);
 
-	/* An empty address: the token right after its length byte. */
+	/* An empty address: the message ends with its length byte. */
 	m.accept.addr.len = 0;
-	m.accept.token = UINT64_MAX;
 	len = encode(&m, buf);
 	assert_int_equal(len, NEXUS_WIRE_ACCEPT_LEN);
-	assert_int_equal(len, 59);
+	assert_int_equal(len, 51);
 	assert_int_equal(decode_exact(buf, (size_t)len, &d), 0);
 	assert_int_equal(d.accept.addr.len, 0);
-	assert_true(d.accept.token == UINT64_MAX);
 }
 
 static void
@@ -415,8 +411,9 @@ test_golden_bytes(void **state)
 		PMR_TRANSPORT_ADDR_MAX,		/* addr.len */
 		0x80, 0x8d,			/* first addr bytes */
 	};
+	/* The last address byte ends the message: no token in an ACCEPT. */
 	static const uint8_t accept_tail[] = {
-		0xef, 0xbe, 0xad, 0xde, 0, 0, 0, 0,	/* token, last */
+		(uint8_t)(0x80 + 13 * (PMR_TRANSPORT_ADDR_MAX - 1)),
 	};
 	static const uint8_t heartbeat[] = {
 		0x50, 0x4d, 0x52, 0x4e,		/* "PMRN" */
@@ -449,6 +446,7 @@ test_golden_bytes(void **state)
 	m = sample_accept();
 	len = encode(&m, buf);
 	assert_memory_equal(buf, accept_head, sizeof(accept_head));
+	assert_int_equal(len, 51 + PMR_TRANSPORT_ADDR_MAX);
 	assert_memory_equal(buf + len - sizeof(accept_tail), accept_tail,
 			sizeof(accept_tail));
 	assert_int_equal(buf[OFF_ACC_CREDITS], 0x04);
@@ -626,10 +624,11 @@ test_wrong_length_for_type(void **state)
 	len = encode(&m, buf);
 	assert_int_equal(len, 73);
 	assert_int_equal(decode_exact(buf, 49, &d), -NEXUS_WIRE_E_LENGTH);
-	/* An ACCEPT without its token. */
+	/* An ACCEPT with 8 bytes more (version 3's transitional token). */
 	m = sample_accept();
 	len = encode(&m, buf);
-	assert_int_equal(decode_exact(buf, (size_t)len - 8, &d),
+	memset(buf + len, 0xee, 8);
+	assert_int_equal(decode_exact(buf, (size_t)len + 8, &d),
 			-NEXUS_WIRE_E_LENGTH);
 	/* A HEARTBEAT of DISCONNECT's length, and the other way round. */
 	m = sample_disconnect();

@@ -278,7 +278,6 @@ client_rx_accept(struct pmr_nexus *nx, const struct sockaddr_in *src,
 	TAILQ_REMOVE(&nx->connecting, s, next);
 	s->state = NEXUS_S_UP;
 	s->remote_session = a->server_session;
-	s->token = a->token;
 	/* Granted: never more than asked. */
 	s->credits = RTE_MIN(a->credits, s->credits);
 	s->remote = *src;
@@ -294,8 +293,6 @@ client_rx_accept(struct pmr_nexus *nx, const struct sockaddr_in *src,
 		.remote_session = s->remote_session,
 		.remote_worker = s->remote_worker,
 		.credits = s->credits,
-		/* TRANSITIONAL: until the TOKEN packet lands. */
-		.token = s->token,
 		.cookie = s->hs_id,
 		.hs_id = s->hs_id,
 		.peer = peer,
@@ -682,8 +679,6 @@ server_accept(struct pmr_nexus *nx, struct nexus_worker *w,
 			.credits = credits,
 			.boot_id = nx->boot_id,
 			.addr = w->addr,
-			/* TRANSITIONAL: until the TOKEN packet lands. */
-			.token = h->token,
 		},
 	};
 	nexus_secret_issue(nx, &h->src, s->rx_key);

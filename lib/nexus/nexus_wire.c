@@ -225,10 +225,7 @@ nexus_wire_encode(const struct nexus_wire_msg *m, uint8_t *buf, size_t size)
 		put64(buf + OFF_ACC_BOOT, m->accept.boot_id);
 		memcpy(buf + OFF_ACC_SECRET, m->accept.secret,
 				NEXUS_WIRE_SECRET_LEN);
-		/* TRANSITIONAL: the token after the address. */
-		put64(buf + OFF_ACC_ADDR +
-				put_addr(buf + OFF_ACC_ADDR, &m->accept.addr),
-				m->accept.token);
+		put_addr(buf + OFF_ACC_ADDR, &m->accept.addr);
 		break;
 	case NEXUS_WIRE_REFUSE:
 		put16(buf + OFF_W0, m->refuse.client_worker);
@@ -298,11 +295,9 @@ decode_accept(const uint8_t *buf, size_t len, struct nexus_wire_accept *a)
 	if (a->boot_id == 0)
 		return -NEXUS_WIRE_E_BOOT_ID;
 	memcpy(a->secret, buf + OFF_ACC_SECRET, NEXUS_WIRE_SECRET_LEN);
-	/* TRANSITIONAL: the token's 8 bytes follow the address. */
-	ret = get_addr(buf, len, OFF_ACC_ADDR, 8, &a->addr);
+	ret = get_addr(buf, len, OFF_ACC_ADDR, 0, &a->addr);
 	if (ret != 0)
 		return ret;
-	a->token = get64(buf + len - 8);
 	return 0;
 }
 

@@ -27,15 +27,15 @@
  *     48 cookie u64 (from the server's COOKIE; 0 in a first request)
  *     56 secret [16] (the heartbeat key the client issues to the server)
  *     72 addr.len u8  73 addr.bytes[addr.len]
- *   ACCEPT (59 + addr.len bytes)
+ *   ACCEPT (51 + addr.len bytes)
  *     16 client_worker u16  18 client_session u16  20 server_worker u16
  *     22 server_session u16
  *     24 credits u16 (granted by the server worker, non-zero)
  *     26 boot id u64 (the server nexus's, non-zero)
  *     34 secret [16] (the heartbeat key the server issues to the client)
  *     50 addr.len u8  51 addr.bytes[addr.len]
- *     51 + addr.len: token u64 (TRANSITIONAL: removed when the TOKEN
- *        packet lands; the nexus authenticates nothing with it)
+ *   (no session token: the server worker sends it to the client's data
+ *   address in a TOKEN packet, never in a nexus datagram)
  *   REFUSE (24 bytes)
  *     16 client_worker u16  18 client_session u16  20 server_worker u16
  *     22 status u16 (a refusal reason of enum pmr_sm_status)
@@ -94,7 +94,7 @@ extern "C" {
 #define NEXUS_WIRE_HDR_LEN 16
 /** Bytes of each type without its address bytes. */
 #define NEXUS_WIRE_CONNECT_REQ_LEN (NEXUS_WIRE_HDR_LEN + 57)
-#define NEXUS_WIRE_ACCEPT_LEN (NEXUS_WIRE_HDR_LEN + 43)
+#define NEXUS_WIRE_ACCEPT_LEN (NEXUS_WIRE_HDR_LEN + 35)
 #define NEXUS_WIRE_REFUSE_LEN (NEXUS_WIRE_HDR_LEN + 8)
 #define NEXUS_WIRE_DISCONNECT_LEN (NEXUS_WIRE_HDR_LEN + 8)
 #define NEXUS_WIRE_HEARTBEAT_LEN (NEXUS_WIRE_HDR_LEN + 32)
@@ -158,8 +158,6 @@ struct nexus_wire_accept {
 	/** Heartbeat key the server nexus issues to the client nexus. */
 	uint8_t secret[NEXUS_WIRE_SECRET_LEN];
 	struct pmr_transport_addr addr;		/**< Server queue's address. */
-	/** TRANSITIONAL: removed when the TOKEN packet lands. */
-	uint64_t token;
 };
 
 /** REFUSE: server nexus -> client nexus. */

@@ -507,7 +507,6 @@ op_accept(struct pmr_nexus *nx, struct reader *r)
 			.server_session = rd8(r) % 8,
 			.credits = rd16(r),
 			.boot_id = boots[b / 2 % NB_BOOTS],
-			.token = b,
 		},
 	};
 

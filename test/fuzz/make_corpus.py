@@ -182,14 +182,13 @@ def connect_req(driver=b'eth', addr=None, credits=32, name=None,
             addr_field(addr))
 
 
-def accept(addr=None, token=0x5eed12345eed1234, boot_id=SERVER_BOOT_ID,
-           credits=8):
+def accept(addr=None, boot_id=SERVER_BOOT_ID, credits=8):
     if addr is None:
         addr = eth_addr(LOCAL_MAC, LOCAL_IP, LOCAL_PORT)
-    # The token last: TRANSITIONAL, until the TOKEN packet lands.
+    # No token: the server worker sends it on the data path.
     return (nexus_hdr(ACCEPT) +
             struct.pack('<HHHHHQ', 1, 5, 0, 9, credits, boot_id) + SECRET +
-            addr_field(addr) + struct.pack('<Q', token))
+            addr_field(addr))
 
 
 def refuse(status):
@@ -232,7 +231,7 @@ def nexus_corpus():
         'miss_heartbeat_hs_id.bin': heartbeat(hs_id=1),
         'miss_connect_req_credits.bin': connect_req(credits=0),
         'miss_accept_credits.bin': accept(credits=0),
-        'miss_accept_no_token.bin': accept()[:-8],
+        'miss_accept_token.bin': accept() + bytes(8),
         'miss_heartbeat_counter.bin': heartbeat(counter=0),
         'miss_cookie_zero.bin': cookie(0),
         'miss_version.bin': nexus_hdr(DISCONNECT, version=NEXUS_VERSION + 1) +
