@@ -73,8 +73,14 @@ server_up(struct server *sv)
 
 	if (cfg->nexus == NULL)
 		snprintf(uri, sizeof(uri), "127.0.0.1:%d", RPCPERF_NEXUS_PORT);
+	/*
+	 * A benchmark server serves one client process at a time, which may
+	 * open up to 20,000 sessions per lcore (--sessions): the per-source
+	 * cap is lifted; the workers' max_sessions still bound them.
+	 */
 	sv->nx = pmr_nexus_create(cfg->nexus != NULL ? cfg->nexus : uri,
-			NULL);
+			&(struct pmr_nexus_conf){
+				.max_sessions_per_source = UINT32_MAX });
 	if (sv->nx == NULL) {
 		fprintf(stderr, "rpcperf: nexus on %s: %s\n",
 			cfg->nexus != NULL ? cfg->nexus : uri,
