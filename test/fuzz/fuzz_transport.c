@@ -73,6 +73,7 @@ struct fzq_queue {
 	struct fzq_ref refs[FZQ_TX_REFS];
 	uint32_t ref_head, ref_tail;
 	uint32_t tx_budget;
+	uint16_t rx_burst_max;
 	bool flush_completes;
 	unsigned int idle_flushes;
 	struct fzq_counters cnt;
@@ -81,6 +82,8 @@ struct fzq_queue {
 
 static struct fzq_queue *queues[FZQ_MAX_QUEUES + 1];
 static unsigned int nb_peers;
+static void (*rx_trace)(unsigned int id, const uint8_t *pkt, uint32_t len,
+		uint64_t src);
 
 static struct fzq_queue *
 fzq_get(unsigned int id)
@@ -199,11 +202,15 @@ fzq_rx_burst(struct pmr_transport_queue *q, struct pmr_rx_pkt *pkts,
 	struct fzq_queue *fq = (struct fzq_queue *)q;
 	uint16_t i;
 
+	if (fq->rx_burst_max != 0)
+		n = RTE_MIN(n, fq->rx_burst_max);
 	n = (uint16_t)RTE_MIN((unsigned int)n, fq->fifo_len);
 	for (i = 0; i < n; i++) {
 		struct fzq_slot *s = &fq->slots[fq->fifo[i]];
 
 		s->state = SLOT_OUT;
+		if (rx_trace != NULL)
+			rx_trace(fq->id, s->buf, s->len, s->src);
 		pkts[i].data = s->buf;
 		pkts[i].len = s->len;
 		pkts[i].src = s->src;
@@ -521,6 +528,19 @@ unsigned int
 fzq_rx_out(unsigned int id)
 {
 	return fzq_get(id)->nb_out;
+}
+
+void
+fzq_set_rx_trace(void (*fn)(unsigned int id, const uint8_t *pkt,
+		uint32_t len, uint64_t src))
+{
+	rx_trace = fn;
+}
+
+void
+fzq_set_rx_burst_max(unsigned int id, uint16_t n)
+{
+	fzq_get(id)->rx_burst_max = n;
 }
 
 void

@@ -93,6 +93,13 @@ void fzq_rx_flush(unsigned int id);
 /** @return packets handed out by rx_burst and not released yet. */
 unsigned int fzq_rx_out(unsigned int id);
 
+/** Called for each packet rx_burst hands out (NULL: none). */
+void fzq_set_rx_trace(void (*fn)(unsigned int id, const uint8_t *pkt,
+		uint32_t len, uint64_t src));
+
+/** Hand out at most n packets per rx_burst (0: as many as asked). */
+void fzq_set_rx_burst_max(unsigned int id, uint16_t n);
+
 /** Accept at most n more packets in tx_burst; UINT32_MAX: no limit. */
 void fzq_set_tx_budget(unsigned int id, uint32_t n);
 

@@ -96,6 +96,26 @@ enum fz_op {
 	OP_MAX
 };
 
+/*
+ * Findings in today's code that the harness can steer around when
+ * PMR_FUZZ_AVOID (a comma-separated list of the names below) says so,
+ * so that a long run on code that still has them gets past their first
+ * crash; test/fuzz/crashes-found/ has an input for each. By default
+ * nothing is avoided.
+ */
+enum fz_avoid {
+	/* A request's msgbuf handed back while still in the TX burst. */
+	AVOID_QUEUED = 1 << 0,
+	/* Issue 10, defect 1: an RFR past a status-only response. */
+	AVOID_STATUS_RFR = 1 << 1,
+	/* Issue 10, defect 10: a stale handle answers another request. */
+	AVOID_STALE = 1 << 2,
+};
+
+static const char *const avoid_names[] = {
+	"queued", "status-rfr", "stale",
+};
+
 enum call_state {
 	CALL_FREE = 0,
 	CALL_PENDING,
@@ -135,6 +155,9 @@ static struct {
 	uint32_t plen;
 	uint16_t window;
 	int sess[FZ_NB_SESS];		/* client session numbers; -1: none */
+	int first_sess[FZ_NB_SESS];	/* ... after LLVMFuzzerInitialize */
+	uint16_t first_remote[FZ_NB_SESS]; /* their server sessions */
+	bool first_done;
 	struct fz_sess_ev ev[FZ_NB_SESS];
 	/* Per input. */
 	const uint8_t *in;
@@ -148,8 +171,10 @@ static struct {
 	unsigned int nb_stale;
 	uint32_t next_id;
 	bool forged_srv, forged_cli;	/* packets not from the peer */
+	bool degraded;			/* a handler answered less */
 	unsigned int nb_status[PMR_STATUS_MAX + 1];
 	bool verbose;			/* PMR_FUZZ_VERBOSE set */
+	unsigned int avoid;		/* enum fz_avoid */
 } fz;
 
 /* The next input byte; 0 past the end. */
@@ -280,8 +305,23 @@ deferred_answer(const struct fz_deferred *d, uint32_t size, bool error)
 		/* Not answered: answer it properly below. */
 	}
 	mb = resp_build(d->r, size, d->id, d->magic);
-	if (mb == NULL)
-		return false;
+	if (mb == NULL && !error &&
+	    fz_respond_error(d->r, PMR_E_NOMEM) == 0) {
+		stale_add(d->r);
+		fz.degraded = true;
+		return true;
+	}
+	if (mb == NULL) {
+		/*
+		 * Out of msgbufs of that size (kept responses and partial
+		 * requests hold them): an empty answer, not the one asked
+		 * for, rather than none.
+		 */
+		mb = resp_build(d->r, 0, d->id, false);
+		if (mb == NULL)
+			return false;
+		fz.degraded = true;
+	}
 	ret = fz_respond(d->r, mb);
 	/* A handle the harness did not answer yet must be answerable. */
 	FUZZ_CHECK(ret == 0 || ret == -EMSGSIZE);
@@ -388,7 +428,7 @@ op_stale(void)
 	struct pmr_msgbuf *mb;
 	int ret;
 
-	if (fz.nb_stale == 0)
+	if (fz.nb_stale == 0 || (fz.avoid & AVOID_STALE) != 0)
 		return;
 	mb = pmr_worker_msgbuf_alloc(fz.srv, 8);
 	if (mb == NULL)
@@ -410,7 +450,14 @@ call_done(struct fz_call *c, enum pmr_status status, const uint8_t *data,
 	bool magic;
 
 	FUZZ_CHECK(c->state == CALL_PENDING);
-	FUZZ_CHECK(pmr_msgbuf_tx_pending(c->req) == 0);
+	/*
+	 * The application's again: neither sent, nor about to be (else
+	 * AVOID_QUEUED keeps it unused until the input's end).
+	 */
+	if ((fz.avoid & AVOID_QUEUED) == 0) {
+		FUZZ_CHECK(pmr_msgbuf_tx_pending(c->req) == 0);
+		FUZZ_CHECK(!fz_tx_queued(fz.cli, c->req));
+	}
 	c->state = CALL_DONE;
 	fz.nb_pending--;
 	fz.nb_status[RTE_MIN((unsigned int)status, PMR_STATUS_MAX + 0u)]++;
@@ -431,6 +478,8 @@ call_done(struct fz_call *c, enum pmr_status status, const uint8_t *data,
 	if (fz.forged_cli || fz.forged_srv)
 		return;
 	FUZZ_CHECK(c->type != T_NONE);
+	if (fz.degraded)
+		return;
 	if (c->type == T_ECHO && c->magic && c->resp_size >= 8)
 		FUZZ_CHECK(magic);
 }
@@ -445,8 +494,10 @@ fz_cont(struct pmr_worker *w, const struct pmr_resp *resp, void *tag)
 	FUZZ_CHECK(!c->handle);
 	FUZZ_CHECK(resp->req == c->req);
 	call_done(c, resp->status, resp->data, resp->len);
-	pmr_msgbuf_free(c->req);
-	c->req = NULL;
+	if ((fz.avoid & AVOID_QUEUED) == 0) {
+		pmr_msgbuf_free(c->req);
+		c->req = NULL;
+	}
 }
 
 /* Completions of requests with a handle, seen by polling them. */
@@ -470,10 +521,52 @@ handles_poll(void)
 	}
 }
 
+/*
+ * AVOID_STATUS_RFR: the wire loses the requests for response packet 1
+ * of a slot whose response is not a multi-packet one (a status-only
+ * response has 1 packet: asking for packet 1 crashes today's server).
+ * The server then takes one packet per poll, so that what it looks at
+ * is the slot the packet finds.
+ */
+static void
+avoid_status_rfr(void)
+{
+	struct fz_srv_slot sv;
+	struct fz_hdr h;
+	unsigned int pos = 0;
+	uint32_t len;
+	uint8_t *pkt;
+
+	while ((pkt = fzq_rx_peek(FZ_SRV_Q, pos, &len)) != NULL) {
+		if (fz_hdr_read(pkt, len, &h) && h.pkt_type == FZ_PKT_RFR &&
+		    h.pkt_num == 1 && h.dest_session < FZ_MAX_SESSIONS) {
+			fz_srv_slot(fz.srv, h.dest_session,
+				(uint16_t)(h.req_num % fz.window), &sv);
+			if (sv.resp_pkts <= 1) {
+				fzq_rx_drop(FZ_SRV_Q, pos);
+				continue;
+			}
+		}
+		pos++;
+	}
+}
+
 static void
 poll_srv(void)
 {
-	pmr_worker_poll(fz.srv);
+	unsigned int i;
+
+	if ((fz.avoid & AVOID_STATUS_RFR) == 0) {
+		pmr_worker_poll(fz.srv);
+		return;
+	}
+	/* A burst's worth, one packet at a time. */
+	for (i = 0; i < PMR_BURST_MAX; i++) {
+		avoid_status_rfr();
+		pmr_worker_poll(fz.srv);
+		if (fzq_rx_queued(FZ_SRV_Q) == 0)
+			break;
+	}
 }
 
 static void
@@ -785,13 +878,18 @@ op_time(void)
 	handles_poll();
 }
 
-/* OP_SESSION: the application closes a client session. */
+/*
+ * OP_SESSION: the application closes a client session. Opening it again
+ * for the next input takes the nexus milliseconds: only one argument
+ * byte in 16 does it.
+ */
 static void
 op_session(void)
 {
-	unsigned int k = in_u8() & 1;
+	uint8_t a = in_u8();
+	unsigned int k = a & 1;
 
-	if (fz.sess[k] < 0)
+	if ((a & 0xf0) != 0xa0 || fz.sess[k] < 0)
 		return;
 	FUZZ_CHECK(pmr_session_destroy(fz.cli, fz.sess[k]) == 0);
 	fz.sess[k] = -1;
@@ -840,46 +938,99 @@ session_open(unsigned int k)
 	fz.sess[k] = s;
 }
 
-/*
- * Sessions closed by the input, or reset, are opened again; the server
- * side of the old one must be gone first, so that the new one gets the
- * same numbers as before.
- */
+/* Wait until the server has as many sessions as the client. */
 static void
-sessions_restore(void)
+server_sessions_wait(void)
 {
-	uint64_t deadline;
-	unsigned int k;
+	uint64_t deadline = deadline_in(FZ_WAIT_S);
+	unsigned int k, up;
+	int s;
 
-	for (k = 0; k < FZ_NB_SESS; k++) {
-		if (fz.sess[k] < 0 ||
-		    pmr_session_state(fz.cli, fz.sess[k]) ==
-		    PMR_SESSION_CONNECTED)
-			continue;
-		/* Reset under it (FAILED or RESET): the application's. */
-		pmr_session_destroy(fz.cli, fz.sess[k]);
-		fz.sess[k] = -1;
-	}
-	/* Every server session without a client goes away. */
-	deadline = deadline_in(FZ_WAIT_S);
 	for (;;) {
-		unsigned int up = 0;
-		int s;
-
+		up = 0;
 		for (s = 0; s < FZ_MAX_SESSIONS; s++)
 			up += pmr_session_state(fz.srv, s) != PMR_SESSION_FREE;
 		for (k = 0; k < FZ_NB_SESS; k++)
 			up -= fz.sess[k] >= 0;
 		if (up == 0)
-			break;
+			return;
 		poll_srv();
 		poll_cli();
 		FUZZ_CHECK(rte_get_timer_cycles() < deadline);
 		rte_delay_us_sleep(10);
 	}
+}
+
+/* Do the sessions have the numbers they had after LLVMFuzzerInitialize? */
+static bool
+sessions_canonical(void)
+{
+	unsigned int k;
+
 	for (k = 0; k < FZ_NB_SESS; k++)
-		if (fz.sess[k] < 0)
+		if (fz.sess[k] != fz.first_sess[k] ||
+		    fz_session_remote(fz.cli, (uint16_t)fz.sess[k]) !=
+		    fz.first_remote[k])
+			return false;
+	return true;
+}
+
+/*
+ * Sessions closed by the input, or reset, are opened again, with the same
+ * numbers at both ends as the first time (an input then does the same
+ * whatever ran before it): all are closed, highest number first, so that
+ * both workers hand the lowest out first again, then opened in order.
+ */
+static void
+sessions_restore(void)
+{
+	unsigned int k, tries;
+	int hi;
+
+	for (k = 0; k < FZ_NB_SESS; k++) {
+		if (fz.sess[k] >= 0 &&
+		    pmr_session_state(fz.cli, fz.sess[k]) !=
+		    PMR_SESSION_CONNECTED) {
+			/* Reset under it (FAILED, RESET): the application's. */
+			pmr_session_destroy(fz.cli, fz.sess[k]);
+			fz.sess[k] = -1;
+		}
+	}
+	/* The closed ones alone first: usually, they get their numbers. */
+	for (k = 0; k < FZ_NB_SESS && fz.first_done; k++) {
+		if (fz.sess[k] < 0) {
+			server_sessions_wait();
 			session_open(k);
+		}
+	}
+	for (tries = 0; !fz.first_done || !sessions_canonical(); tries++) {
+		FUZZ_CHECK(tries < 4);
+		for (;;) {
+			hi = -1;
+			for (k = 0; k < FZ_NB_SESS; k++)
+				if (fz.sess[k] >= 0 &&
+				    (hi < 0 || fz.sess[k] > fz.sess[hi]))
+					hi = (int)k;
+			if (hi < 0)
+				break;
+			FUZZ_CHECK(pmr_session_destroy(fz.cli,
+					fz.sess[hi]) == 0);
+			fz.sess[hi] = -1;
+			server_sessions_wait();
+		}
+		for (k = 0; k < FZ_NB_SESS; k++) {
+			session_open(k);
+			server_sessions_wait();
+		}
+		if (!fz.first_done) {
+			for (k = 0; k < FZ_NB_SESS; k++) {
+				fz.first_sess[k] = fz.sess[k];
+				fz.first_remote[k] = fz_session_remote(fz.cli,
+						(uint16_t)fz.sess[k]);
+			}
+			fz.first_done = true;
+		}
+	}
 }
 
 /* --- Draining and the invariants. --- */
@@ -945,13 +1096,10 @@ calls_check_free(void)
 		struct fz_call *c = &fz.calls[i];
 
 		FUZZ_CHECK(c->state == CALL_DONE);
-		if (c->handle) {
-			/* Completed once only. */
-			FUZZ_CHECK(!c->h.done);
-			pmr_msgbuf_free(c->req);
-			pmr_msgbuf_free(c->resp);
-		}
-		FUZZ_CHECK(c->handle || c->req == NULL);
+		/* Completed once only. */
+		FUZZ_CHECK(!c->handle || !c->h.done);
+		pmr_msgbuf_free(c->req);
+		pmr_msgbuf_free(c->resp);
 	}
 	fz.nb_calls_seen = fz.nb_calls;
 	fz.nb_calls = 0;
@@ -986,6 +1134,26 @@ rx_accounted(struct pmr_worker *w)
 	return fz_rx_accounted(&st);
 }
 
+/* PMR_FUZZ_VERBOSE=2: each packet a worker receives. */
+static void
+trace_rx(unsigned int id, const uint8_t *pkt, uint32_t len, uint64_t src)
+{
+	static const char *const types[] = { "?", "REQ", "RESP", "CR", "RFR" };
+	struct fz_hdr h;
+
+	if (!fz_hdr_read(pkt, len, &h)) {
+		printf("    %s <- %" PRIu64 ": %u bytes, bad header\n",
+			id == FZ_SRV_Q ? "srv" : "cli", src, len);
+		return;
+	}
+	printf("    %s <- %" PRIu64 ": %s sess %u req %" PRIu64 " pkt %u "
+		"size %u status %u type %u len %u\n",
+		id == FZ_SRV_Q ? "srv" : "cli", src,
+		types[h.pkt_type < 5 ? h.pkt_type : 0], h.dest_session,
+		h.req_num, h.pkt_num, h.msg_size, h.status, h.req_type,
+		len - fz_hdr_len());
+}
+
 /* PMR_FUZZ_VERBOSE: what an input did, to check that seeds do it. */
 static void
 verbose_report(uint64_t srv_rx, uint64_t cli_rx)
@@ -1001,8 +1169,12 @@ verbose_report(uint64_t srv_rx, uint64_t cli_rx)
 			printf(" %s %u", pmr_status_str(i), fz.nb_status[i]);
 	if (fz.nb_status[PMR_STATUS_MAX] != 0)
 		printf(" other %u", fz.nb_status[PMR_STATUS_MAX]);
-	printf("; rx srv %" PRIu64 " cli %" PRIu64 "; forged %d/%d\n",
+	printf("; rx srv %" PRIu64 " cli %" PRIu64 "; forged %d/%d",
 		srv_rx, cli_rx, fz.forged_srv, fz.forged_cli);
+	for (k = 0; k < FZ_NB_SESS; k++)
+		printf("; session %d-%u", fz.sess[k],
+			fz_session_remote(fz.cli, (uint16_t)fz.sess[k]));
+	printf("\n");
 	for (k = 0; k < 2; k++) {
 		printf("  %s totals: handled %" PRIu64 " retrans %" PRIu64
 			" timeouts %" PRIu64 " drops:", k == 0 ? "srv" : "cli",
@@ -1014,6 +1186,29 @@ verbose_report(uint64_t srv_rx, uint64_t cli_rx)
 					st[k].drops[i]);
 		printf("\n");
 	}
+}
+
+static void
+avoid_parse(const char *list)
+{
+	char buf[256], *tok, *save = NULL;
+	unsigned int i;
+
+	if (list == NULL)
+		return;
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (tok = strtok_r(buf, ",", &save); tok != NULL;
+	     tok = strtok_r(NULL, ",", &save)) {
+		for (i = 0; i < RTE_DIM(avoid_names); i++)
+			if (strcmp(tok, avoid_names[i]) == 0)
+				break;
+		if (i == RTE_DIM(avoid_names)) {
+			fprintf(stderr, "PMR_FUZZ_AVOID: unknown '%s'\n", tok);
+			abort();
+		}
+		fz.avoid |= 1u << i;
+	}
+	fprintf(stderr, "fuzz_worker: avoiding %s\n", list);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -1080,6 +1275,11 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argc;
 	(void)argv;
 	fz.verbose = getenv("PMR_FUZZ_VERBOSE") != NULL;
+	if (fz.verbose)
+		setvbuf(stdout, NULL, _IOLBF, 0);
+	if (fz.verbose && atoi(getenv("PMR_FUZZ_VERBOSE")) >= 2)
+		fzq_set_rx_trace(trace_rx);
+	avoid_parse(getenv("PMR_FUZZ_AVOID"));
 	if (rte_eal_init((int)RTE_DIM(eal_args) - 1, eal_args) < 0) {
 		fprintf(stderr, "fuzz_worker: EAL: %s\n",
 			rte_strerror(rte_errno));
@@ -1092,6 +1292,8 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	FUZZ_CHECK(fz_register_handler(fz.nx, T_DEFER, NULL) == 0);
 	fz.srv = worker_new(0, "id=1");
 	fz.cli = worker_new(10, "id=2");
+	if (fz.avoid & AVOID_STATUS_RFR)
+		fzq_set_rx_burst_max(FZ_SRV_Q, 1);
 	fz.plen = pmr_worker_pkt_size(fz.srv);
 	fz.window = fz_window(fz.cli);
 	for (k = 0; k < FZ_NB_SESS; k++)
@@ -1118,6 +1320,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fz.nb_stale = 0;
 	fz.forged_srv = false;
 	fz.forged_cli = false;
+	fz.degraded = false;
 	memset(fz.nb_status, 0, sizeof(fz.nb_status));
 	while (fz.in_pos < fz.in_len && nb_ops++ < FZ_MAX_OPS) {
 		switch ((enum fz_op)(in_u8() % OP_MAX)) {

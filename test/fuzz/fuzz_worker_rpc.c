@@ -102,6 +102,12 @@ fz_session_remote(const struct pmr_worker *w, uint16_t sn)
 	return w->sessions[sn].remote_session;
 }
 
+bool
+fz_tx_queued(const struct pmr_worker *w, const struct pmr_msgbuf *mb)
+{
+	return rpc_tx_queued(w, mb);
+}
+
 uint16_t
 fz_window(const struct pmr_worker *w)
 {
@@ -119,6 +125,7 @@ fz_srv_slot(const struct pmr_worker *w, uint16_t sn, uint16_t i,
 	v->req_size = req->req_size;
 	v->num_rx = req->num_rx;
 	v->resp_pkts = req->state == SRV_RESPONDED ? req->resp_pkts : 0;
+	v->status_only = v->resp_pkts != 0 && req->resp_mb == NULL;
 }
 
 void
@@ -140,7 +147,8 @@ fz_cli_slot(const struct pmr_worker *w, uint16_t sn, uint16_t i,
 	v->req_num = r->req_num;
 	v->req_pkts = r->req_pkts;
 	v->resp_pkts = r->resp_pkts;
-	v->resp_size = r->resp_size;
+	/* Set with the first response packet: stale until then. */
+	v->resp_size = r->resp_pkts != 0 ? r->resp_size : 0;
 	v->num_tx = r->num_tx;
 	v->num_rx = r->num_rx;
 }
@@ -191,7 +199,11 @@ fz_sessions_resync(struct pmr_worker *srv, struct pmr_worker *cli,
 				/* A recycled response buffer. */
 				pmr_msgbuf_free(s->srv[i].resp_buf);
 			s->srv[i].resp_buf = NULL;
+			/* What a free slot keeps of its last request. */
 			s->srv[i].req_num = 0;
+			s->srv[i].req_size = 0;
+			s->srv[i].num_rx = 0;
+			s->srv[i].resp_pkts = 0;
 		}
 	}
 	for (k = 0; k < n; k++) {

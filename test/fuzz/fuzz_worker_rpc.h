@@ -93,6 +93,9 @@ uint64_t fz_session_token(const struct pmr_worker *w, uint16_t sn);
 /** @return the session number at the other end of session sn of w. */
 uint16_t fz_session_remote(const struct pmr_worker *w, uint16_t sn);
 
+/** @return true if mb is in w's TX burst, queued but not sent yet. */
+bool fz_tx_queued(const struct pmr_worker *w, const struct pmr_msgbuf *mb);
+
 /** @return the requests a session may have in flight (window). */
 uint16_t fz_window(const struct pmr_worker *w);
 
@@ -103,6 +106,7 @@ struct fz_srv_slot {
 	uint32_t req_size;
 	uint32_t num_rx;	/**< Request packets received. */
 	uint32_t resp_pkts;	/**< Of the kept response; 0 if none. */
+	bool status_only;	/**< The kept response is a status alone. */
 };
 
 /** Read slot i of server session sn of w. */

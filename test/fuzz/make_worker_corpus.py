@@ -74,7 +74,7 @@ def time(client=True, req_timeout=False):
 
 
 def session_close(sess=0):
-    return bytes([SESSION, sess])
+    return bytes([SESSION, 0xa0 | sess])
 
 
 def burst(n=8, sess=0, defer=False, sizes=0):
