@@ -4,8 +4,11 @@
 """Write the seed corpus of the worker fuzz target (test/fuzz/fuzz_worker.c).
 
     test/fuzz/make_worker_corpus.py [DIR]
+    test/fuzz/make_worker_corpus.py --crashes [DIR]
 
-DIR defaults to test/fuzz/corpus/worker. An input is a sequence of
+DIR defaults to test/fuzz/corpus/worker, or with --crashes to
+test/fuzz/crashes-found/worker: the inputs that crash today's code, one
+per finding (test/fuzz/crashes-found/README.md). An input is a sequence of
 operations, each an opcode byte (taken modulo 12) and its argument bytes;
 the encoding is the one fuzz_worker.c reads (doc/fuzzing.md has the table).
 The seeds are honest sessions, one feature each, and none trips a defect
@@ -140,15 +143,53 @@ SEEDS = {
 }
 
 
+# One input per finding of the fuzz target in today's code, as short as
+# it gets; each is described in test/fuzz/crashes-found/README.md.
+CRASHES = {
+    # A request's msgbuf handed back (continuation) while its packet is
+    # still in the worker's TX burst: pmr_session_destroy() fails the
+    # request, then flushes the burst, sending from the freed msgbuf.
+    'queued_session_destroy': request() + session_close(0),
+    # The same, with a handle: the driver holds the msgbuf once done.
+    'queued_session_destroy_handle': request(handle=True) +
+    session_close(0),
+    # The same through the timers: a request times out (or its backlog
+    # peers, entering the window in the same scan) before the poll's
+    # flush sends its packet.
+    'queued_timeout': request() + time(req_timeout=True),
+    # Issue 10, defect 1: a status-only response (no handler), then a
+    # request for its response packet 1: NULL pushed to the TX free FIFO,
+    # dereferenced by rpc_txfree_poll().
+    'defect1_status_rfr': request(rtype=NONE) + poll() +
+    inject(True, f=1 << 3, p=3) + poll(0, 1),
+    # The same reached by the honest client: one forged response packet 0
+    # (valid token) announcing a multi-packet response makes the client
+    # ask for packets 1.. of a status-only response.
+    'defect1_forged_resp_header': request(rtype=NONE, size=SZ_0) +
+    inject(False, m=4, l=1) + poll(n=8),
+    # Issue 10, defect 10: a handle answered once answers the slot's
+    # next request (deferred) when used again.
+    'defect10_stale_handle': request(rtype=DEFER) + poll() + respond() +
+    poll() + request(rtype=DEFER) + poll() + bytes([STALE, 0]),
+}
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
-    out = sys.argv[1] if len(sys.argv) > 1 else \
-        os.path.join(here, 'corpus', 'worker')
+    args = sys.argv[1:]
+    seeds = SEEDS
+    out = os.path.join(here, 'corpus', 'worker')
+    if args and args[0] == '--crashes':
+        args = args[1:]
+        seeds = CRASHES
+        out = os.path.join(here, 'crashes-found', 'worker')
+    if args:
+        out = args[0]
     os.makedirs(out, exist_ok=True)
-    for name, data in sorted(SEEDS.items()):
+    for name, data in sorted(seeds.items()):
         with open(os.path.join(out, name + '.bin'), 'wb') as f:
             f.write(data)
-    print(f'{len(SEEDS)} seeds in {out}')
+    print(f'{len(seeds)} inputs in {out}')
 
 
 if __name__ == '__main__':
