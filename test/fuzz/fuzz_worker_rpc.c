@@ -178,6 +178,26 @@ fz_rx_accounted(const struct pmr_worker_stats *st)
 }
 
 void
+fz_sessions_check(const struct pmr_worker *w)
+{
+	uint32_t i, reserved = 0;
+	uint8_t free_seen[UINT16_MAX + 1u] = { 0 };
+
+	FUZZ_CHECK(w->nb_sess_free <= w->max_sessions);
+	for (i = 0; i < w->nb_sess_free; i++) {
+		uint16_t sn = w->sess_free[i];
+
+		FUZZ_CHECK(sn < w->max_sessions && !free_seen[sn]);
+		FUZZ_CHECK(w->sessions[sn].state == PMR_SESSION_FREE);
+		free_seen[sn] = 1;
+	}
+	for (i = 0; i < w->max_sessions; i++)
+		if (!free_seen[i])
+			reserved += w->sessions[i].rx_reserve;
+	FUZZ_CHECK(reserved == w->rx_reserved);
+}
+
+void
 fz_sessions_resync(struct pmr_worker *srv, struct pmr_worker *cli,
 		const int *cli_sessions, unsigned int n)
 {

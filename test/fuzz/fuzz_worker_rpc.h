@@ -147,6 +147,12 @@ void fz_advance_time(struct pmr_worker *w, enum fz_time t);
 uint64_t fz_rx_accounted(const struct pmr_worker_stats *st);
 
 /**
+ * Check w's session table: each number free at most once and only if its
+ * session is free, the receive slots reserved those of the others.
+ */
+void fz_sessions_check(const struct pmr_worker *w);
+
+/**
  * Both workers are quiet (no request pending or with a handler, nothing
  * on the wire): check what must hold of an idle session (every credit
  * back, an empty window) and bring the sessions back to their state

@@ -30,8 +30,10 @@ SZ_0, SZ_1, SZ_11, SZ_12, SZ_100, SZ_P_1, SZ_P, SZ_P1, SZ_2P, SZ_2P1, \
 
 
 def request(sess=0, rtype=ECHO, size=SZ_100, resp=SZ_100, handle=False,
-            small_buf=False):
-    a = sess | rtype << 1 | int(handle) << 3 | int(small_buf) << 4
+            small_buf=False, then_request=False, then_close=False):
+    """then_*: what the continuation does (not with a handle)."""
+    a = sess | rtype << 1 | int(handle) << 3 | int(small_buf) << 4 | \
+        int(then_request) << 5 | (0xc0 if then_close else 0)
     return bytes([REQUEST, a, size, resp])
 
 
@@ -125,6 +127,9 @@ SEEDS = {
     poll() + respond() + poll(),
     'session_close': request(rtype=DEFER) + request(1) + poll() +
     session_close(0) + respond() + poll(),
+    'continuation_requests': request(then_request=True) + poll(n=8) * 2,
+    'continuation_closes': request(then_close=True) + request(rtype=DEFER) +
+    poll() + respond() + poll(),
     # Forged packets with the session's token and source.
     'forged_req_new_num': inject(True, r=1, l=0, m=1 | 20 << 3) + poll(),
     'forged_req_bad_token': inject(True, f=1, r=1, m=1 | 20 << 3,
@@ -167,6 +172,17 @@ CRASHES = {
     # ask for packets 1.. of a status-only response.
     'defect1_forged_resp_header': request(rtype=NONE, size=SZ_0) +
     inject(False, m=4, l=1) + poll(n=8),
+    # pmr_session_destroy() runs the continuations of the session's
+    # requests before marking it closing: one that requests on the same
+    # session gets its request accepted, left in the window of a session
+    # without a peer (sent later to peer NULL, never completed); one that
+    # closes the session frees it twice (its number twice on the free
+    # stack, the receive reservation subtracted twice: every later
+    # session is refused, -ENOSPC).
+    'reentry_request': request(then_request=True) + poll(1, 1) +
+    complete(True) + session_close(0),
+    'reentry_close': request(then_close=True) + poll(1, 1) +
+    complete(True) + session_close(0),
     # Issue 10, defect 10: a handle answered once answers the slot's
     # next request (deferred) when used again.
     'defect10_stale_handle': request(rtype=DEFER) + poll() + respond() +
