@@ -216,7 +216,8 @@ fzq_rx_burst(struct pmr_transport_queue *q, struct pmr_rx_pkt *pkts,
 		pkts[i].src = s->src;
 		pkts[i].handle = (void *)(uintptr_t)(fq->fifo[i] + 1u);
 	}
-	memmove(fq->fifo, fq->fifo + n, (fq->fifo_len - n) * sizeof(fq->fifo[0]));
+	memmove(fq->fifo, fq->fifo + n,
+		(fq->fifo_len - n) * sizeof(fq->fifo[0]));
 	fq->fifo_len -= n;
 	fq->nb_out += n;
 	fq->cnt.rx_delivered += n;

@@ -138,9 +138,9 @@ enum call_state {
 struct fz_call {
 	uint8_t state;		/* enum call_state */
 	uint8_t type;
-	bool handle;		/* pmr_request_start(), not a continuation */
+	bool handle;		/* pmr_request_start(): no continuation */
 	bool magic;		/* the request carries id and resp_size */
-	uint8_t then;		/* what its continuation does: CALL_THEN_* */
+	uint8_t then;		/* what its continuation does too */
 	uint8_t sess;		/* fz.sess[] index */
 	uint32_t id;
 	uint32_t resp_size;
@@ -168,7 +168,7 @@ static struct {
 	struct pmr_worker *srv, *cli;
 	uint32_t plen;
 	uint16_t window;
-	int sess[FZ_NB_SESS];		/* client session numbers; -1: none */
+	int sess[FZ_NB_SESS];		/* client sessions; -1: none */
 	int first_sess[FZ_NB_SESS];	/* ... after LLVMFuzzerInitialize */
 	uint16_t first_remote[FZ_NB_SESS]; /* their server sessions */
 	bool first_done;
@@ -792,7 +792,7 @@ op_inject(bool to_srv)
 		h.status = in_u8() & 15;
 	if (h.pkt_type == FZ_PKT_REQ || h.pkt_type == FZ_PKT_RESP) {
 		switch (l & 3) {
-		case 0:	/* where packet pkt_num of the message would be */
+		case 0:	/* where packet pkt_num would be */
 			len = (uint64_t)h.pkt_num * fz.plen >= h.msg_size ? 0 :
 				RTE_MIN(fz.plen,
 					h.msg_size - h.pkt_num * fz.plen);
@@ -843,7 +843,7 @@ wire_mutate(unsigned int q, unsigned int pos, uint8_t how)
 	}
 	fz_hdr_write(pkt, &h);
 	if (len > hl)
-		pkt[hl] &= 0x7f;	/* its payload is no longer a real one */
+		pkt[hl] &= 0x7f;	/* no longer a real payload */
 	if (q == FZ_SRV_Q)
 		fz.forged_srv = true;
 	else
@@ -1058,7 +1058,7 @@ sessions_restore(void)
 			fprintf(stderr, "fuzz_worker: sessions reopened with "
 				"other numbers: this input may not reproduce "
 				"alone\n");
-			fz.first_done = false;	/* the new ones, from now on */
+			fz.first_done = false;	/* the new ones, now */
 		}
 		for (;;) {
 			hi = -1;

@@ -117,7 +117,7 @@ void fz_srv_slot(const struct pmr_worker *w, uint16_t sn, uint16_t i,
 struct fz_cli_slot {
 	bool busy;		/**< A request is in it. */
 	uint64_t req_num;	/**< Its number, if busy. */
-	uint64_t next_num;	/**< The number the slot's next request takes. */
+	uint64_t next_num;	/**< The slot's next request's number. */
 	uint32_t req_pkts;
 	uint32_t resp_pkts;	/**< 0 until known. */
 	uint32_t resp_size;

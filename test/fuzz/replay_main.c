@@ -11,10 +11,10 @@
  *
  * A directory's regular files are replayed in name order (not its
  * subdirectories). A target's LLVMFuzzerInitialize(), if it has one, runs
- * first, as libFuzzer runs it. Each input is read into a buffer of its exact size, so
- * a sanitizer sees any read past it. A target that crashes or fails a
- * check ends the run (abort, or the sanitizer's report); a run that found
- * no input fails too, so a wrong path cannot pass.
+ * first, as libFuzzer runs it. Each input is read into a buffer of its
+ * exact size, so a sanitizer sees any read past it. A target that crashes
+ * or fails a check ends the run (abort, or the sanitizer's report); a run
+ * that found no input fails too, so a wrong path cannot pass.
  */
 
 #include <dirent.h>
