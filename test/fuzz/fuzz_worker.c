@@ -93,6 +93,7 @@ enum fz_op {
 	OP_TIME,
 	OP_SESSION,
 	OP_BURST,
+	OP_REUSE,
 	OP_MAX
 };
 
@@ -115,10 +116,12 @@ enum fz_avoid {
 	 * closes, the session being destroyed.
 	 */
 	AVOID_REENTRY = 1 << 3,
+	/* Issue 10, defect 10: a msgbuf given to two pmr_request() calls. */
+	AVOID_DOUBLE_USE = 1 << 4,
 };
 
 static const char *const avoid_names[] = {
-	"queued", "status-rfr", "stale", "reentry",
+	"queued", "status-rfr", "stale", "reentry", "double-use",
 };
 
 /* What a continuation does besides checking its response. */
@@ -689,6 +692,27 @@ op_burst(void)
 	for (i = 0; i < n; i++)
 		request((a >> 4) & 1, (a & 0x20) != 0 ? T_DEFER : T_ECHO,
 			size_of_class((uint8_t)(b + i)), 12 + (b & 7), 0);
+}
+
+/*
+ * OP_REUSE: the msgbuf of a pending request is given to pmr_request()
+ * again. It is the worker's until the continuation runs: refused.
+ */
+static void
+op_reuse(void)
+{
+	uint8_t a = in_u8();
+	struct fz_call *c;
+	int ret;
+
+	if (fz.nb_calls == 0 || (fz.avoid & AVOID_DOUBLE_USE) != 0)
+		return;
+	c = &fz.calls[a % fz.nb_calls];
+	if (c->state != CALL_PENDING || fz.sess[(a >> 7) & 1] < 0)
+		return;
+	ret = pmr_request(fz.cli, fz.sess[(a >> 7) & 1], T_ECHO, c->req,
+			fz_cont, c);
+	FUZZ_CHECK(ret != 0);
 }
 
 /* --- Forged packets and the wire. --- */
@@ -1392,7 +1416,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case OP_TX_CTL: op_tx_ctl(); break;
 		case OP_TIME: op_time(); break;
 		case OP_SESSION: op_session(); break;
-		default: op_burst(); break;
+		case OP_BURST: op_burst(); break;
+		default: op_reuse(); break;
 		}
 	}
 	drain();

@@ -9,7 +9,7 @@
 DIR defaults to test/fuzz/corpus/worker, or with --crashes to
 test/fuzz/crashes-found/worker: the inputs that crash today's code, one
 per finding (test/fuzz/crashes-found/README.md). An input is a sequence of
-operations, each an opcode byte (taken modulo 12) and its argument bytes;
+operations, each an opcode byte (taken modulo 13) and its argument bytes;
 the encoding is the one fuzz_worker.c reads (doc/fuzzing.md has the table).
 The seeds are honest sessions, one feature each, and none trips a defect
 known today: they run in meson test (fuzz_worker_corpus) on every build.
@@ -21,7 +21,7 @@ import sys
 
 # Opcodes.
 REQUEST, RESPOND, STALE, INJECT_SRV, INJECT_CLI, WIRE, POLL, COMPLETE, \
-    TX_CTL, TIME, SESSION, BURST = range(12)
+    TX_CTL, TIME, SESSION, BURST, REUSE = range(13)
 
 # Request types (OP_REQUEST a, bits 1-2) and size classes (size_of_class()).
 ECHO, DEFER, NONE = 0, 1, 2
@@ -183,6 +183,10 @@ CRASHES = {
     complete(True) + session_close(0),
     'reentry_close': request(then_close=True) + poll(1, 1) +
     complete(True) + session_close(0),
+    # Issue 10, defect 10: the msgbuf of a pending request (deferred by
+    # the server) accepted by a second pmr_request().
+    'defect10_msgbuf_twice': request(rtype=DEFER) + poll() +
+    complete(True) + bytes([REUSE, 0]),
     # Issue 10, defect 10: a handle answered once answers the slot's
     # next request (deferred) when used again.
     'defect10_stale_handle': request(rtype=DEFER) + poll() + respond() +
