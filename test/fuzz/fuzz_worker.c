@@ -13,21 +13,24 @@
  * to either worker (valid token and source or not, numbers picked
  * relative to a slot's current ones), the wire dropping, duplicating,
  * reordering or altering packets, TX queues refusing packets and
- * zero-copy completions coming late, time passing, sessions closed.
+ * zero-copy completions coming late, time passing, sessions closed (also
+ * from continuations), a pending request's msgbuf given again.
  *
  * After the operations, the input is drained: handlers answer, the wire
  * delivers, lost packets are retransmitted and what cannot complete
  * times out; then these must hold (else abort):
  * - each continuation ran exactly once, with its own request's msgbuf,
- *   no longer held by the driver; a response carrying a request's id
- *   went to that request; without forged packets, responses and requests
- *   arrive intact and unregistered types fail;
- * - a stale handle never answers anything;
+ *   no longer held by the driver nor queued to be sent; a response
+ *   carrying a request's id went to that request; without forged packets,
+ *   responses and requests arrive intact and unregistered types fail;
+ * - a stale handle never answers anything; a msgbuf in use is refused;
  * - every received packet was released once, and never read after that
  *   (ASan); no msgbuf was changed while the driver held it;
  * - every packet the queue delivered is in the worker's counters;
- * - every credit came back, the windows are empty, and every pool of
- *   both workers is full again.
+ * - every packet sent went to a peer, within the MTU and its msgbuf;
+ * - every credit came back, the windows are empty, every pool of both
+ *   workers is full again, and their session tables are consistent.
+ * PMR_FUZZ_AVOID steers around what today's code still gets wrong.
  * The sessions are then brought back to their state after the handshake
  * (fuzz_worker_rpc.c), so that an input does the same on its own as
  * after any other.
