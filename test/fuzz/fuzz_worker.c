@@ -121,10 +121,12 @@ enum fz_avoid {
 	AVOID_REENTRY = 1 << 3,
 	/* Issue 10, defect 10: a msgbuf given to two pmr_request() calls. */
 	AVOID_DOUBLE_USE = 1 << 4,
+	/* Issue 10, defect 7: a partial request pins its buffer forever. */
+	AVOID_PINNED = 1 << 5,
 };
 
 static const char *const avoid_names[] = {
-	"queued", "status-rfr", "stale", "reentry", "double-use",
+	"queued", "status-rfr", "stale", "reentry", "double-use", "pinned",
 };
 
 /* What a continuation does besides checking its response. */
@@ -1168,6 +1170,11 @@ drain(void)
 	FUZZ_CHECK(fz.nb_pending == 0);
 	FUZZ_CHECK(fz.nb_deferred == 0);
 	FUZZ_CHECK(quiet());
+	/* What the rest of a request never came for is reclaimed in time. */
+	if ((fz.avoid & AVOID_PINNED) == 0) {
+		fz_advance_time(fz.srv, FZ_TIME_REQ_TIMEOUT);
+		FUZZ_CHECK(fz_srv_partial(fz.srv) == 0);
+	}
 }
 
 static void

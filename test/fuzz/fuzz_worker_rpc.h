@@ -132,12 +132,19 @@ void fz_cli_slot(const struct pmr_worker *w, uint16_t sn, uint16_t i,
 /** What "some time later" the harness can ask for. */
 enum fz_time {
 	FZ_TIME_RTO,		/**< A retransmission timeout passed. */
-	FZ_TIME_REQ_TIMEOUT,	/**< Every request timed out. */
+	/**
+	 * Every request timed out; on a server, whatever a silent peer
+	 * left (partial requests) is reclaimed.
+	 */
+	FZ_TIME_REQ_TIMEOUT,
 	FZ_TIME_MAX
 };
 
 /** Run w's timers as if time t had passed since its last packets. */
 void fz_advance_time(struct pmr_worker *w, enum fz_time t);
+
+/** @return server slots of w holding part of a request. */
+unsigned int fz_srv_partial(const struct pmr_worker *w);
 
 /**
  * Packets w's counters account for having received: accepted, or

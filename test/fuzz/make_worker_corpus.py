@@ -136,7 +136,9 @@ SEEDS = {
                                    extra=bytes([7])) + poll(),
     'forged_req_stranger': inject(True, f=2, r=1, m=1 | 20 << 3) + poll(),
     'forged_req_pieces': inject(True, r=1, m=2 | 3 << 3) +
-    inject(True, r=1, p=7, m=2 | 3 << 3) + poll(),
+    inject(True, r=1, p=7, m=2 | 3 << 3) +
+    inject(True, r=1, p=5 | 2 << 3, m=2 | 3 << 3) +
+    inject(True, r=1, p=5 | 3 << 3, m=2 | 3 << 3) + poll(),
     'forged_cr_to_server': inject(True, f=3 << 3) + poll(),
     'forged_resp_to_client': request(rtype=DEFER) + poll() +
     inject(False, r=0, m=1 | 10 << 3, l=3) + poll() + respond() + poll(),
@@ -183,6 +185,9 @@ CRASHES = {
     complete(True) + session_close(0),
     'reentry_close': request(then_close=True) + poll(1, 1) +
     complete(True) + session_close(0),
+    # Issue 10, defect 7: packet 0 of a 4-packet request (forged, valid
+    # token) and nothing more: its slot keeps a 64 KiB msgbuf forever.
+    'defect7_partial_request': inject(True, r=1, m=2 | 3 << 3) + poll(),
     # Issue 10, defect 10: the msgbuf of a pending request (deferred by
     # the server) accepted by a second pmr_request().
     'defect10_msgbuf_twice': request(rtype=DEFER) + poll() +
