@@ -4,9 +4,9 @@
 #
 # Build a libFuzzer target of test/fuzz and run it (doc/fuzzing.md):
 #   devtools/fuzz.sh TARGET [SECONDS [LIBFUZZER_OPTION...]]
-# TARGET is rx, nexus or nexus_seq; SECONDS defaults to 600, 0 runs until
-# a crash or Ctrl-C. Options after SECONDS go to libFuzzer as they are (-dict=...,
-# -use_value_profile=1, ...).
+# TARGET is rx, nexus, nexus_seq or worker; SECONDS defaults to 600, 0
+# runs until a crash or Ctrl-C. Options after SECONDS go to libFuzzer as
+# they are (-dict=..., -use_value_profile=1, -fork=1 -ignore_crashes=1, ...).
 #
 # Everything lives under build/fuzz, nothing is written to the source tree:
 #   build/fuzz/build/            meson build dir: CC=clang, -Dfuzz=true
@@ -30,7 +30,7 @@ cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.."
 source devtools/common.sh
 
 usage() {
-	echo "usage: ${0##*/} rx|nexus|nexus_seq [SECONDS [LIBFUZZER_OPTION...]]" >&2
+	echo "usage: ${0##*/} rx|nexus|nexus_seq|worker [SECONDS [LIBFUZZER_OPTION...]]" >&2
 	exit 2
 }
 
@@ -42,6 +42,7 @@ case $target in
 rx)	max_len=2048 ;;	# a frame: over a 1500-byte MTU's
 nexus)	max_len=256 ;;	# a nexus datagram: NEXUS_WIRE_MAX_LEN is less
 nexus_seq) max_len=4096 ;;	# a sequence of operations, a few bytes each
+worker)	max_len=1024 ;;	# a sequence of operations (fuzz_worker.c)
 *)	usage ;;
 esac
 [[ $seconds =~ ^[0-9]+$ ]] || usage

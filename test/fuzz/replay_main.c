@@ -10,10 +10,11 @@
  *   fuzz_<target>_replay FILE|DIR...
  *
  * A directory's regular files are replayed in name order (not its
- * subdirectories). Each input is read into a buffer of its exact size, so
- * a sanitizer sees any read past it. A target that crashes or fails a
- * check ends the run (abort, or the sanitizer's report); a run that found
- * no input fails too, so a wrong path cannot pass.
+ * subdirectories). A target's LLVMFuzzerInitialize(), if it has one, runs
+ * first, as libFuzzer runs it. Each input is read into a buffer of its
+ * exact size, so a sanitizer sees any read past it. A target that crashes
+ * or fails a check ends the run (abort, or the sanitizer's report); a run
+ * that found no input fails too, so a wrong path cannot pass.
  */
 
 #include <dirent.h>
@@ -24,6 +25,9 @@
 #include <sys/stat.h>
 
 #include "pmr_fuzz.h"
+
+/* libFuzzer's optional set-up hook: NULL unless the target defines it. */
+int LLVMFuzzerInitialize(int *argc, char ***argv) __attribute__((weak));
 
 /* Replay one file; return 0, or -1 if it could not be read. */
 static int
@@ -113,6 +117,8 @@ main(int argc, char **argv)
 		fprintf(stderr, "usage: %s FILE|DIR...\n", argv[0]);
 		return 2;
 	}
+	if (LLVMFuzzerInitialize != NULL)
+		LLVMFuzzerInitialize(&argc, &argv);
 	for (i = 1; i < argc; i++) {
 		if (stat(argv[i], &st) != 0) {
 			fprintf(stderr, "%s: %s\n", argv[i], strerror(errno));
