@@ -94,6 +94,7 @@ struct rpc_creq {
 	uint64_t req_num;
 	uint64_t deadline;		/* TSC: request timeout */
 	uint64_t last_tx;		/* TSC of the last packet sent */
+	uint32_t tx_round;		/* w->nb_polls when last queued */
 	uint32_t req_pkts;		/* packets of the request */
 	uint32_t resp_pkts;		/* of the response; 0 until known */
 	uint32_t num_tx;		/* next packet index to send */
@@ -181,6 +182,7 @@ struct rpc_session {
 	struct pmr_req *srv;		/* [session_window] by req_num */
 	uint16_t srv_active;		/* slots with handlers */
 	bool closing;			/* free once srv_active is 0 */
+	bool failing;			/* in rpc_creq_fail_all() */
 	/*
 	 * The handshake's data-path half (issue 10): the server sends the
 	 * token to the client's data address in TOKEN packets; the client

@@ -77,6 +77,7 @@ creq_tx_slow(struct pmr_worker *w, struct rpc_session *s, struct rpc_creq *r)
 		}
 		r->num_tx++;
 		r->last_tx = rte_get_timer_cycles();
+		r->tx_round = w->nb_polls;
 	}
 }
 
@@ -95,6 +96,7 @@ creq_tx(struct pmr_worker *w, struct rpc_session *s, struct rpc_creq *r)
 				r->req_num, 0);
 		r->num_tx = 1;
 		r->last_tx = rte_get_timer_cycles();
+		r->tx_round = w->nb_polls;
 		return;
 	}
 	creq_tx_slow(w, s, r);
@@ -214,6 +216,7 @@ request_submit(struct pmr_worker *w, int session, uint8_t req_type,
 	r->req_pkts = rpc_msg_pkts(req->len, w->plen);
 	r->resp_pkts = 0;
 	r->num_tx = 0;
+	r->tx_round = w->nb_polls - 1;	/* not queued */
 	r->num_rx = 0;
 	r->resp_mb = NULL;
 	r->session = (uint16_t)session;
@@ -346,6 +349,15 @@ creq_complete(struct pmr_worker *w, struct rpc_creq *r,
 		if (status == PMR_E_TIMEOUT)
 			w->stats.timeouts++;
 	}
+	/*
+	 * A packet of it may still wait in the TX burst (queued in this
+	 * poll, or by a call since the last one: bursts go at the end of
+	 * each poll): send the burst first, or the application would get its
+	 * msgbuf back before the driver has read it.
+	 */
+	if (unlikely(r->tx_round == w->nb_polls) && w->nb_tx != 0 &&
+	    rpc_tx_queued(w, r->mb))
+		rpc_tx_flush(w);
 	if (likely(pmr_msgbuf_tx_pending(r->mb) == 0)) {
 		creq_finish(w, r, resp);
 		return;
@@ -459,7 +471,9 @@ rpc_rx_reply(struct pmr_worker *w, uint16_t sn, const struct pmr_pkthdr *h,
 			goto release;
 		}
 		pmr_transport_rx_release(w->q, pkt, 1);
-		creq_complete(w, r, h->status < PMR_STATUS_MAX ?
+		/* Only what a server answers; TIMEOUT and the like are ours. */
+		creq_complete(w, r, h->status == PMR_E_NOMEM ||
+				h->status == PMR_E_MSGSIZE ?
 				(enum pmr_status)h->status :
 				PMR_E_REMOTE_ERROR, NULL);
 		r = NULL;
@@ -616,6 +630,8 @@ rpc_creq_fail_all(struct pmr_worker *w, struct rpc_session *s,
 	struct rpc_creq *r;
 	uint16_t i;
 
+	/* A continuation's pmr_session_destroy() waits for the last one. */
+	s->failing = true;
 	for (i = 0; i < w->window; i++) {
 		r = s->window[i];
 		if (r != NULL)
@@ -623,4 +639,5 @@ rpc_creq_fail_all(struct pmr_worker *w, struct rpc_session *s,
 	}
 	while ((r = TAILQ_FIRST(&s->backlog)) != NULL)
 		creq_complete(w, r, status, NULL);
+	s->failing = false;
 }

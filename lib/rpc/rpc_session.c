@@ -131,6 +131,7 @@ session_alloc(struct pmr_worker *w, bool client, uint16_t reserve)
 	s->rx_reserve = reserve;
 	s->client = client;
 	s->closing = false;
+	s->failing = false;
 	s->in_flight = 0;
 	s->credits = w->credits;
 	s->starved = false;
@@ -287,11 +288,24 @@ pmr_session_destroy(struct pmr_worker *w, int session)
 		}
 		break;
 	case PMR_SESSION_CONNECTED:
-		rpc_creq_fail_all(w, s, PMR_E_SESSION_RESET);
+		/*
+		 * Closing before the continuations run: one that issues a
+		 * request on it or destroys it again is refused (-EINVAL).
+		 */
 		s->closing = true;
+		rpc_creq_fail_all(w, s, PMR_E_SESSION_RESET);
 		rpc_session_release(w, (uint16_t)session, true);
 		break;
 	default:	/* FAILED, RESET: the peer is gone already */
+		if (s->failing) {
+			/*
+			 * From a continuation of the session's failing
+			 * requests: freed after the last one (its caller
+			 * still walks the session).
+			 */
+			s->closing = true;
+			break;
+		}
 		session_free(w, (uint16_t)session);
 		break;
 	}
@@ -319,6 +333,10 @@ session_reset(struct pmr_worker *w, uint16_t sn,
 	struct rpc_session *s = &w->sessions[sn];
 
 	if (s->client) {
+		/*
+		 * A continuation that destroys the session only marks it
+		 * (closing): the release below frees it.
+		 */
 		s->state = state;
 		rpc_creq_fail_all(w, s, PMR_E_SESSION_RESET);
 		rpc_session_release(w, sn, false);
@@ -441,8 +459,8 @@ session_connect_fail(struct pmr_worker *w, uint16_t sn, bool notify,
 	rpc_hs_stop(w, s);
 	s->state = PMR_SESSION_FAILED;
 	rpc_creq_fail_all(w, s, PMR_E_SESSION_RESET);
-	rpc_session_release(w, sn, notify);
-	if (s->cb != NULL)
+	rpc_session_release(w, sn, notify);	/* frees it if closing */
+	if (s->cb != NULL && !s->closing)
 		s->cb(w, sn, PMR_SESSION_EV_CONNECT_FAILED, err, s->cb_arg);
 }
 
@@ -629,6 +647,11 @@ sm_connect_failed(struct pmr_worker *w, const struct pmr_sm_msg *m)
 	}
 	s->state = PMR_SESSION_FAILED;
 	rpc_creq_fail_all(w, s, PMR_E_SESSION_RESET);
+	if (s->closing) {
+		/* A continuation destroyed it. */
+		session_free(w, m->local_session);
+		return;
+	}
 	if (s->cb != NULL)
 		s->cb(w, m->local_session, PMR_SESSION_EV_CONNECT_FAILED,
 			sm_status_errno(m->status), s->cb_arg);

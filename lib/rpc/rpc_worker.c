@@ -398,8 +398,8 @@ pmr_worker_destroy(struct pmr_worker *w)
 		if (s->state == PMR_SESSION_FREE)
 			continue;
 		if (s->client) {
+			s->closing = true;	/* before the continuations */
 			rpc_creq_fail_all(w, s, PMR_E_SESSION_RESET);
-			s->closing = true;
 			rpc_session_release(w, (uint16_t)sn, true);
 			continue;
 		}
