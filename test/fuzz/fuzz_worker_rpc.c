@@ -180,7 +180,8 @@ fz_rx_accounted(const struct pmr_worker_stats *st)
 	/* rpc_rx_one()'s drops: decode errors, then the session checks. */
 	for (i = 0; i <= RPC_DROP_ROLE; i++)
 		n += st->drops[i];
-	return n;
+	/* TOKEN packets (rpc_rx_token()): taken, or dropped. */
+	return n + st->tokens_received + st->drops[RPC_DROP_TOKEN_PKT];
 }
 
 void
