@@ -193,6 +193,7 @@ static struct {
 	bool degraded;			/* a handler answered less */
 	int destroying;			/* session being closed, or -1 */
 	unsigned int nb_status[PMR_STATUS_MAX + 1];
+	int refused;			/* request(): pmr_request() error */
 	bool verbose;			/* PMR_FUZZ_VERBOSE set */
 	unsigned int avoid;		/* enum fz_avoid */
 } fz;
@@ -514,6 +515,7 @@ static void
 fz_cont(struct pmr_worker *w, const struct pmr_resp *resp, void *tag)
 {
 	struct fz_call *c = tag;
+	bool ok;
 
 	FUZZ_CHECK(w == fz.cli);
 	FUZZ_CHECK(c >= fz.calls && c < fz.calls + FZ_MAX_CALLS);
@@ -527,9 +529,18 @@ fz_cont(struct pmr_worker *w, const struct pmr_resp *resp, void *tag)
 	/* What an application may do from a continuation. */
 	if ((fz.avoid & AVOID_REENTRY) != 0 && fz.destroying == c->sess)
 		return;
-	if (c->then == CALL_THEN_REQUEST)
-		request(c->sess, T_ECHO, 40, 12 + c->id % 300, 0);
-	else if (c->then == CALL_THEN_CLOSE && fz.sess[c->sess] >= 0)
+	if (c->then == CALL_THEN_REQUEST) {
+		fz.refused = 0;
+		ok = request(c->sess, T_ECHO, 40, 12 + c->id % 300, 0);
+		/*
+		 * From pmr_session_destroy() of its own session: closing
+		 * already, the request is refused (else it would never
+		 * complete).
+		 */
+		if (fz.destroying == c->sess)
+			FUZZ_CHECK(!ok && (fz.refused == -EINVAL ||
+					   fz.refused == 0));
+	} else if (c->then == CALL_THEN_CLOSE && fz.sess[c->sess] >= 0)
 		session_close(c->sess);
 }
 
@@ -660,6 +671,7 @@ request(unsigned int k, uint8_t type, uint32_t size, uint32_t resp_size,
 		ret = pmr_request(fz.cli, fz.sess[k], type, c->req, fz_cont,
 				c);
 	}
+	fz.refused = ret;
 	if (ret != 0) {
 		FUZZ_CHECK(ret == -EINVAL || ret == -EMSGSIZE ||
 			ret == -ENOBUFS);
@@ -967,8 +979,12 @@ session_close(unsigned int k)
 	fz.destroying = (int)k;
 	ret = pmr_session_destroy(fz.cli, fz.sess[k]);
 	fz.destroying = outer;
-	/* Refused only to a continuation of its own destruction. */
-	FUZZ_CHECK(ret == 0 || outer == (int)k);
+	/*
+	 * Refused only to a continuation of its own destruction (the
+	 * session is closing: -EINVAL); a continuation of a reset session's
+	 * requests may close it (freed once they all ran).
+	 */
+	FUZZ_CHECK(outer == (int)k ? ret == -EINVAL : ret == 0);
 	fz.sess[k] = -1;
 }
 
