@@ -94,7 +94,7 @@ struct rpc_creq {
 	uint64_t req_num;
 	uint64_t deadline;		/* TSC: request timeout */
 	uint64_t last_tx;		/* TSC of the last packet sent */
-	uint32_t tx_round;		/* w->nb_polls when last queued */
+	uint32_t tx_round;		/* w->tx_bursts when last queued */
 	uint32_t req_pkts;		/* packets of the request */
 	uint32_t resp_pkts;		/* of the response; 0 until known */
 	uint32_t num_tx;		/* next packet index to send */
@@ -242,6 +242,7 @@ struct pmr_worker {
 	uint8_t tx_hdr[PMR_BURST_MAX][PMR_PKTHDR_LEN];
 	uint16_t nb_tx;
 	uint16_t nb_tx_free;		/* tx_free[] set among tx[0..nb_tx) */
+	uint32_t tx_bursts;		/* rpc_tx_flush() calls: burst id */
 	uint32_t nb_polls;
 	struct rpc_txfree txfree;
 	struct rpc_creq_list completing;
@@ -378,6 +379,8 @@ rpc_tx_flush(struct pmr_worker *w)
 {
 	uint16_t sent = 0;
 
+	/* What is queued from now on goes in the next burst. */
+	w->tx_bursts++;
 	if (likely(!w->faults.on && w->nb_tx_free == 0)) {
 		sent = pmr_transport_tx_burst(w->q, w->tx, w->nb_tx);
 		if (likely(sent == w->nb_tx)) {

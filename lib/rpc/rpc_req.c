@@ -77,7 +77,7 @@ creq_tx_slow(struct pmr_worker *w, struct rpc_session *s, struct rpc_creq *r)
 		}
 		r->num_tx++;
 		r->last_tx = rte_get_timer_cycles();
-		r->tx_round = w->nb_polls;
+		r->tx_round = w->tx_bursts;
 	}
 }
 
@@ -96,7 +96,7 @@ creq_tx(struct pmr_worker *w, struct rpc_session *s, struct rpc_creq *r)
 				r->req_num, 0);
 		r->num_tx = 1;
 		r->last_tx = rte_get_timer_cycles();
-		r->tx_round = w->nb_polls;
+		r->tx_round = w->tx_bursts;
 		return;
 	}
 	creq_tx_slow(w, s, r);
@@ -216,7 +216,7 @@ request_submit(struct pmr_worker *w, int session, uint8_t req_type,
 	r->req_pkts = rpc_msg_pkts(req->len, w->plen);
 	r->resp_pkts = 0;
 	r->num_tx = 0;
-	r->tx_round = w->nb_polls - 1;	/* not queued */
+	r->tx_round = w->tx_bursts - 1;	/* not queued */
 	r->num_rx = 0;
 	r->resp_mb = NULL;
 	r->session = (uint16_t)session;
@@ -353,9 +353,14 @@ creq_complete(struct pmr_worker *w, struct rpc_creq *r,
 	 * A packet of it may still wait in the TX burst (queued in this
 	 * poll, or by a call since the last one: bursts go at the end of
 	 * each poll): send the burst first, or the application would get its
-	 * msgbuf back before the driver has read it.
+	 * msgbuf back before the driver has read it. The burst is told by
+	 * its flush count, not by the poll count: a poll counts itself at
+	 * its start, so a packet a pmr_request() queued between two polls
+	 * was of the previous poll's round while it still waited in this
+	 * one's burst (a response or a timeout completing it in this poll
+	 * gave its msgbuf back unsent).
 	 */
-	if (unlikely(r->tx_round == w->nb_polls) && w->nb_tx != 0 &&
+	if (unlikely(r->tx_round == w->tx_bursts) && w->nb_tx != 0 &&
 	    rpc_tx_queued(w, r->mb))
 		rpc_tx_flush(w);
 	if (likely(pmr_msgbuf_tx_pending(r->mb) == 0)) {

@@ -177,9 +177,6 @@ static struct {
 	uint32_t plen;
 	uint16_t window;
 	int sess[FZ_NB_SESS];		/* client sessions; -1: none */
-	int first_sess[FZ_NB_SESS];	/* ... after LLVMFuzzerInitialize */
-	uint16_t first_remote[FZ_NB_SESS]; /* their server sessions */
-	bool first_done;
 	struct fz_sess_ev ev[FZ_NB_SESS];
 	/* Per input. */
 	const uint8_t *in;
@@ -196,6 +193,7 @@ static struct {
 	bool degraded;			/* a handler answered less */
 	int destroying;			/* session being closed, or -1 */
 	unsigned int nb_status[PMR_STATUS_MAX + 1];
+	int refused;			/* request(): pmr_request() error */
 	bool verbose;			/* PMR_FUZZ_VERBOSE set */
 	unsigned int avoid;		/* enum fz_avoid */
 } fz;
@@ -511,11 +509,13 @@ call_done(struct fz_call *c, enum pmr_status status, const uint8_t *data,
 static bool request(unsigned int k, uint8_t type, uint32_t size,
 		uint32_t resp_size, uint8_t mode);
 static void session_close(unsigned int k);
+static uint16_t session_num(uint8_t v, bool srv);
 
 static void
 fz_cont(struct pmr_worker *w, const struct pmr_resp *resp, void *tag)
 {
 	struct fz_call *c = tag;
+	bool ok;
 
 	FUZZ_CHECK(w == fz.cli);
 	FUZZ_CHECK(c >= fz.calls && c < fz.calls + FZ_MAX_CALLS);
@@ -529,9 +529,18 @@ fz_cont(struct pmr_worker *w, const struct pmr_resp *resp, void *tag)
 	/* What an application may do from a continuation. */
 	if ((fz.avoid & AVOID_REENTRY) != 0 && fz.destroying == c->sess)
 		return;
-	if (c->then == CALL_THEN_REQUEST)
-		request(c->sess, T_ECHO, 40, 12 + c->id % 300, 0);
-	else if (c->then == CALL_THEN_CLOSE && fz.sess[c->sess] >= 0)
+	if (c->then == CALL_THEN_REQUEST) {
+		fz.refused = 0;
+		ok = request(c->sess, T_ECHO, 40, 12 + c->id % 300, 0);
+		/*
+		 * From pmr_session_destroy() of its own session: closing
+		 * already, the request is refused (else it would never
+		 * complete).
+		 */
+		if (fz.destroying == c->sess)
+			FUZZ_CHECK(!ok && (fz.refused == -EINVAL ||
+					   fz.refused == 0));
+	} else if (c->then == CALL_THEN_CLOSE && fz.sess[c->sess] >= 0)
 		session_close(c->sess);
 }
 
@@ -662,6 +671,7 @@ request(unsigned int k, uint8_t type, uint32_t size, uint32_t resp_size,
 		ret = pmr_request(fz.cli, fz.sess[k], type, c->req, fz_cont,
 				c);
 	}
+	fz.refused = ret;
 	if (ret != 0) {
 		FUZZ_CHECK(ret == -EINVAL || ret == -EMSGSIZE ||
 			ret == -ENOBUFS);
@@ -803,7 +813,7 @@ op_inject(bool to_srv)
 	if (f & 1)
 		h.token ^= 1 + in_u8();
 	if (f & 4)
-		h.dest_session = in_u8();
+		h.dest_session = session_num(in_u8(), to_srv);
 	h.req_type = (f & 0x40) != 0 ? in_u8() : T_ECHO;
 	h.req_num = pick_req_num(r, cur, cv.next_num, cv.req_num);
 	switch (p & 7) {
@@ -969,8 +979,12 @@ session_close(unsigned int k)
 	fz.destroying = (int)k;
 	ret = pmr_session_destroy(fz.cli, fz.sess[k]);
 	fz.destroying = outer;
-	/* Refused only to a continuation of its own destruction. */
-	FUZZ_CHECK(ret == 0 || outer == (int)k);
+	/*
+	 * Refused only to a continuation of its own destruction (the
+	 * session is closing: -EINVAL); a continuation of a reset session's
+	 * requests may close it (freed once they all ran).
+	 */
+	FUZZ_CHECK(outer == (int)k ? ret == -EINVAL : ret == 0);
 	fz.sess[k] = -1;
 }
 
@@ -1039,83 +1053,110 @@ server_sessions_wait(void)
 	}
 }
 
-/* Do the sessions have the numbers they had after LLVMFuzzerInitialize? */
-static bool
-sessions_canonical(void)
+/*
+ * Session numbers are handed out in random order (lib/rpc), so a session
+ * reopened between inputs has other numbers at both ends than it had. An
+ * input names its sessions by index (fz.sess[]) and reads their numbers
+ * from the workers, except a forged packet's own dest_session (OP_INJECT):
+ * a number v of the input is the same session whatever the real ones are,
+ * through this mapping. v = k < FZ_NB_SESS is session k (client end, or its
+ * server end if srv); the other numbers below FZ_MAX_SESSIONS are the
+ * numbers no session of the harness has, in increasing order; numbers
+ * from FZ_MAX_SESSIONS up name no session at all. It is the identity when
+ * the sessions have numbers 0 and 1 at both ends (the seeds were written
+ * when numbers were handed out lowest first).
+ */
+static uint16_t
+session_num(uint8_t v, bool srv)
 {
-	unsigned int k;
+	bool used[FZ_MAX_SESSIONS] = { false };
+	int num[FZ_NB_SESS];
+	unsigned int k, rest = 0;
+	uint16_t sn;
 
-	for (k = 0; k < FZ_NB_SESS; k++)
-		if (fz.sess[k] != fz.first_sess[k] ||
-		    fz_session_remote(fz.cli, (uint16_t)fz.sess[k]) !=
-		    fz.first_remote[k])
-			return false;
-	return true;
+	if (v >= FZ_MAX_SESSIONS)
+		return v;
+	for (k = 0; k < FZ_NB_SESS; k++) {
+		num[k] = fz.sess[k] < 0 ? -1 : !srv ? fz.sess[k] :
+			fz_session_remote(fz.cli, (uint16_t)fz.sess[k]);
+		if (num[k] >= 0 && num[k] < FZ_MAX_SESSIONS)
+			used[num[k]] = true;
+	}
+	if (v < FZ_NB_SESS && num[v] >= 0)
+		return (uint16_t)num[v];
+	/* v is the rest-th of the other numbers of the input... */
+	for (k = 0; k < v; k++)
+		if (k >= FZ_NB_SESS || num[k] < 0)
+			rest++;
+	/* ... and names the rest-th of the numbers no session has. */
+	for (sn = 0; sn < FZ_MAX_SESSIONS; sn++)
+		if (!used[sn] && rest-- == 0)
+			return sn;
+	return v;	/* not reached */
+}
+
+static bool quiet(void);
+
+/*
+ * The server sends copies of a new session's TOKEN packet, real time
+ * apart, until the client's first packet on it: one echo request, as an
+ * application's first would be, stops them, so that none lands in a
+ * later input. Then nothing is left on the wire (quiet()).
+ */
+static void
+session_first_request(unsigned int k)
+{
+	uint64_t deadline = deadline_in(FZ_WAIT_S);
+	unsigned int i, ok = fz.nb_status[PMR_OK];
+
+	FUZZ_CHECK(fz.nb_pending == 0 && fz.nb_calls < FZ_MAX_CALLS);
+	i = fz.nb_calls;
+	FUZZ_CHECK(request(k, T_ECHO, 12, 12, 0));
+	while (!quiet()) {
+		fzq_complete(FZ_SRV_Q, UINT32_MAX);
+		fzq_complete(FZ_CLI_Q, UINT32_MAX);
+		poll_srv();
+		poll_cli();
+		FUZZ_CHECK(rte_get_timer_cycles() < deadline);
+	}
+	FUZZ_CHECK(fz.calls[i].state == CALL_DONE);
+	FUZZ_CHECK(fz.nb_status[PMR_OK] == ok + 1);
+	/* Not the input's: forgotten (what fz_cont() left is freed). */
+	fz.nb_status[PMR_OK] = ok;
+	FUZZ_CHECK(pmr_msgbuf_free(fz.calls[i].req) == 0);
+	memset(&fz.calls[i], 0, sizeof(fz.calls[i]));
+	fz.nb_calls = i;
 }
 
 /*
- * Sessions closed by the input, or reset, are opened again, with the same
- * numbers at both ends as the first time (an input then does the same
- * whatever ran before it): all are closed, highest number first, so that
- * both workers hand the lowest out first again, then opened in order.
+ * Sessions closed by the input, or reset, are opened again (with other
+ * numbers: see session_num()), and used once, so that an input does the
+ * same whatever ran before it.
  */
 static void
 sessions_restore(void)
 {
-	unsigned int k, tries;
-	int hi;
+	unsigned int k;
 
 	for (k = 0; k < FZ_NB_SESS; k++) {
 		if (fz.sess[k] >= 0 &&
 		    pmr_session_state(fz.cli, fz.sess[k]) !=
 		    PMR_SESSION_CONNECTED) {
 			/* Reset under it (FAILED, RESET): the application's. */
-			pmr_session_destroy(fz.cli, fz.sess[k]);
+			FUZZ_CHECK(pmr_session_destroy(fz.cli,
+					fz.sess[k]) == 0);
 			fz.sess[k] = -1;
 		}
 	}
-	/* The closed ones alone first: usually, they get their numbers. */
-	for (k = 0; k < FZ_NB_SESS && fz.first_done; k++) {
-		if (fz.sess[k] < 0) {
-			server_sessions_wait();
-			session_open(k);
-		}
+	for (k = 0; k < FZ_NB_SESS; k++) {
+		if (fz.sess[k] >= 0)
+			continue;
+		/* The server freed its end (else it could refuse). */
+		server_sessions_wait();
+		session_open(k);
+		session_first_request(k);
 	}
-	for (tries = 0; !fz.first_done || !sessions_canonical(); tries++) {
-		if (tries == 4) {
-			/* Not a property of the code under test. */
-			fprintf(stderr, "fuzz_worker: sessions reopened with "
-				"other numbers: this input may not reproduce "
-				"alone\n");
-			fz.first_done = false;	/* the new ones, now */
-		}
-		for (;;) {
-			hi = -1;
-			for (k = 0; k < FZ_NB_SESS; k++)
-				if (fz.sess[k] >= 0 &&
-				    (hi < 0 || fz.sess[k] > fz.sess[hi]))
-					hi = (int)k;
-			if (hi < 0)
-				break;
-			FUZZ_CHECK(pmr_session_destroy(fz.cli,
-					fz.sess[hi]) == 0);
-			fz.sess[hi] = -1;
-			server_sessions_wait();
-		}
-		for (k = 0; k < FZ_NB_SESS; k++) {
-			session_open(k);
-			server_sessions_wait();
-		}
-		if (!fz.first_done) {
-			tries = 0;
-			for (k = 0; k < FZ_NB_SESS; k++) {
-				fz.first_sess[k] = fz.sess[k];
-				fz.first_remote[k] = fz_session_remote(fz.cli,
-						(uint16_t)fz.sess[k]);
-			}
-			fz.first_done = true;
-		}
-	}
+	server_sessions_wait();
 }
 
 /* --- Draining and the invariants. --- */

@@ -180,7 +180,8 @@ fz_rx_accounted(const struct pmr_worker_stats *st)
 	/* rpc_rx_one()'s drops: decode errors, then the session checks. */
 	for (i = 0; i <= RPC_DROP_ROLE; i++)
 		n += st->drops[i];
-	return n;
+	/* TOKEN packets (rpc_rx_token()): taken, or dropped. */
+	return n + st->tokens_received + st->drops[RPC_DROP_TOKEN_PKT];
 }
 
 void
@@ -219,18 +220,23 @@ fz_sessions_resync(struct pmr_worker *srv, struct pmr_worker *cli,
 		FUZZ_CHECK(s->srv_active == 0);
 		for (i = 0; i < srv->window; i++) {
 			FUZZ_CHECK(s->srv[i].state != SRV_HANDLING);
-			if (s->srv[i].state != SRV_FREE)
-				rpc_srv_slot_clear(srv, &s->srv[i]);
-			else
-				/* A recycled response buffer. */
-				pmr_msgbuf_free(s->srv[i].resp_buf);
-			s->srv[i].resp_buf = NULL;
+			if (s->srv[i].state == SRV_FREE &&
+			    s->srv[i].resp_buf != NULL) {
+				/* A recycled response buffer: the slot's. */
+				rpc_msgbuf_put(s->srv[i].resp_buf);
+				s->srv[i].resp_buf = NULL;
+			}
 			/* What a free slot keeps of its last request. */
-			s->srv[i].req_num = 0;
 			s->srv[i].req_size = 0;
 			s->srv[i].num_rx = 0;
 			s->srv[i].resp_pkts = 0;
 		}
+		/*
+		 * As a new session's (session_alloc()): each slot takes its
+		 * index as its first request number, as the client's
+		 * slot_req_num[] below; no timeouts counted.
+		 */
+		rpc_slots_init(srv, s);
 	}
 	for (k = 0; k < n; k++) {
 		struct rpc_session *s;
@@ -245,6 +251,8 @@ fz_sessions_resync(struct pmr_worker *srv, struct pmr_worker *cli,
 		for (i = 0; i < cli->window; i++) {
 			FUZZ_CHECK(s->window[i] == NULL);
 			s->slot_req_num[i] = i;
+			/* Timeouts in a row (the session resets at 8). */
+			s->slot_timeouts[i] = 0;
 		}
 		s->starved = false;
 		s->kick_pos = 0;

@@ -7,8 +7,9 @@
     test/fuzz/make_worker_corpus.py --crashes [DIR]
 
 DIR defaults to test/fuzz/corpus/worker, or with --crashes to
-test/fuzz/crashes-found/worker: the inputs that crash today's code, one
-per finding (test/fuzz/crashes-found/README.md). An input is a sequence of
+test/fuzz/crashes-found/worker: the inputs the target found bugs with, one
+per finding (test/fuzz/crashes-found/README.md), all fixed and replayed
+by meson test (fuzz_worker_findings). An input is a sequence of
 operations, each an opcode byte (taken modulo 13) and its argument bytes;
 the encoding is the one fuzz_worker.c reads (doc/fuzzing.md has the table).
 The seeds are honest sessions, one feature each, and none trips a defect
@@ -150,8 +151,8 @@ SEEDS = {
 }
 
 
-# One input per finding of the fuzz target in today's code, as short as
-# it gets; each is described in test/fuzz/crashes-found/README.md.
+# One input per finding of the fuzz target, as short as it gets; each is
+# described, with what fixed it, in test/fuzz/crashes-found/README.md.
 CRASHES = {
     # A request's msgbuf handed back (continuation) while its packet is
     # still in the worker's TX burst: pmr_session_destroy() fails the
@@ -164,6 +165,10 @@ CRASHES = {
     # peers, entering the window in the same scan) before the poll's
     # flush sends its packet.
     'queued_timeout': request() + time(req_timeout=True),
+    # The same inside a poll: a request queued by pmr_request() between
+    # two polls is answered (a forged response, valid token) in the next
+    # one, before that poll's flush sends its packet.
+    'queued_between_polls': request() + inject(False) + poll(1, 1),
     # Issue 10, defect 1: a status-only response (no handler), then a
     # request for its response packet 1: NULL pushed to the TX free FIFO,
     # dereferenced by rpc_txfree_poll().
