@@ -11,7 +11,9 @@
  *   nexus_uri.c      "host:port" parsing and resolution
  *   nexus_thread.c   the control thread: poll(), UDP receive and send
  *   nexus_worker.c   attach/detach, the worker rings and their backlog
- *   nexus_session.c  handshakes (both sides), timers, disconnects
+ *   nexus_session.c  session table, client handshakes, timers, teardown
+ *   nexus_server.c   server handshakes: cookies, records, the worker's
+ *                    answer
  *   nexus_heartbeat.c  remote nexuses with sessions up: heartbeats, failure
  *                    and restart detection
  *   nexus_keys.c     the nexus's secrets: handshake cookies, heartbeat keys
@@ -266,9 +268,21 @@ void nexus_session_worker_msg(struct pmr_nexus *nx, struct nexus_worker *w,
 		const struct pmr_sm_msg *msg);
 void nexus_session_timers(struct pmr_nexus *nx, uint64_t now);
 void nexus_session_worker_gone(struct pmr_nexus *nx, struct nexus_worker *w);
-void nexus_session_free_all(struct pmr_nexus *nx);
 void nexus_session_tell_closed(struct pmr_nexus *nx, struct nexus_session *s,
 		uint16_t status);
+int nexus_session_put(struct nexus_worker *w, struct nexus_session *s);
+bool nexus_same_addr(const struct sockaddr_in *a, const struct sockaddr_in *b);
+
+/* nexus_server.c */
+void nexus_server_rx_connect_req(struct pmr_nexus *nx,
+		const struct sockaddr_in *src, const struct nexus_wire_msg *m);
+void nexus_server_accept(struct pmr_nexus *nx, struct nexus_worker *w,
+		const struct pmr_sm_msg *msg);
+void nexus_server_refuse(struct pmr_nexus *nx, struct nexus_worker *w,
+		const struct pmr_sm_msg *msg);
+void nexus_server_timers(struct pmr_nexus *nx, uint64_t now);
+void nexus_server_worker_gone(struct pmr_nexus *nx, struct nexus_worker *w);
+void nexus_session_free_all(struct pmr_nexus *nx);
 
 /* nexus_keys.c */
 void nexus_keys_init(struct pmr_nexus *nx, uint64_t now);
