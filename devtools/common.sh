@@ -10,6 +10,10 @@ packages=(build-essential pkg-config meson ninja-build libdpdk-dev dpdk
 # itself, its compiler-rt (only recommended by clang-14's dependencies).
 packages+=(clang libclang-rt-14-dev)
 packages+=(ucx-utils)	# ucx_perftest, for devtools/bench-compare.sh (~1 MB)
+# The API reference (doxygen, built and checked by test.sh); what a static
+# link against DPDK needs (its libdpdk.pc names -lsystemd via libelf...);
+# devtools/plot-histogram.py's plots.
+packages+=(doxygen libsystemd-dev python3-matplotlib)
 
 hugepages_want=1024	# 2-MiB pages: 2 GiB, enough for two tests at once
 

@@ -71,6 +71,67 @@ enum pmr_status {
 /** @return a short name of a status ("SESSION_RESET"). */
 const char *pmr_status_str(enum pmr_status status);
 
+/** Session states (pmr_session_state()). */
+enum pmr_session_state {
+	PMR_SESSION_FREE = 0,	/**< No such session. */
+	PMR_SESSION_CONNECTING,	/**< Handshake under way. */
+	PMR_SESSION_CONNECTED,	/**< Ready. */
+	PMR_SESSION_FAILED,	/**< Handshake failed; destroy it. */
+	PMR_SESSION_RESET,	/**< The remote side went away; destroy it. */
+};
+
+/** Session events (pmr_session_cb_t). */
+enum pmr_session_event {
+	/**
+	 * err is 0. The nexus accepted and the session's token came on the
+	 * data path (a TOKEN packet from the server worker).
+	 */
+	PMR_SESSION_EV_CONNECTED,
+	PMR_SESSION_EV_CONNECT_FAILED,	/**< err says why. */
+	PMR_SESSION_EV_RESET,		/**< The session went away (err). */
+	/**
+	 * Server side only (pmr_worker_conf.server_session_cb): a client
+	 * asks for a session; the callback accepts it (returns 0) or
+	 * refuses it (a negative errno: the client's connect fails with
+	 * -ECONNREFUSED). err is 0.
+	 */
+	PMR_SESSION_EV_ACCEPT,
+};
+
+/**
+ * Session event callback; runs on the worker's lcore. err is 0 or a
+ * negative errno: -ENOENT (no such remote worker), -ENOSPC (remote out of
+ * sessions), -ETIMEDOUT (nobody answered), -EHOSTUNREACH (URI did not
+ * resolve), -EPROTO (incompatible peer), -ENETUNREACH on
+ * PMR_SESSION_EV_CONNECT_FAILED (the remote nexus accepted, but the
+ * server's TOKEN packet never reached this worker's data address within
+ * req_timeout_ms: the data path is unreachable), -ECONNRESET (remote
+ * closed),
+ * -ETIMEDOUT on PMR_SESSION_EV_RESET (the remote nexus went silent: see
+ * pmr_nexus_conf.peer_timeout_ms; or 8 requests in a row timed out in one
+ * slot of the session window: the server is told, as for a close).
+ */
+typedef void (*pmr_session_cb_t)(struct pmr_worker *w, int session,
+		enum pmr_session_event ev, int err, void *arg);
+
+/**
+ * Server session event callback (pmr_worker_conf.server_session_cb); runs
+ * on the worker's lcore. The session number is valid while it runs
+ * (pmr_session_info_get() tells who the client is), also for
+ * PMR_SESSION_EV_RESET, after which it is free.
+ *
+ * Events: PMR_SESSION_EV_ACCEPT (err 0), when a client asks for a
+ * session, before anything is answered: return 0 to accept, a negative
+ * errno to refuse (the client's PMR_SESSION_EV_CONNECT_FAILED then has
+ * -ECONNREFUSED). PMR_SESSION_EV_RESET, once for each accepted session
+ * when it goes away, err says why: -ECONNRESET (the client closed it),
+ * -ETIMEDOUT (the client's nexus went silent or restarted),
+ * -ESHUTDOWN (pmr_worker_destroy()). The return value is ignored but for
+ * PMR_SESSION_EV_ACCEPT.
+ */
+typedef int (*pmr_server_session_cb_t)(struct pmr_worker *w, int session,
+		enum pmr_session_event ev, int err, void *arg);
+
 /** Worker settings; zero fields take the defaults. */
 struct pmr_worker_conf {
 	uint16_t worker_id;	/**< Unique within the process (nexus). */
@@ -124,6 +185,13 @@ struct pmr_worker_conf {
 	 * (default nb_large_msgbufs / 2, at least 1).
 	 */
 	uint16_t max_large_per_session;
+	/**
+	 * Server side: told of each session a client opens to this worker,
+	 * which it may refuse, and of its end (pmr_server_session_cb_t).
+	 * NULL: every session is accepted, silently.
+	 */
+	pmr_server_session_cb_t server_session_cb;
+	void *server_session_arg;	/**< Its arg. */
 };
 
 /** Per-worker counters. */
@@ -288,42 +356,6 @@ struct rte_mempool *pmr_worker_pool(const struct pmr_worker *w,
 struct pmr_msgbuf *pmr_worker_msgbuf_alloc(struct pmr_worker *w,
 		uint32_t len);
 
-/** Session states (pmr_session_state()). */
-enum pmr_session_state {
-	PMR_SESSION_FREE = 0,	/**< No such session. */
-	PMR_SESSION_CONNECTING,	/**< Handshake under way. */
-	PMR_SESSION_CONNECTED,	/**< Ready. */
-	PMR_SESSION_FAILED,	/**< Handshake failed; destroy it. */
-	PMR_SESSION_RESET,	/**< The remote side went away; destroy it. */
-};
-
-/** Session events (pmr_session_cb_t). */
-enum pmr_session_event {
-	/**
-	 * err is 0. The nexus accepted and the session's token came on the
-	 * data path (a TOKEN packet from the server worker).
-	 */
-	PMR_SESSION_EV_CONNECTED,
-	PMR_SESSION_EV_CONNECT_FAILED,	/**< err says why. */
-	PMR_SESSION_EV_RESET,		/**< The remote side closed it. */
-};
-
-/**
- * Session event callback; runs on the worker's lcore. err is 0 or a
- * negative errno: -ENOENT (no such remote worker), -ENOSPC (remote out of
- * sessions), -ETIMEDOUT (nobody answered), -EHOSTUNREACH (URI did not
- * resolve), -EPROTO (incompatible peer), -ENETUNREACH on
- * PMR_SESSION_EV_CONNECT_FAILED (the remote nexus accepted, but the
- * server's TOKEN packet never reached this worker's data address within
- * req_timeout_ms: the data path is unreachable), -ECONNRESET (remote
- * closed),
- * -ETIMEDOUT on PMR_SESSION_EV_RESET (the remote nexus went silent: see
- * pmr_nexus_conf.peer_timeout_ms; or 8 requests in a row timed out in one
- * slot of the session window: the server is told, as for a close).
- */
-typedef void (*pmr_session_cb_t)(struct pmr_worker *w, int session,
-		enum pmr_session_event ev, int err, void *arg);
-
 /**
  * Open a session to worker remote_worker of the nexus at uri.
  * Returns at once; cb (may be NULL) tells the outcome. Requests may be
@@ -346,6 +378,49 @@ int pmr_session_destroy(struct pmr_worker *w, int session);
 /** @return the state of a session. */
 enum pmr_session_state pmr_session_state(const struct pmr_worker *w,
 		int session);
+
+/**
+ * Open a session and poll the worker until it is connected or failed, at
+ * most timeout_ms: pmr_session_create() and a pmr_worker_poll() loop in
+ * one call, for simple clients and examples (as rrppcc's connect().await).
+ * Handlers and continuations of the worker's other sessions run meanwhile.
+ * On the worker's lcore, outside a handler or continuation.
+ *
+ * @return the session number (>= 0, PMR_SESSION_CONNECTED), or a
+ *   negative errno: those of pmr_session_create(), the err of
+ *   PMR_SESSION_EV_CONNECT_FAILED (the session is then destroyed), or
+ *   -ETIMEDOUT if it was not up within timeout_ms (destroyed as well).
+ */
+int pmr_session_connect(struct pmr_worker *w, const char *uri,
+		uint16_t remote_worker, uint32_t timeout_ms);
+
+/** Which end of a session this worker is (struct pmr_session_info). */
+enum pmr_session_role {
+	PMR_SESSION_CLIENT = 0,	/**< Opened by pmr_session_create(). */
+	PMR_SESSION_SERVER,	/**< Accepted from a client. */
+};
+
+/** What pmr_session_info_get() tells of a session. */
+struct pmr_session_info {
+	enum pmr_session_role role;	/**< Client or server end. */
+	enum pmr_session_state state;	/**< As pmr_session_state(). */
+	uint16_t remote_worker;	/**< The worker id at the other end. */
+	uint16_t credits;	/**< Packets in flight allowed toward the
+				 * server (granted; 0 until known). */
+	/** The remote nexus, "a.b.c.d:port" (the server's, as given to
+	 * pmr_session_create(), resolved; the client's, as its handshake
+	 * came from). */
+	char remote_uri[PMR_URI_MAX];
+};
+
+/**
+ * Tell who is at the other end of a session (either role), e.g. from a
+ * handler, with pmr_req_session().
+ *
+ * @return 0, or -EINVAL (NULL argument, no such session).
+ */
+int pmr_session_info_get(const struct pmr_worker *w, int session,
+		struct pmr_session_info *info);
 
 /** What a continuation gets. Valid only while it runs. */
 struct pmr_resp {
@@ -375,6 +450,22 @@ typedef void (*pmr_cont_t)(struct pmr_worker *w, const struct pmr_resp *resp,
  */
 int pmr_request(struct pmr_worker *w, int session, uint8_t req_type,
 		struct pmr_msgbuf *req, pmr_cont_t cont, void *tag);
+
+/**
+ * pmr_request() with a deadline of its own: the continuation runs once,
+ * with PMR_E_TIMEOUT if no response came within timeout_ms of this call
+ * (lost packets are sent again until then), instead of the worker's
+ * req_timeout_ms. timeout_ms 0 takes req_timeout_ms.
+ *
+ * @return as pmr_request(); -EINVAL also for a timeout_ms over
+ *   PMR_REQ_TIMEOUT_MAX_MS.
+ */
+int pmr_request_timeout(struct pmr_worker *w, int session, uint8_t req_type,
+		struct pmr_msgbuf *req, pmr_cont_t cont, void *tag,
+		uint32_t timeout_ms);
+
+/** Longest per-request deadline, in ms (one hour). */
+#define PMR_REQ_TIMEOUT_MAX_MS 3600000u
 
 /**
  * A request to test or wait for, instead of a continuation. Owned by the
@@ -453,6 +544,14 @@ uint8_t pmr_req_type(struct pmr_req_ref req);
 
 /** @return the worker handling it, NULL if req is stale. */
 struct pmr_worker *pmr_req_worker(struct pmr_req_ref req);
+
+/**
+ * @return the number of the (server) session the request came on, to
+ *   give pmr_session_info_get(), or -ESTALE if req is stale. The session
+ *   may have gone away since (its PMR_SESSION_EV_RESET ran): its number
+ *   may then name a newer session, or none.
+ */
+int pmr_req_session(struct pmr_req_ref req);
 
 /**
  * A response buffer allocated for this request (capacity
