@@ -86,7 +86,7 @@ fi
 eal=(-l 0 --no-pci --no-huge -m 256 --no-shconf --vdev=net_ring0
 	--log-level=lib.eal:warning)
 
-echo "# shared: ${cc[*]} consumer.c $flags_shared"
+echo "# shared: ${cc[*]} ${cflags[*]} consumer.c $flags_shared"
 # shellcheck disable=SC2086
 (cd "$tmp" && "${cc[@]}" "${cflags[@]}" -o consumer_shared consumer.c \
 	$flags_shared) || fail "shared build"
@@ -100,7 +100,7 @@ echo "# libpmrpc.so.0 => $resolved"
 LD_LIBRARY_PATH=$libdir "$tmp/consumer_shared" "${eal[@]}" ||
 	fail "the shared consumer failed"
 
-echo "# static: ${cc[*]} consumer.c $flags_static"
+echo "# static: ${cc[*]} ${cflags[*]} consumer.c $flags_static"
 # shellcheck disable=SC2086
 (cd "$tmp" && "${cc[@]}" "${cflags[@]}" -o consumer_static consumer.c \
 	$flags_static) || fail "static build"
