@@ -307,8 +307,15 @@ void pmr_worker_stop(struct pmr_worker *w);
  */
 int pmr_worker_service_register(struct pmr_worker *w, uint32_t *service_id);
 
-/** Read the worker's counters (any thread; may be slightly stale). */
-void pmr_worker_stats_get(const struct pmr_worker *w,
+/**
+ * Read the worker's counters. Each counter is read whole; together they
+ * may be slightly out of step with each other and stale by a poll.
+ *
+ * Thread: any.
+ *
+ * @return 0, or -EINVAL (w or stats NULL).
+ */
+int pmr_worker_stats_get(const struct pmr_worker *w,
 		struct pmr_worker_stats *stats);
 
 /**
