@@ -253,8 +253,8 @@ int pmr_transport_queue_addr(struct pmr_transport_queue *q,
  *   argument, an address of another length than caps.addr_len or one the
  *   driver cannot parse, ENOMEM).
  *
- * Thread: a control thread (the nexus's), while the queue's lcore runs
- * the data path.
+ * Thread: any, on the control path (the nexus's thread; the main lcore
+ * at set-up), also while the queue's lcore runs the data path.
  */
 struct pmr_transport_peer *pmr_transport_peer_create(
 		struct pmr_transport_queue *q,
@@ -264,8 +264,8 @@ struct pmr_transport_peer *pmr_transport_peer_create(
  * Destroy a peer; no packet to it may be pending in a tx burst. NULL q or
  * peer is ignored.
  *
- * Thread: a control thread (the nexus's), while the queue's lcore runs
- * the data path.
+ * Thread: any, on the control path (the nexus's thread; the main lcore
+ * at set-up), also while the queue's lcore runs the data path.
  */
 void pmr_transport_peer_destroy(struct pmr_transport_queue *q,
 		struct pmr_transport_peer *peer);

@@ -5,14 +5,14 @@
 a doxygen warning, and every public function is documented with its thread
 rule ("Thread: ..."), as doc/api.md says.
 
-Usage: check_api_doc.py DOXYGEN DOXYFILE
+Usage: check_api_doc.py DOXYGEN DOXYFILE API_MD
 
 Doxygen runs on the Doxyfile meson generated, into a temporary directory
 (HTML off, XML on). Then:
   - any warning fails (an undocumented public function is one);
   - each function the headers declare (found in their text, independently
     of doxygen) must appear in the XML with a brief description and a
-    "Thread:" sentence.
+    "Thread:" sentence, and in the thread table of doc/api.md (API_MD).
 """
 
 import os
@@ -60,9 +60,13 @@ def documented_functions(xml_dir):
 
 
 def main():
-    if len(sys.argv) != 3:
+    if len(sys.argv) != 4:
         sys.exit(__doc__)
-    doxygen, doxyfile = sys.argv[1:]
+    doxygen, doxyfile, api_md = sys.argv[1:]
+    with open(api_md, encoding='utf-8') as f:
+        table = set(re.findall(r'`(pmr_\w+)\(\)`',
+                               ''.join(ln for ln in f
+                                       if ln.startswith('| '))))
     if not doxygen:
         print('doxygen not found: install it (devtools/test.sh does)')
         return 1
@@ -97,6 +101,9 @@ def main():
         if not brief and not detail.strip():
             errors.append('%s: %s() has an empty description'
                           % (header, name))
+        if name not in table:
+            errors.append('%s: %s() is not in the thread table of %s'
+                          % (header, name, os.path.basename(api_md)))
         if 'Thread:' not in brief + ' ' + detail:
             errors.append('%s: %s() does not state its thread rule '
                           '("Thread: ...")' % (header, name))
