@@ -210,6 +210,7 @@ transport(void **state)
 	struct pmr_transport_addr addr;
 	struct pmr_transport_stats st;
 	struct rte_mempool *plain;
+	char args[64];
 
 	(void)state;
 	ASSERT_NULL_ERRNO(pmr_transport_find("no-such-driver"), ENOENT);
@@ -228,6 +229,12 @@ transport(void **state)
 			SOCKET_ID_ANY), EINVAL);
 	ASSERT_NULL_ERRNO(pmr_transport_queue_create(eth, "no_such_key=1",
 			SOCKET_ID_ANY), EINVAL);
+	ASSERT_NULL_ERRNO(pmr_transport_queue_create(eth, "port=200,ip=10.9.0.1",
+			SOCKET_ID_ANY), ENODEV);
+	/* The server worker's port has its queue. */
+	snprintf(args, sizeof(args), "port=%u,ip=10.9.0.1", env.port_a[0]);
+	ASSERT_NULL_ERRNO(pmr_transport_queue_create(eth, args, SOCKET_ID_ANY),
+			EBUSY);
 	assert_int_equal(pmr_transport_queue_addr(NULL, &addr), -EINVAL);
 	assert_int_equal(pmr_transport_queue_addr(q, NULL), -EINVAL);
 	assert_int_equal(pmr_transport_queue_addr(q, &addr), 0);
