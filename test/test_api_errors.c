@@ -229,8 +229,8 @@ transport(void **state)
 			SOCKET_ID_ANY), EINVAL);
 	ASSERT_NULL_ERRNO(pmr_transport_queue_create(eth, "no_such_key=1",
 			SOCKET_ID_ANY), EINVAL);
-	ASSERT_NULL_ERRNO(pmr_transport_queue_create(eth, "port=200,ip=10.9.0.1",
-			SOCKET_ID_ANY), ENODEV);
+	ASSERT_NULL_ERRNO(pmr_transport_queue_create(eth,
+			"port=200,ip=10.9.0.1", SOCKET_ID_ANY), ENODEV);
 	/* The server worker's port has its queue. */
 	snprintf(args, sizeof(args), "port=%u,ip=10.9.0.1", env.port_a[0]);
 	ASSERT_NULL_ERRNO(pmr_transport_queue_create(eth, args, SOCKET_ID_ANY),
