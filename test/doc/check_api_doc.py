@@ -7,8 +7,8 @@ rule ("Thread: ..."), as doc/api.md says.
 
 Usage: check_api_doc.py DOXYGEN DOXYFILE API_MD
 
-Doxygen runs on the Doxyfile meson generated, into a temporary directory
-(HTML off, XML on). Then:
+Doxygen runs on the Doxyfile meson generated (as `ninja doc` does), into
+a temporary directory. Then:
   - any warning fails (an undocumented public function is one);
   - each function the headers declare (found in their text, independently
     of doxygen) must appear in the XML with a brief description and a
@@ -76,7 +76,7 @@ def main():
     headers = m.group(1).split()
     errors = []
     with tempfile.TemporaryDirectory(prefix='pmr_doxygen_') as out:
-        conf += '\nOUTPUT_DIRECTORY = %s\nGENERATE_HTML = NO\n' % out
+        conf += '\nOUTPUT_DIRECTORY = %s\n' % out
         proc = subprocess.run([doxygen, '-'], input=conf, text=True,
                               capture_output=True, check=False)
         warnings = [ln for ln in (proc.stdout + proc.stderr).splitlines()
