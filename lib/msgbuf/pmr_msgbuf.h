@@ -107,7 +107,8 @@ typedef int (*pmr_msgbuf_chunk_cb_t)(const struct pmr_msgbuf_chunk *chunk,
  * @return
  *   The pool, or NULL with rte_errno set: EINVAL for bad arguments (NULL
  *   name, n 0, capacity 0, cache_size over n or
- *   RTE_MEMPOOL_CACHE_MAX_SIZE, objects over 4 GiB), ENAMETOOLONG, EEXIST
+ *   RTE_MEMPOOL_CACHE_MAX_SIZE, a headroom that rounds up past 65535,
+ *   objects over 4 GiB), ENAMETOOLONG, EEXIST
  *   if the name is taken, ENOSPC (no memzone left), ENOMEM if memory is
  *   short.
  *
