@@ -518,7 +518,8 @@ struct pmr_resp {
 	enum pmr_status status;	/**< How the request ended. */
 	const void *data;	/**< Response bytes (zero-copy), if PMR_OK. */
 	uint32_t len;		/**< Their length. */
-	struct pmr_msgbuf *req;	/**< The request's msgbuf: the caller's again. */
+	/** The request's msgbuf: the caller's again. */
+	struct pmr_msgbuf *req;
 };
 
 /** Continuation: runs exactly once per request, on the worker's lcore. */
