@@ -129,30 +129,34 @@ struct rte_mempool *pmr_msgbuf_pool_create(const char *name, unsigned int n,
 int pmr_msgbuf_pool_free(struct rte_mempool *mp);
 
 /**
- * Thread: any.
  * @return true if mp was made by pmr_msgbuf_pool_create() (false for
  *   NULL).
+ *
+ * Thread: any.
  */
 bool pmr_msgbuf_pool_check(const struct rte_mempool *mp);
 
 /**
- * Thread: any.
  * @return data capacity of each msgbuf of the pool, 0 if mp is not a
  *   msgbuf pool.
+ *
+ * Thread: any.
  */
 uint32_t pmr_msgbuf_pool_capacity(const struct rte_mempool *mp);
 
 /**
- * Thread: any.
  * @return headroom of each msgbuf of the pool (after rounding), 0 if mp
  *   is not a msgbuf pool.
+ *
+ * Thread: any.
  */
 uint16_t pmr_msgbuf_pool_headroom(const struct rte_mempool *mp);
 
 /**
- * Thread: any.
  * @return true if the pool's objects need not be IOVA-contiguous (false
  *   if mp is not a msgbuf pool).
+ *
+ * Thread: any.
  */
 bool pmr_msgbuf_pool_is_large(const struct rte_mempool *mp);
 
@@ -188,8 +192,9 @@ uint64_t pmr_msgbuf_pool_free_refused(const struct rte_mempool *mp);
 int pmr_msgbuf_free_refuse(struct pmr_msgbuf *mb);
 
 /**
- * Thread: any; the answer of a moment. mp must be a valid mempool.
  * @return true if every msgbuf of the pool is back.
+ *
+ * Thread: any; the answer of a moment. mp must be a valid mempool.
  */
 static inline bool
 pmr_msgbuf_pool_full(const struct rte_mempool *mp)
@@ -311,8 +316,9 @@ pmr_msgbuf_resize(struct pmr_msgbuf *mb, uint32_t len)
 }
 
 /**
- * Thread: the msgbuf's owner.
  * @return the message bytes of a msgbuf.
+ *
+ * Thread: the msgbuf's owner.
  */
 static inline void *
 pmr_msgbuf_data(const struct pmr_msgbuf *mb)
@@ -321,8 +327,9 @@ pmr_msgbuf_data(const struct pmr_msgbuf *mb)
 }
 
 /**
- * Thread: the msgbuf's owner.
  * @return the message length of a msgbuf.
+ *
+ * Thread: the msgbuf's owner.
  */
 static inline uint32_t
 pmr_msgbuf_len(const struct pmr_msgbuf *mb)
@@ -331,8 +338,9 @@ pmr_msgbuf_len(const struct pmr_msgbuf *mb)
 }
 
 /**
- * Thread: any.
  * @return the capacity of a msgbuf.
+ *
+ * Thread: any.
  */
 static inline uint32_t
 pmr_msgbuf_capacity(const struct pmr_msgbuf *mb)

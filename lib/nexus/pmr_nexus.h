@@ -141,9 +141,10 @@ struct pmr_nexus *pmr_nexus_create(const char *uri,
 int pmr_nexus_destroy(struct pmr_nexus *nx);
 
 /**
- * Thread: any.
  * @return the URI the nexus is bound to, with the actual port; NULL if
  *   nx is NULL (not an error: rte_errno is left alone).
+ *
+ * Thread: any.
  */
 const char *pmr_nexus_uri(const struct pmr_nexus *nx);
 

@@ -76,9 +76,10 @@ enum pmr_status {
 };
 
 /**
- * Thread: any.
  * @return a short name of a status ("SESSION_RESET"), "UNKNOWN" for a
  *   value out of the enum.
+ *
+ * Thread: any.
  */
 const char *pmr_status_str(enum pmr_status status);
 
@@ -261,9 +262,10 @@ struct pmr_worker_stats {
 };
 
 /**
- * Thread: any.
  * @return the name of drop reason idx of pmr_worker_stats.drops, or NULL
  *   for an index no reason has (not an error: rte_errno is left alone).
+ *
+ * Thread: any.
  */
 const char *pmr_worker_drop_name(unsigned int idx);
 
@@ -383,20 +385,23 @@ int pmr_worker_stats_get(const struct pmr_worker *w,
 struct pmr_transport_queue *pmr_worker_queue(const struct pmr_worker *w);
 
 /**
- * Thread: any.
  * @return the worker's id.
+ *
+ * Thread: any.
  */
 uint16_t pmr_worker_id(const struct pmr_worker *w);
 
 /**
- * Thread: any.
  * @return the largest request or response, in bytes.
+ *
+ * Thread: any.
  */
 uint32_t pmr_worker_max_msg_size(const struct pmr_worker *w);
 
 /**
- * Thread: any.
  * @return the largest message that travels as one packet.
+ *
+ * Thread: any.
  */
 uint32_t pmr_worker_pkt_size(const struct pmr_worker *w);
 
@@ -461,9 +466,10 @@ int pmr_session_create(struct pmr_worker *w, const char *uri,
 int pmr_session_destroy(struct pmr_worker *w, int session);
 
 /**
- * Thread: the worker's lcore.
  * @return the state of a session; PMR_SESSION_FREE for no such session
  *   (w NULL, a number out of range, one being destroyed).
+ *
+ * Thread: the worker's lcore.
  */
 enum pmr_session_state pmr_session_state(const struct pmr_worker *w,
 		int session);
@@ -591,8 +597,9 @@ int pmr_request_start(struct pmr_worker *w, int session, uint8_t req_type,
 		struct pmr_req_handle *h);
 
 /**
- * Thread: any (an acquire load: once true, h and resp hold the outcome).
  * @return true once the request of h has completed.
+ *
+ * Thread: any (an acquire load: once true, h and resp hold the outcome).
  */
 static inline bool
 pmr_request_done(const struct pmr_req_handle *h)
@@ -641,26 +648,30 @@ struct pmr_req_ref {
 };
 
 /**
- * Thread: the worker's lcore (in the handler, or later).
  * @return the request's bytes (zero-copy), NULL if req is stale.
+ *
+ * Thread: the worker's lcore (in the handler, or later).
  */
 const void *pmr_req_data(struct pmr_req_ref req);
 
 /**
- * Thread: the worker's lcore (in the handler, or later).
  * @return the request's length, 0 if req is stale.
+ *
+ * Thread: the worker's lcore (in the handler, or later).
  */
 uint32_t pmr_req_len(struct pmr_req_ref req);
 
 /**
- * Thread: the worker's lcore (in the handler, or later).
  * @return the request's type, 0 if req is stale.
+ *
+ * Thread: the worker's lcore (in the handler, or later).
  */
 uint8_t pmr_req_type(struct pmr_req_ref req);
 
 /**
- * Thread: the worker's lcore (in the handler, or later).
  * @return the worker handling it, NULL if req is stale.
+ *
+ * Thread: the worker's lcore (in the handler, or later).
  */
 struct pmr_worker *pmr_req_worker(struct pmr_req_ref req);
 

@@ -162,21 +162,24 @@ struct pmr_transport_queue {
 const struct pmr_transport_driver *pmr_transport_find(const char *name);
 
 /**
- * Thread: any.
  * @return the number of registered drivers.
+ *
+ * Thread: any.
  */
 unsigned int pmr_transport_count(void);
 
 /**
- * Thread: any.
  * @return the idx-th registered driver, or NULL past the end (not an
  *   error: rte_errno is left alone).
+ *
+ * Thread: any.
  */
 const struct pmr_transport_driver *pmr_transport_get(unsigned int idx);
 
 /**
- * Thread: any.
  * @return the driver's name, NULL if drv is NULL.
+ *
+ * Thread: any.
  */
 const char *pmr_transport_name(const struct pmr_transport_driver *drv);
 
