@@ -7,7 +7,10 @@
 #   2. reserve 2-MiB hugepages when possible (the tests fall back to
 #      --no-huge otherwise);
 #   3. build build/release and build/sanitize (ASan + UBSan), -Dwerror=true;
-#   4. run meson test in each, cmocka's per-case lines shown;
+#   4. run meson test in each, cmocka's per-case lines shown (the
+#      'doxygen' test among them: the API reference of the public
+#      headers, any doxygen warning a failure; doxygen is installed in
+#      step 1);
 #      then run each libFuzzer target (devtools/fuzz.sh) for a while, one
 #      test result per target, when clang with libFuzzer is there;
 #   5. print the totals as the last line: "N passed, N failed".

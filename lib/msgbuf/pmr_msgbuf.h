@@ -105,8 +105,14 @@ typedef int (*pmr_msgbuf_chunk_cb_t)(const struct pmr_msgbuf_chunk *chunk,
  * @param socket_id
  *   NUMA socket, or SOCKET_ID_ANY.
  * @return
- *   The pool, or NULL with rte_errno set: EINVAL for bad arguments, EEXIST
- *   if the name is taken, ENOMEM if memory is short.
+ *   The pool, or NULL with rte_errno set: EINVAL for bad arguments (NULL
+ *   name, n 0, capacity 0, cache_size over n or
+ *   RTE_MEMPOOL_CACHE_MAX_SIZE, a headroom that rounds up past 65535,
+ *   objects over 4 GiB), ENAMETOOLONG, EEXIST
+ *   if the name is taken, ENOSPC (no memzone left), ENOMEM if memory is
+ *   short.
+ *
+ * Thread: any (as rte_mempool_create()), usually at set-up.
  */
 struct rte_mempool *pmr_msgbuf_pool_create(const char *name, unsigned int n,
 		unsigned int cache_size, uint32_t capacity, uint16_t headroom,
@@ -115,26 +121,53 @@ struct rte_mempool *pmr_msgbuf_pool_create(const char *name, unsigned int n,
 /**
  * Free a msgbuf pool. All of its msgbufs must have been freed.
  *
- * @return 0, -EINVAL if mp is not a msgbuf pool, -EBUSY if msgbufs are
- *   still out (the pool is then left alone).
+ * Thread: any, once no other thread uses the pool.
+ *
+ * @return 0, -EINVAL if mp is NULL or not a msgbuf pool, -EBUSY if
+ *   msgbufs are still out (the pool is then left alone).
  */
 int pmr_msgbuf_pool_free(struct rte_mempool *mp);
 
-/** @return true if mp was made by pmr_msgbuf_pool_create(). */
+/**
+ * @return true if mp was made by pmr_msgbuf_pool_create() (false for
+ *   NULL).
+ *
+ * Thread: any.
+ */
 bool pmr_msgbuf_pool_check(const struct rte_mempool *mp);
 
-/** @return data capacity of each msgbuf of the pool. */
+/**
+ * @return data capacity of each msgbuf of the pool, 0 if mp is not a
+ *   msgbuf pool.
+ *
+ * Thread: any.
+ */
 uint32_t pmr_msgbuf_pool_capacity(const struct rte_mempool *mp);
 
-/** @return headroom of each msgbuf of the pool (after rounding). */
+/**
+ * @return headroom of each msgbuf of the pool (after rounding), 0 if mp
+ *   is not a msgbuf pool.
+ *
+ * Thread: any.
+ */
 uint16_t pmr_msgbuf_pool_headroom(const struct rte_mempool *mp);
 
-/** @return true if the pool's objects need not be IOVA-contiguous. */
+/**
+ * @return true if the pool's objects need not be IOVA-contiguous (false
+ *   if mp is not a msgbuf pool).
+ *
+ * Thread: any.
+ */
 bool pmr_msgbuf_pool_is_large(const struct rte_mempool *mp);
 
 /**
  * Number of msgbufs allocated and not yet freed (the per-lcore caches count
- * as free). Tests assert it is 0 to prove that nothing leaked.
+ * as free). Tests assert it is 0 to prove that nothing leaked. mp must be
+ * a valid mempool.
+ *
+ * Thread: any; a count of a moment.
+ *
+ * @return the number of msgbufs out of the pool.
  */
 unsigned int pmr_msgbuf_pool_in_use(const struct rte_mempool *mp);
 
@@ -142,7 +175,9 @@ unsigned int pmr_msgbuf_pool_in_use(const struct rte_mempool *mp);
  * @return the number of pmr_msgbuf_free() calls on msgbufs of the pool
  *   refused since it was created (a driver or a worker still held the
  *   msgbuf: a use-after-free or double free averted), 0 if mp is not a
- *   msgbuf pool. Any thread.
+ *   msgbuf pool.
+ *
+ * Thread: any.
  */
 uint64_t pmr_msgbuf_pool_free_refused(const struct rte_mempool *mp);
 
@@ -150,11 +185,17 @@ uint64_t pmr_msgbuf_pool_free_refused(const struct rte_mempool *mp);
  * Out of line part of pmr_msgbuf_free(): count a refused free in the
  * msgbuf's pool (and log it, rate limited). Not for applications.
  *
+ * Thread: any, as pmr_msgbuf_free().
+ *
  * @return -EBUSY.
  */
 int pmr_msgbuf_free_refuse(struct pmr_msgbuf *mb);
 
-/** @return true if every msgbuf of the pool is back. */
+/**
+ * @return true if every msgbuf of the pool is back.
+ *
+ * Thread: any; the answer of a moment. mp must be a valid mempool.
+ */
 static inline bool
 pmr_msgbuf_pool_full(const struct rte_mempool *mp)
 {
@@ -165,14 +206,19 @@ pmr_msgbuf_pool_full(const struct rte_mempool *mp)
  * Call cb for each memory chunk of the pool, in order, so that a driver can
  * register the pool's memory with a NIC once per chunk.
  *
+ * Thread: any (cb runs on the caller's thread).
+ *
  * @return number of chunks visited, or the first non-zero value cb
- *   returned, or -EINVAL if mp is not a msgbuf pool.
+ *   returned, or -EINVAL if mp is not a msgbuf pool or cb is NULL.
  */
 int pmr_msgbuf_pool_chunk_walk(struct rte_mempool *mp,
 		pmr_msgbuf_chunk_cb_t cb, void *arg);
 
 /**
- * Allocate a msgbuf holding len bytes.
+ * Allocate a msgbuf holding len bytes. Data path: mp is not checked (it
+ * must be a msgbuf pool).
+ *
+ * Thread: any (as rte_mempool_get(); an lcore uses its cache).
  *
  * @return the msgbuf, or NULL with rte_errno set to EMSGSIZE if len exceeds
  *   the pool's capacity, or ENOBUFS if the pool is empty.
@@ -198,7 +244,14 @@ pmr_msgbuf_alloc(struct rte_mempool *mp, uint32_t len)
 }
 
 /**
- * Allocate n msgbufs of len bytes each, all or none.
+ * Allocate n msgbufs of len bytes each, all or none. Data path: mp is not
+ * checked (it must be a msgbuf pool).
+ *
+ * Returning int, it follows the int convention of doc/api.md (as
+ * rte_pktmbuf_alloc_bulk() beside rte_pktmbuf_alloc()): the error is the
+ * return value and rte_errno is not set.
+ *
+ * Thread: any (as rte_mempool_get_bulk()).
  *
  * @return 0, or -EMSGSIZE or -ENOBUFS (nothing allocated).
  */
@@ -229,6 +282,8 @@ pmr_msgbuf_alloc_bulk(struct rte_mempool *mp, struct pmr_msgbuf **mbs,
  * handler's pmr_req_resp_buf()). The refusal is counted in the pool
  * (pmr_msgbuf_pool_free_refused()).
  *
+ * Thread: any, by the msgbuf's owner.
+ *
  * @return 0, or -EBUSY (not freed).
  */
 static inline int
@@ -247,6 +302,8 @@ pmr_msgbuf_free(struct pmr_msgbuf *mb)
  * Set the message length of a msgbuf, within its capacity. The data is
  * neither moved nor cleared.
  *
+ * Thread: the msgbuf's owner.
+ *
  * @return 0, or -EMSGSIZE if len exceeds the capacity.
  */
 static inline int
@@ -258,21 +315,33 @@ pmr_msgbuf_resize(struct pmr_msgbuf *mb, uint32_t len)
 	return 0;
 }
 
-/** @return the message bytes of a msgbuf. */
+/**
+ * @return the message bytes of a msgbuf.
+ *
+ * Thread: the msgbuf's owner.
+ */
 static inline void *
 pmr_msgbuf_data(const struct pmr_msgbuf *mb)
 {
 	return mb->data;
 }
 
-/** @return the message length of a msgbuf. */
+/**
+ * @return the message length of a msgbuf.
+ *
+ * Thread: the msgbuf's owner.
+ */
 static inline uint32_t
 pmr_msgbuf_len(const struct pmr_msgbuf *mb)
 {
 	return mb->len;
 }
 
-/** @return the capacity of a msgbuf. */
+/**
+ * @return the capacity of a msgbuf.
+ *
+ * Thread: any.
+ */
 static inline uint32_t
 pmr_msgbuf_capacity(const struct pmr_msgbuf *mb)
 {
@@ -282,6 +351,8 @@ pmr_msgbuf_capacity(const struct pmr_msgbuf *mb)
 /**
  * @return the number of zero-copy TX references drivers still hold; the
  *   buffer may be reused or freed only when this is 0.
+ *
+ * Thread: any.
  */
 static inline uint32_t
 pmr_msgbuf_tx_pending(const struct pmr_msgbuf *mb)
@@ -289,14 +360,22 @@ pmr_msgbuf_tx_pending(const struct pmr_msgbuf *mb)
 	return __atomic_load_n(&mb->tx_refs, __ATOMIC_ACQUIRE);
 }
 
-/** Driver side: take a zero-copy TX reference (owner's lcore only). */
+/**
+ * Driver side: take a zero-copy TX reference.
+ *
+ * Thread: the lcore that sends the msgbuf (its owner's).
+ */
 static inline void
 pmr_msgbuf_tx_ref(struct pmr_msgbuf *mb)
 {
 	__atomic_fetch_add(&mb->tx_refs, 1, __ATOMIC_RELAXED);
 }
 
-/** Driver side: drop a TX reference; any lcore may call it. */
+/**
+ * Driver side: drop a TX reference.
+ *
+ * Thread: any (a driver's completion may run on another lcore).
+ */
 static inline void
 pmr_msgbuf_tx_unref(struct pmr_msgbuf *mb)
 {

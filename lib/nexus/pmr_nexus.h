@@ -119,10 +119,13 @@ struct pmr_nexus_stats {
  * @param conf
  *   Settings, or NULL for the defaults.
  * @return
- *   The nexus, or NULL with rte_errno set: EINVAL for a bad URI or
- *   setting (connect_retry_ms over connect_timeout_ms, peer_timeout_ms
- *   not over heartbeat_interval_ms), EADDRINUSE, ENOMEM, or the socket's
- *   errno.
+ *   The nexus, or NULL with rte_errno set: EINVAL for a NULL or bad URI
+ *   (a host that does not resolve too) or setting (connect_retry_ms over
+ *   connect_timeout_ms, peer_timeout_ms not over heartbeat_interval_ms),
+ *   EADDRINUSE, EADDRNOTAVAIL (not a local address), ENOMEM, or the errno
+ *   of socket(), bind() or the thread's creation.
+ *
+ * Thread: any, after rte_eal_init() (usually the main lcore).
  */
 struct pmr_nexus *pmr_nexus_create(const char *uri,
 		const struct pmr_nexus_conf *conf);
@@ -130,23 +133,39 @@ struct pmr_nexus *pmr_nexus_create(const char *uri,
 /**
  * Stop the control thread and free the nexus.
  *
- * @return 0, or -EBUSY if workers are still attached (nothing is done).
+ * Thread: any, once its workers are destroyed (usually the main lcore).
+ *
+ * @return 0, -EINVAL (nx NULL), or -EBUSY if workers are still attached
+ *   (nothing is done).
  */
 int pmr_nexus_destroy(struct pmr_nexus *nx);
 
-/** @return the URI the nexus is bound to, with the actual port. */
+/**
+ * @return the URI the nexus is bound to, with the actual port; NULL if
+ *   nx is NULL (not an error: rte_errno is left alone).
+ *
+ * Thread: any.
+ */
 const char *pmr_nexus_uri(const struct pmr_nexus *nx);
 
 /**
  * Register the handler of a request type, before any worker is created.
  *
- * @return 0, -EINVAL (NULL handler), -EEXIST (type taken), or -EBUSY
- *   (workers exist already).
+ * Thread: any (under the nexus's lock).
+ *
+ * @return 0, -EINVAL (nx or handler NULL), -EEXIST (type taken), or
+ *   -EBUSY (a worker was created already: handlers are closed).
  */
 int pmr_nexus_register_handler(struct pmr_nexus *nx, uint8_t req_type,
 		pmr_req_handler_t handler, void *arg);
 
-/** Read the nexus's counters. @return 0 or -EINVAL. */
+/**
+ * Read the nexus's counters, all of one moment.
+ *
+ * Thread: any (under the nexus's lock).
+ *
+ * @return 0, or -EINVAL (nx or st NULL).
+ */
 int pmr_nexus_stats_get(struct pmr_nexus *nx, struct pmr_nexus_stats *st);
 
 #ifdef __cplusplus

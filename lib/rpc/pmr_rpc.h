@@ -12,9 +12,16 @@
  * A worker is a thread-local RPC endpoint on one lcore with one transport
  * queue. pmr_worker_poll() does all of its work: it receives packets, runs
  * request handlers and continuations, sends what they produced, and takes
- * session events from the nexus. Everything else in this file, except
- * pmr_worker_create() / pmr_worker_stop(), must be called on the lcore that
- * polls the worker (handlers and continuations run there).
+ * session events from the nexus.
+ *
+ * Each function states where it may run ("Thread:"), and doc/api.md has
+ * them all in one table: set-up and tear-down run on the main lcore or a
+ * control thread; counters and fixed properties may be read from any
+ * thread; what touches sessions and requests runs on the worker's lcore,
+ * the one thread that polls it (handlers and continuations run there).
+ * Errors follow one convention (doc/api.md): a pointer is NULL with
+ * rte_errno set, an int is a negative errno, and a request's outcome is
+ * its enum pmr_status.
  *
  * Client side:
  * @code
@@ -68,7 +75,12 @@ enum pmr_status {
 	PMR_STATUS_MAX
 };
 
-/** @return a short name of a status ("SESSION_RESET"). */
+/**
+ * @return a short name of a status ("SESSION_RESET"), "UNKNOWN" for a
+ *   value out of the enum.
+ *
+ * Thread: any.
+ */
 const char *pmr_status_str(enum pmr_status status);
 
 /** Session states (pmr_session_state()). */
@@ -249,13 +261,20 @@ struct pmr_worker_stats {
 				 * on one window slot (client). */
 };
 
-/** @return the name of drop reason idx of pmr_worker_stats.drops, or NULL. */
+/**
+ * @return the name of drop reason idx of pmr_worker_stats.drops, or NULL
+ *   for an index no reason has (not an error: rte_errno is left alone).
+ *
+ * Thread: any.
+ */
 const char *pmr_worker_drop_name(unsigned int idx);
 
 /**
  * Check a fault injection specification (pmr_worker_conf.faults) before
  * any worker is made, e.g. to refuse a bad command line option at once.
  * Logs what is wrong with it, as pmr_worker_create() would.
+ *
+ * Thread: any.
  *
  * @return 0 if pmr_worker_create() would take it (NULL and "" too), or
  *   -EINVAL.
@@ -264,11 +283,19 @@ int pmr_faults_check(const char *spec);
 
 /**
  * Create a worker: its transport queue, msgbuf pool and session table, and
- * attach it to the nexus. Call from the main or a control thread.
+ * attach it to the nexus.
  *
- * @return the worker, or NULL with rte_errno set: EINVAL (bad conf),
- *   ENOENT (no such driver), EEXIST (worker_id taken), ENOMEM, or the
- *   driver's error for the queue.
+ * Thread: the main lcore or a control thread (it sets up the transport
+ * queue: pmr_transport_queue_create()).
+ *
+ * @return the worker, or NULL with rte_errno set: EINVAL (nx or conf
+ *   NULL; a bad conf: max_sessions over 65536, session_window over 1024,
+ *   max_msg_size over 64 MiB or more packets than a message may have, a
+ *   bad faults spec, session_credits over the queue's receive depth; a
+ *   queue MTU too small), ENOENT (no such driver), EEXIST (worker_id
+ *   taken in this nexus, or by a worker of another nexus of the process:
+ *   the pools are named by it), ENOMEM, or the driver's error for the
+ *   queue.
  */
 struct pmr_worker *pmr_worker_create(struct pmr_nexus *nx,
 		const struct pmr_worker_conf *conf);
@@ -278,37 +305,67 @@ struct pmr_worker *pmr_worker_create(struct pmr_nexus *nx,
  * continuation runs (PMR_E_SESSION_RESET), requests still with handlers are
  * dropped, the remote ends are told, and every buffer goes back to its pool.
  *
- * @return 0, or -EBUSY if msgbufs of the worker's pool are still out (the
- *   application's): the pool is then left allocated.
+ * Thread: the main lcore or a control thread, once no lcore polls the
+ * worker (pmr_worker_stop() then rte_eal_wait_lcore(), or its service
+ * stopped).
+ *
+ * @return 0, -EINVAL (w NULL), or -EBUSY if msgbufs of the worker's pool
+ *   are still out (the application's): the pool is then left allocated.
  */
 int pmr_worker_destroy(struct pmr_worker *w);
 
 /**
- * Do one round of the worker's work.
+ * Do one round of the worker's work. Data path: w is not checked.
  *
- * @return number of packets and events processed (0: idle).
+ * Thread: the worker's lcore, the one thread that polls it; not from its
+ * own handlers or continuations.
+ *
+ * @return number of packets and events processed (0: idle); it cannot
+ *   fail.
  */
 int pmr_worker_poll(struct pmr_worker *w);
 
 /**
  * lcore_function_t: poll the worker until pmr_worker_stop().
  * Use with rte_eal_remote_launch(pmr_worker_loop, w, lcore).
+ *
+ * Thread: the lcore it is launched on, which is the worker's lcore while
+ * it runs.
+ *
+ * @return 0.
  */
 int pmr_worker_loop(void *w);
 
-/** Make pmr_worker_loop() return (any thread). */
+/**
+ * Make pmr_worker_loop() return (at its next poll). It cannot fail: w
+ * must be a worker (not checked).
+ *
+ * Thread: any.
+ */
 void pmr_worker_stop(struct pmr_worker *w);
 
 /**
  * Register the worker as an rte_service component (runstate on), to be
  * run by a service core.
  *
- * @return 0 with *service_id set, or -errno.
+ * Thread: the main lcore or a control thread (as
+ * rte_service_component_register()), before a service core runs it.
+ *
+ * @return 0 with *service_id set, -EINVAL (w or service_id NULL, or
+ *   registered already), or the negative errno of
+ *   rte_service_component_register() (-ENOSPC: no service slot left).
  */
 int pmr_worker_service_register(struct pmr_worker *w, uint32_t *service_id);
 
-/** Read the worker's counters (any thread; may be slightly stale). */
-void pmr_worker_stats_get(const struct pmr_worker *w,
+/**
+ * Read the worker's counters. Each counter is read whole; together they
+ * may be slightly out of step with each other and stale by a poll.
+ *
+ * Thread: any.
+ *
+ * @return 0, or -EINVAL (w or stats NULL).
+ */
+int pmr_worker_stats_get(const struct pmr_worker *w,
 		struct pmr_worker_stats *stats);
 
 /**
@@ -322,36 +379,61 @@ void pmr_worker_stats_get(const struct pmr_worker *w,
  * dropped by the worker (rx_drops, fault injection's drop_rx), or
  * dropped by the driver (pmr_transport_stats.rx_dropped). Only read
  * counters through it: the worker's lcore alone sends and receives.
+ *
+ * Thread: any.
  */
 struct pmr_transport_queue *pmr_worker_queue(const struct pmr_worker *w);
 
-/** @return the worker's id. */
+/**
+ * @return the worker's id.
+ *
+ * Thread: any.
+ */
 uint16_t pmr_worker_id(const struct pmr_worker *w);
 
-/** @return the largest request or response, in bytes. */
+/**
+ * @return the largest request or response, in bytes.
+ *
+ * Thread: any.
+ */
 uint32_t pmr_worker_max_msg_size(const struct pmr_worker *w);
 
-/** @return the largest message that travels as one packet. */
+/**
+ * @return the largest message that travels as one packet.
+ *
+ * Thread: any.
+ */
 uint32_t pmr_worker_pkt_size(const struct pmr_worker *w);
 
 /**
  * @return headroom a msgbuf needs for a single-packet message to be sent
  *   without a copy (pools made with it may be used for any message).
+ *
+ * Thread: any.
  */
 uint16_t pmr_worker_headroom(const struct pmr_worker *w);
 
 /**
  * The worker's msgbuf pools, by class: 0 single-packet, 1 64 KiB,
- * 2 max_msg_size. NULL past the last.
+ * 2 max_msg_size.
+ *
+ * Thread: any.
+ *
+ * @return the pool, or NULL past the last (not an error: rte_errno is
+ *   left alone).
  */
 struct rte_mempool *pmr_worker_pool(const struct pmr_worker *w,
 		unsigned int cls);
 
 /**
  * Allocate a msgbuf of len bytes from the smallest of the worker's pools
- * that fits.
+ * that fits. Data path: w is not checked.
  *
- * @return the msgbuf, or NULL with rte_errno ENOBUFS or EMSGSIZE.
+ * Thread: any (the pools are multi-thread safe; an lcore uses its cache).
+ *
+ * @return the msgbuf, or NULL with rte_errno ENOBUFS (that pool is
+ *   empty) or EMSGSIZE (len over the largest pool's capacity:
+ *   pmr_worker_max_msg_size(), or 64 KiB if that is less).
  */
 struct pmr_msgbuf *pmr_worker_msgbuf_alloc(struct pmr_worker *w,
 		uint32_t len);
@@ -359,10 +441,15 @@ struct pmr_msgbuf *pmr_worker_msgbuf_alloc(struct pmr_worker *w,
 /**
  * Open a session to worker remote_worker of the nexus at uri.
  * Returns at once; cb (may be NULL) tells the outcome. Requests may be
- * issued at once: they wait until the session is up.
+ * issued at once: they wait until the session is up. A URI that does
+ * not resolve fails through cb (-EHOSTUNREACH).
  *
- * @return the session number (>= 0), or -EINVAL, -ENOSPC (no free
- *   session), -EAGAIN (nexus ring full; try again).
+ * Thread: the worker's lcore (from its handlers and continuations too).
+ *
+ * @return the session number (>= 0), or -EINVAL (w or uri NULL, uri of
+ *   PMR_URI_MAX bytes or more), -ENOSPC (no free session, or its
+ *   session_credits would take the queue's receive slots over
+ *   caps.rx_depth).
  */
 int pmr_session_create(struct pmr_worker *w, const char *uri,
 		uint16_t remote_worker, pmr_session_cb_t cb, void *arg);
@@ -371,11 +458,19 @@ int pmr_session_create(struct pmr_worker *w, const char *uri,
  * Close a client session: pending requests complete with
  * PMR_E_SESSION_RESET, the server is told.
  *
- * @return 0 or -EINVAL.
+ * Thread: the worker's lcore (from its continuations too).
+ *
+ * @return 0 or -EINVAL (w NULL, no such session, a server session, or one
+ *   being destroyed already).
  */
 int pmr_session_destroy(struct pmr_worker *w, int session);
 
-/** @return the state of a session. */
+/**
+ * @return the state of a session; PMR_SESSION_FREE for no such session
+ *   (w NULL, a number out of range, one being destroyed).
+ *
+ * Thread: the worker's lcore.
+ */
 enum pmr_session_state pmr_session_state(const struct pmr_worker *w,
 		int session);
 
@@ -384,7 +479,7 @@ enum pmr_session_state pmr_session_state(const struct pmr_worker *w,
  * most timeout_ms: pmr_session_create() and a pmr_worker_poll() loop in
  * one call, for simple clients and examples (as rrppcc's connect().await).
  * Handlers and continuations of the worker's other sessions run meanwhile.
- * On the worker's lcore, outside a handler or continuation.
+ * Thread: the worker's lcore, outside a handler or continuation.
  *
  * @return the session number (>= 0, PMR_SESSION_CONNECTED), or a
  *   negative errno: those of pmr_session_create(), the err of
@@ -417,6 +512,8 @@ struct pmr_session_info {
  * Tell who is at the other end of a session (either role), e.g. from a
  * handler, with pmr_req_session().
  *
+ * Thread: the worker's lcore.
+ *
  * @return 0, or -EINVAL (NULL argument, no such session).
  */
 int pmr_session_info_get(const struct pmr_worker *w, int session,
@@ -424,10 +521,11 @@ int pmr_session_info_get(const struct pmr_worker *w, int session,
 
 /** What a continuation gets. Valid only while it runs. */
 struct pmr_resp {
-	enum pmr_status status;
+	enum pmr_status status;	/**< How the request ended. */
 	const void *data;	/**< Response bytes (zero-copy), if PMR_OK. */
 	uint32_t len;		/**< Their length. */
-	struct pmr_msgbuf *req;	/**< The request's msgbuf: the caller's again. */
+	/** The request's msgbuf: the caller's again. */
+	struct pmr_msgbuf *req;
 };
 
 /** Continuation: runs exactly once per request, on the worker's lcore. */
@@ -442,7 +540,10 @@ typedef void (*pmr_cont_t)(struct pmr_worker *w, const struct pmr_resp *resp,
  * sent again; a request not answered within req_timeout_ms completes with
  * PMR_E_TIMEOUT. The server runs each request at most once.
  *
- * @return 0, or -EINVAL (bad session or msgbuf), -EBUSY (the msgbuf is
+ * Thread: the worker's lcore (from its handlers and continuations too).
+ *
+ * @return 0, or -EINVAL (w, req or cont NULL; no such session, a server
+ *   session, or one being destroyed, failed or reset), -EBUSY (the msgbuf is
  *   the worker's already: a pending request's, a response's; counted in
  *   pmr_worker_stats.msgbuf_busy), -EMSGSIZE (over
  *   pmr_worker_max_msg_size()), -ENOBUFS (max_requests pending already);
@@ -456,6 +557,8 @@ int pmr_request(struct pmr_worker *w, int session, uint8_t req_type,
  * with PMR_E_TIMEOUT if no response came within timeout_ms of this call
  * (lost packets are sent again until then), instead of the worker's
  * req_timeout_ms. timeout_ms 0 takes req_timeout_ms.
+ *
+ * Thread: the worker's lcore, as pmr_request().
  *
  * @return as pmr_request(); -EINVAL also for a timeout_ms over
  *   PMR_REQ_TIMEOUT_MAX_MS.
@@ -484,13 +587,20 @@ struct pmr_req_handle {
  * resp belong to the worker until the request is done (as for
  * pmr_request(): -EBUSY if either is the worker's already).
  *
- * @return as pmr_request().
+ * Thread: the worker's lcore (from its handlers and continuations too).
+ *
+ * @return as pmr_request(), and -EINVAL for h or resp NULL. A response
+ *   over resp's capacity completes the request with PMR_E_MSGSIZE.
  */
 int pmr_request_start(struct pmr_worker *w, int session, uint8_t req_type,
 		struct pmr_msgbuf *req, struct pmr_msgbuf *resp,
 		struct pmr_req_handle *h);
 
-/** @return true once the request of h has completed. */
+/**
+ * @return true once the request of h has completed.
+ *
+ * Thread: any (an acquire load: once true, h and resp hold the outcome).
+ */
 static inline bool
 pmr_request_done(const struct pmr_req_handle *h)
 {
@@ -498,7 +608,11 @@ pmr_request_done(const struct pmr_req_handle *h)
 }
 
 /**
- * Poll the worker until the request of h completes.
+ * Poll the worker until the request of h completes. w and h are not
+ * checked.
+ *
+ * Thread: the worker's lcore, outside its handlers and continuations (it
+ * polls the worker).
  *
  * @return its status.
  */
@@ -533,16 +647,32 @@ struct pmr_req_ref {
 	uint32_t gen;		/**< Internal. */
 };
 
-/** @return the request's bytes (zero-copy), NULL if req is stale. */
+/**
+ * @return the request's bytes (zero-copy), NULL if req is stale.
+ *
+ * Thread: the worker's lcore (in the handler, or later).
+ */
 const void *pmr_req_data(struct pmr_req_ref req);
 
-/** @return the request's length, 0 if req is stale. */
+/**
+ * @return the request's length, 0 if req is stale.
+ *
+ * Thread: the worker's lcore (in the handler, or later).
+ */
 uint32_t pmr_req_len(struct pmr_req_ref req);
 
-/** @return the request's type, 0 if req is stale. */
+/**
+ * @return the request's type, 0 if req is stale.
+ *
+ * Thread: the worker's lcore (in the handler, or later).
+ */
 uint8_t pmr_req_type(struct pmr_req_ref req);
 
-/** @return the worker handling it, NULL if req is stale. */
+/**
+ * @return the worker handling it, NULL if req is stale.
+ *
+ * Thread: the worker's lcore (in the handler, or later).
+ */
 struct pmr_worker *pmr_req_worker(struct pmr_req_ref req);
 
 /**
@@ -550,16 +680,24 @@ struct pmr_worker *pmr_req_worker(struct pmr_req_ref req);
  *   give pmr_session_info_get(), or -ESTALE if req is stale. The session
  *   may have gone away since (its PMR_SESSION_EV_RESET ran): its number
  *   may then name a newer session, or none.
+ *
+ * Thread: the worker's lcore (in the handler, or later).
  */
 int pmr_req_session(struct pmr_req_ref req);
 
 /**
  * A response buffer allocated for this request (capacity
- * pmr_worker_pkt_size(), len 0), or NULL if the pool was empty (answer
- * with pmr_respond_error(req, PMR_E_NOMEM) then) or req is stale. It
- * stays the request's: pass it (or another msgbuf, e.g. from
- * pmr_worker_msgbuf_alloc() for a larger response) to pmr_respond(); it
- * is freed if unused, and pmr_msgbuf_free() of it is refused (-EBUSY).
+ * pmr_worker_pkt_size(), len 0). It stays the request's: pass it (or
+ * another msgbuf, e.g. from pmr_worker_msgbuf_alloc() for a larger
+ * response) to pmr_respond(); it is freed if unused, and
+ * pmr_msgbuf_free() of it is refused (-EBUSY). A second call gives the
+ * same buffer.
+ *
+ * Thread: the worker's lcore (in the handler, or later).
+ *
+ * @return the msgbuf, or NULL with rte_errno set: ENOBUFS (the pool is
+ *   empty: answer with pmr_respond_error(req, PMR_E_NOMEM) then), ESTALE
+ *   (req is stale).
  */
 struct pmr_msgbuf *pmr_req_resp_buf(struct pmr_req_ref req);
 
@@ -570,6 +708,8 @@ struct pmr_msgbuf *pmr_req_resp_buf(struct pmr_req_ref req);
  *
  * Whatever it returns but -ESTALE, the request is answered and req is
  * stale after the call: a handler never leaks its request.
+ *
+ * Thread: the worker's lcore (in the handler, or later).
  *
  * @return 0, or
  *   -ESTALE: req was answered already (or dropped); nothing is sent and
@@ -593,9 +733,12 @@ int pmr_respond(struct pmr_req_ref req, struct pmr_msgbuf *resp);
  * anything else (PMR_E_REMOTE_ERROR). As pmr_respond(), it answers the
  * request whatever it returns but -ESTALE.
  *
+ * Thread: the worker's lcore (in the handler, or later).
+ *
  * @return 0, -ESTALE (req was answered already; nothing is sent), or
- *   -EINVAL: status is none of those three; the client gets
- *   PMR_E_REMOTE_ERROR.
+ *   -EINVAL: status is none of those three (the client gets
+ *   PMR_E_REMOTE_ERROR), or req was never given to a handler (a zeroed
+ *   one: nothing happens).
  */
 int pmr_respond_error(struct pmr_req_ref req, enum pmr_status status);
 

@@ -510,8 +510,10 @@ pmr_req_resp_buf(struct pmr_req_ref ref)
 {
 	struct pmr_req *req = srv_ref_slot(ref);
 
-	if (unlikely(req == NULL))
+	if (unlikely(req == NULL)) {
+		rte_errno = ESTALE;
 		return NULL;
+	}
 	if (req->resp_buf == NULL) {
 		req->resp_buf = pmr_msgbuf_alloc(req->w->pools[0], 0);
 		if (req->resp_buf != NULL)

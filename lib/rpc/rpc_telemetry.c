@@ -259,7 +259,8 @@ tel_worker_dict(const struct pmr_worker *w, struct rte_tel_data *d)
 	unsigned int i;
 
 	/* Each counter is read whole; together they may be out of step. */
-	pmr_worker_stats_get(w, &st);
+	if (pmr_worker_stats_get(w, &st) != 0)
+		memset(&st, 0, sizeof(st));	/* not reached: w is valid */
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "worker_id", w->worker_id);
 	rte_tel_data_add_dict_string(d, "nexus", pmr_nexus_uri(w->nx));

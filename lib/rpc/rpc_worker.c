@@ -477,18 +477,21 @@ pmr_worker_service_register(struct pmr_worker *w, uint32_t *service_id)
 	return 0;
 }
 
-void
+int
 pmr_worker_stats_get(const struct pmr_worker *w,
 		struct pmr_worker_stats *stats)
 {
 	uint32_t sn;
 
+	if (w == NULL || stats == NULL)
+		return -EINVAL;
 	*stats = w->stats;
 	/* The gauge: requests with handlers, server sessions alike. */
 	stats->reqs_held = 0;
 	for (sn = 0; sn < w->max_sessions; sn++)
 		if (!w->sessions[sn].client)
 			stats->reqs_held += w->sessions[sn].srv_active;
+	return 0;
 }
 
 struct pmr_transport_queue *

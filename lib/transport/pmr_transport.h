@@ -70,7 +70,7 @@ struct pmr_transport_caps {
 /** A queue's address as exchanged by the session handshake. */
 struct pmr_transport_addr {
 	uint8_t len;		/**< Valid bytes of bytes[]. */
-	uint8_t bytes[PMR_TRANSPORT_ADDR_MAX];
+	uint8_t bytes[PMR_TRANSPORT_ADDR_MAX]; /**< The driver's encoding. */
 };
 
 /** A remote queue, resolved once on the control path for the data path. */
@@ -121,18 +121,21 @@ struct pmr_transport_stats {
 
 /** A named counter of a queue (drops by reason and driver specifics). */
 struct pmr_transport_xstat {
-	char name[48];
-	uint64_t value;
+	char name[48];		/**< Its name, NUL-terminated. */
+	uint64_t value;		/**< Its value. */
 };
 
 struct pmr_transport_queue;
 struct pmr_transport_driver;
 
-/** Driver data-path entry points, see pmr_transport_tx_burst() etc. */
+/** A driver's send burst, behind pmr_transport_tx_burst(). */
 typedef uint16_t (*pmr_tx_burst_t)(struct pmr_transport_queue *q,
 		const struct pmr_tx_pkt *pkts, uint16_t n);
+/** A driver's receive burst, behind pmr_transport_rx_burst(). */
 typedef uint16_t (*pmr_rx_burst_t)(struct pmr_transport_queue *q,
 		struct pmr_rx_pkt *pkts, uint16_t n);
+/** A driver's release of received packets, behind
+ * pmr_transport_rx_release(). */
 typedef void (*pmr_rx_release_t)(struct pmr_transport_queue *q,
 		struct pmr_rx_pkt *pkts, uint16_t n);
 
@@ -141,34 +144,52 @@ typedef void (*pmr_rx_release_t)(struct pmr_transport_queue *q,
  * public only so the burst calls can be inline.
  */
 struct pmr_transport_queue {
-	pmr_tx_burst_t tx_burst;
-	pmr_rx_burst_t rx_burst;
-	pmr_rx_release_t rx_release;
-	const struct pmr_transport_driver *driver;
-	struct pmr_transport_caps caps;
+	pmr_tx_burst_t tx_burst;	/**< The driver's send burst. */
+	pmr_rx_burst_t rx_burst;	/**< The driver's receive burst. */
+	pmr_rx_release_t rx_release;	/**< The driver's release. */
+	const struct pmr_transport_driver *driver; /**< The queue's driver. */
+	struct pmr_transport_caps caps;	/**< What the queue can do. */
 };
 
 /**
  * Find a driver by name.
  *
- * @return the driver, or NULL with rte_errno = ENOENT.
+ * Thread: any.
+ *
+ * @return the driver, or NULL with rte_errno = ENOENT (no such driver,
+ *   or name NULL).
  */
 const struct pmr_transport_driver *pmr_transport_find(const char *name);
 
-/** @return the number of registered drivers. */
+/**
+ * @return the number of registered drivers.
+ *
+ * Thread: any.
+ */
 unsigned int pmr_transport_count(void);
 
-/** @return the idx-th registered driver, or NULL past the end. */
+/**
+ * @return the idx-th registered driver, or NULL past the end (not an
+ *   error: rte_errno is left alone).
+ *
+ * Thread: any.
+ */
 const struct pmr_transport_driver *pmr_transport_get(unsigned int idx);
 
-/** @return the driver's name. */
+/**
+ * @return the driver's name, NULL if drv is NULL.
+ *
+ * Thread: any.
+ */
 const char *pmr_transport_name(const struct pmr_transport_driver *drv);
 
 /**
  * What a driver can do in general (its queues may report less, such as a
  * smaller MTU: see pmr_transport_queue_caps()).
  *
- * @return 0 or -EINVAL.
+ * Thread: any.
+ *
+ * @return 0 or -EINVAL (drv or caps NULL).
  */
 int pmr_transport_caps_get(const struct pmr_transport_driver *drv,
 		struct pmr_transport_caps *caps);
@@ -184,8 +205,12 @@ int pmr_transport_caps_get(const struct pmr_transport_driver *drv,
  * @param socket_id
  *   NUMA socket for the queue's memory, or SOCKET_ID_ANY.
  * @return
- *   The queue, or NULL with rte_errno set (EINVAL for bad devargs, ENODEV
- *   for a missing device, EBUSY for a device in use, ENOMEM).
+ *   The queue, or NULL with rte_errno set (EINVAL for a NULL driver or
+ *   bad devargs, ENODEV for a missing device, EBUSY for a device in use,
+ *   ENOMEM).
+ *
+ * Thread: the main lcore or a control thread, at set-up (as the
+ * driver's device set-up, e.g. rte_eth_dev_configure(), requires).
  */
 struct pmr_transport_queue *pmr_transport_queue_create(
 		const struct pmr_transport_driver *drv, const char *devargs,
@@ -194,11 +219,19 @@ struct pmr_transport_queue *pmr_transport_queue_create(
 /**
  * Destroy a queue. The caller must have released every received packet
  * and destroyed its peers; in-flight zero-copy TX references are dropped
- * (the driver waits for, or reclaims, its packets first).
+ * (the driver waits for, or reclaims, its packets first). A NULL q is
+ * ignored.
+ *
+ * Thread: the main lcore or a control thread, once no lcore uses the
+ * queue.
  */
 void pmr_transport_queue_destroy(struct pmr_transport_queue *q);
 
-/** Copy the queue's capabilities. */
+/**
+ * Copy the queue's capabilities (q and caps must be valid).
+ *
+ * Thread: any.
+ */
 static inline void
 pmr_transport_queue_caps(const struct pmr_transport_queue *q,
 		struct pmr_transport_caps *caps)
@@ -206,21 +239,37 @@ pmr_transport_queue_caps(const struct pmr_transport_queue *q,
 	*caps = q->caps;
 }
 
-/** Get the queue's own address, to give to peers. @return 0 or -errno. */
+/**
+ * Get the queue's own address, to give to peers.
+ *
+ * Thread: any (control path).
+ *
+ * @return 0, -EINVAL (q or addr NULL), or the driver's negative errno.
+ */
 int pmr_transport_queue_addr(struct pmr_transport_queue *q,
 		struct pmr_transport_addr *addr);
 
 /**
  * Resolve a remote queue's address (control path).
  *
- * @return the peer, or NULL with rte_errno set (EINVAL for an address the
+ * @return the peer, or NULL with rte_errno set (EINVAL for a NULL
+ *   argument, an address of another length than caps.addr_len or one the
  *   driver cannot parse, ENOMEM).
+ *
+ * Thread: any, on the control path (the nexus's thread; the main lcore
+ * at set-up), also while the queue's lcore runs the data path.
  */
 struct pmr_transport_peer *pmr_transport_peer_create(
 		struct pmr_transport_queue *q,
 		const struct pmr_transport_addr *addr);
 
-/** Destroy a peer; no packet to it may be pending in a tx burst. */
+/**
+ * Destroy a peer; no packet to it may be pending in a tx burst. NULL q or
+ * peer is ignored.
+ *
+ * Thread: any, on the control path (the nexus's thread; the main lcore
+ * at set-up), also while the queue's lcore runs the data path.
+ */
 void pmr_transport_peer_destroy(struct pmr_transport_queue *q,
 		struct pmr_transport_peer *peer);
 
@@ -228,7 +277,10 @@ void pmr_transport_peer_destroy(struct pmr_transport_queue *q,
  * Register a msgbuf pool's memory with the queue's device, one call per
  * memory chunk. A no-op for drivers without PMR_TRANSPORT_CAP_MEM_REG.
  *
- * @return 0 or -errno.
+ * Thread: the main lcore or a control thread, at set-up.
+ *
+ * @return 0, -EINVAL (q NULL, mp not a msgbuf pool), or the driver's
+ *   negative errno.
  */
 int pmr_transport_mem_register(struct pmr_transport_queue *q,
 		struct rte_mempool *mp);
@@ -238,28 +290,53 @@ int pmr_transport_mem_register(struct pmr_transport_queue *q,
  * references are dropped as soon as the device allows. Call it when the
  * queue goes quiet.
  *
- * @return 0 or -errno.
+ * Thread: the queue's lcore (or any one thread once its data path
+ * stopped).
+ *
+ * @return 0, -EINVAL (q NULL), or the driver's negative errno.
  */
 int pmr_transport_tx_flush(struct pmr_transport_queue *q);
 
-/** Read a queue's statistics. @return 0 or -errno. */
+/**
+ * Read a queue's statistics.
+ *
+ * Thread: any; each counter is read whole, together they may be a little
+ * out of step.
+ *
+ * @return 0, -EINVAL (q or stats NULL), or the driver's negative errno.
+ */
 int pmr_transport_stats_get(struct pmr_transport_queue *q,
 		struct pmr_transport_stats *stats);
 
-/** Clear a queue's statistics and extended statistics. */
-void pmr_transport_stats_reset(struct pmr_transport_queue *q);
+/**
+ * Clear a queue's statistics and extended statistics.
+ *
+ * Thread: the queue's lcore, or any thread while its data path is idle
+ * (the driver's counters are not atomic: an increment racing the reset
+ * may survive it).
+ *
+ * @return 0, or -EINVAL (q NULL).
+ */
+int pmr_transport_stats_reset(struct pmr_transport_queue *q);
 
 /**
  * Read a queue's named counters.
  *
+ * Thread: any, as pmr_transport_stats_get().
+ *
  * @return the number of counters the queue has (fill at most n of them),
- *   or -errno.
+ *   -EINVAL (q NULL, or xstats NULL with n over 0), or the driver's
+ *   negative errno.
  */
 int pmr_transport_xstats_get(struct pmr_transport_queue *q,
 		struct pmr_transport_xstat *xstats, unsigned int n);
 
 /**
  * Send a burst of packets.
+ *
+ * Data path: q and pkts are not checked.
+ *
+ * Thread: the queue's lcore.
  *
  * @return the number of packets accepted, in order; the rest were not
  *   touched and remain the caller's.
@@ -273,7 +350,10 @@ pmr_transport_tx_burst(struct pmr_transport_queue *q,
 
 /**
  * Receive a burst of packets: valid, addressed to this queue, and owned by
- * the caller until pmr_transport_rx_release().
+ * the caller until pmr_transport_rx_release(). Data path: q and pkts are
+ * not checked.
+ *
+ * Thread: the queue's lcore.
  *
  * @return the number of packets stored in pkts.
  */
@@ -284,7 +364,12 @@ pmr_transport_rx_burst(struct pmr_transport_queue *q,
 	return q->rx_burst(q, pkts, n);
 }
 
-/** Give received packets back to the driver. */
+/**
+ * Give received packets back to the driver. Data path: nothing is
+ * checked.
+ *
+ * Thread: the queue's lcore.
+ */
 static inline void
 pmr_transport_rx_release(struct pmr_transport_queue *q,
 		struct pmr_rx_pkt *pkts, uint16_t n)

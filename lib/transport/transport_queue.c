@@ -108,11 +108,13 @@ pmr_transport_stats_get(struct pmr_transport_queue *q,
 	return q->driver->stats_get(q, stats);
 }
 
-void
+int
 pmr_transport_stats_reset(struct pmr_transport_queue *q)
 {
-	if (q != NULL)
-		q->driver->stats_reset(q);
+	if (q == NULL)
+		return -EINVAL;
+	q->driver->stats_reset(q);
+	return 0;
 }
 
 int
