@@ -423,6 +423,17 @@ on_info_resp(struct pmr_worker *w, const struct pmr_resp *resp, void *tag)
 	*done = 1;
 }
 
+/* A continuation run by pmr_session_destroy() tries to connect. */
+static void
+on_reset_resp(struct pmr_worker *w, const struct pmr_resp *resp, void *tag)
+{
+	int *rc = tag;
+
+	assert_int_equal(resp->status, PMR_E_SESSION_RESET);
+	assert_int_equal(pmr_msgbuf_free(resp->req), 0);
+	*rc = pmr_session_connect(w, "127.0.0.1:1", SRV_ID, 10);
+}
+
 /* A handler tells which session, and whose, its request came on. */
 static void
 req_session(void **state)
@@ -453,7 +464,14 @@ req_session(void **state)
 	assert_int_equal(hlog.stale_rc, -ESTALE);
 	/* Connect-and-wait polls: refused inside a handler. */
 	assert_int_equal(hlog.connect_rc, -EDEADLK);
+	/* Nor from a continuation that pmr_session_destroy() runs. */
+	mb = pmr_worker_msgbuf_alloc(e.cli, 8);
+	assert_non_null(mb);
+	done = 1;
+	assert_int_equal(pmr_request(e.cli, cs, REQ_INFO, mb, on_reset_resp,
+			&done), 0);
 	assert_int_equal(pmr_session_destroy(e.cli, cs), 0);
+	assert_int_equal(done, -EDEADLK);
 	SENV_POLL_UNTIL(&e, e.log.resets > 0);
 	senv_down(&e);
 }

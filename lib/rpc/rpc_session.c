@@ -308,6 +308,8 @@ pmr_session_destroy(struct pmr_worker *w, int session)
 	s = &w->sessions[session];
 	if (!s->client || s->closing || s->state == PMR_SESSION_FREE)
 		return -EINVAL;
+	/* Continuations run below: no pmr_session_connect() from them. */
+	w->polling++;
 	switch (s->state) {
 	case PMR_SESSION_CONNECTING:
 		s->closing = true;
@@ -343,6 +345,7 @@ pmr_session_destroy(struct pmr_worker *w, int session)
 		session_free(w, (uint16_t)session);
 		break;
 	}
+	w->polling--;
 	return 0;
 }
 

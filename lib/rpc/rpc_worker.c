@@ -398,11 +398,11 @@ pmr_worker_destroy(struct pmr_worker *w)
 	 * the worker is whole: what a callback does to client sessions
 	 * (requests, closes) is then undone below like the rest.
 	 */
-	w->polling++;	/* no pmr_session_connect() from a callback */
+	/* No pmr_session_connect() from a callback from now on. */
+	w->polling++;
 	for (sn = 0; sn < w->max_sessions; sn++)
 		if (w->sessions[sn].state != PMR_SESSION_FREE)
 			rpc_server_reset_event(w, (uint16_t)sn, -ESHUTDOWN);
-	w->polling--;
 	for (sn = 0; sn < w->max_sessions; sn++) {
 		struct rpc_session *s = &w->sessions[sn];
 		uint16_t i;
