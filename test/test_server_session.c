@@ -44,7 +44,7 @@ struct srv_log {
 	int reset_session;
 	int accept_info_rc, reset_info_rc;
 	struct pmr_session_info accept_info, reset_info;
-	int connect_rc;			/* pmr_session_connect() from it */
+	int connect_rc;		/* pmr_session_connect() from it */
 	bool try_connect;
 	const char *connect_uri;
 };
@@ -55,8 +55,8 @@ struct handler_log {
 	int session;
 	int info_rc;
 	struct pmr_session_info info;
-	int stale_rc;			/* pmr_req_session() after answering */
-	int connect_rc;			/* pmr_session_connect() from it */
+	int stale_rc;		/* pmr_req_session() once answered */
+	int connect_rc;		/* pmr_session_connect() from it */
 };
 
 struct senv {
@@ -560,7 +560,8 @@ connect_wait(void **state)
 	/* 3 refused, 1 accepted and closed. */
 	assert_int_equal(e.log.accepts, 4);
 	SENV_POLL_UNTIL(&e, e.log.resets == 1);
-	assert_int_equal(nstats(e.b).sessions_refused, 4);	/* + no worker */
+	/* 3 by the callback, 1 for no such worker. */
+	assert_int_equal(nstats(e.b).sessions_refused, 4);
 	senv_down(&e);
 }
 

@@ -704,7 +704,7 @@ sm_connect_in(struct pmr_worker *w, const struct pmr_sm_msg *m)
 	s->remote_worker = m->remote_worker;
 	uri_copy(s->remote_uri, m->uri);
 	if (w->srv_cb != NULL) {
-		/* Asked before anything is answered (pmr_session_info_get()). */
+		/* Asked before anything is answered, in state CONNECTING. */
 		s->state = PMR_SESSION_CONNECTING;
 		if (w->srv_cb(w, sn, PMR_SESSION_EV_ACCEPT, 0,
 				w->srv_cb_arg) != 0) {
