@@ -83,6 +83,8 @@ on_server_session(struct pmr_worker *w, int session,
 		l->accepts++;
 		l->accept_info_rc = pmr_session_info_get(w, session,
 				&l->accept_info);
+		/* A server session is not the server's to destroy. */
+		assert_int_equal(pmr_session_destroy(w, session), -EINVAL);
 		if (l->try_connect)
 			l->connect_rc = pmr_session_connect(w,
 					l->connect_uri, SRV_ID, 1000);
