@@ -302,7 +302,7 @@ test_roundtrip_refuse(void **state)
 {
 	static const uint16_t ok[] = {
 		PMR_SM_E_NO_WORKER, PMR_SM_E_NO_RESOURCES,
-		PMR_SM_E_BAD_REQUEST,
+		PMR_SM_E_BAD_REQUEST, PMR_SM_E_REFUSED,
 	};
 	struct nexus_wire_msg m = sample_refuse(), d;
 	uint8_t buf[NEXUS_WIRE_MAX_LEN];
@@ -859,7 +859,7 @@ test_status_out_of_range(void **state)
 {
 	static const uint16_t bad[] = {
 		PMR_SM_OK, PMR_SM_E_TIMEOUT, PMR_SM_E_UNREACHABLE,
-		PMR_SM_E_REMOTE, PMR_SM_E_PEER_DEAD, PMR_SM_E_PEER_DEAD + 1,
+		PMR_SM_E_REMOTE, PMR_SM_E_PEER_DEAD, PMR_SM_E_REFUSED + 1,
 		0x0100, 0xffff,
 	};
 	struct nexus_wire_msg m = sample_refuse(), d;

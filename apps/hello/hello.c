@@ -27,6 +27,7 @@
 
 #define REQ_HELLO 1
 #define GREETING "hello, "
+#define CONNECT_TIMEOUT_MS 1000
 
 static void
 hello_handler(struct pmr_req_ref req, void *arg)
@@ -178,8 +179,11 @@ hello(const char *name)
 	rte_eal_remote_launch(pmr_worker_loop, server,
 		rte_get_next_lcore(-1, 1, 0));
 
-	session = pmr_session_create(client, pmr_nexus_uri(nx), 0, NULL, NULL);
-	req = pmr_worker_msgbuf_alloc(client, (uint32_t)len);
+	/* Connected, or why not, within a second. */
+	session = pmr_session_connect(client, pmr_nexus_uri(nx), 0,
+			CONNECT_TIMEOUT_MS);
+	req = session >= 0 ? pmr_worker_msgbuf_alloc(client,
+			(uint32_t)len) : NULL;
 	if (session < 0 || req == NULL) {
 		fprintf(stderr, "hello: %s: %s\n", session < 0 ? "session" :
 			"request buffer", session < 0 ? strerror(-session) :

@@ -25,10 +25,12 @@
  * detach, handler registration and stats_get.
  */
 
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/queue.h>
 
 #include <rte_log.h>
@@ -240,6 +242,20 @@ int nexus_uri_split(const char *uri, char *host, size_t host_size,
 		uint16_t *port);
 int nexus_uri_resolve(const char *uri, struct sockaddr_in *sa,
 		bool port_zero_ok);
+
+/*
+ * Write sa as "a.b.c.d:port" into uri (PMR_URI_MAX bytes). Inline: the
+ * fuzz targets link the session code without nexus_uri.c.
+ */
+static inline void
+nexus_uri_format(const struct sockaddr_in *sa, char *uri)
+{
+	char ip[INET_ADDRSTRLEN];
+
+	if (inet_ntop(AF_INET, &sa->sin_addr, ip, sizeof(ip)) == NULL)
+		ip[0] = '\0';
+	snprintf(uri, PMR_URI_MAX, "%s:%u", ip, ntohs(sa->sin_port));
+}
 
 /* nexus_thread.c */
 uint64_t nexus_now_ms(void);

@@ -255,6 +255,8 @@ nexus_server_rx_connect_req(struct pmr_nexus *nx, const struct sockaddr_in *src,
 		.hs_id = h->hs_id,
 		.peer = h->peer,
 	};
+	/* Who asks, for pmr_session_info_get() at the server. */
+	nexus_uri_format(src, out.uri);
 	if (nexus_worker_try_send(w, &out) != 0) {
 		pmr_transport_peer_destroy(w->q, h->peer);
 		shs_refuse(nx, h, w->id, PMR_SM_E_NO_RESOURCES);

@@ -289,6 +289,8 @@ client_rx_accept(struct pmr_nexus *nx, const struct sockaddr_in *src,
 		.hs_id = s->hs_id,
 		.peer = peer,
 	};
+	/* The server nexus as resolved, for pmr_session_info_get(). */
+	nexus_uri_format(src, out.uri);
 	nx->stats.sessions_connected++;
 	nexus_worker_send(w, &out);
 }

@@ -84,7 +84,8 @@ nexus_wire_refuse_status_valid(uint16_t status)
 {
 	return status == PMR_SM_E_NO_WORKER ||
 		status == PMR_SM_E_NO_RESOURCES ||
-		status == PMR_SM_E_BAD_REQUEST;
+		status == PMR_SM_E_BAD_REQUEST ||
+		status == PMR_SM_E_REFUSED;
 }
 
 /* A name field is valid if it has a NUL and only zeros after it. */

@@ -38,7 +38,11 @@
  *   address in a TOKEN packet, never in a nexus datagram)
  *   REFUSE (24 bytes)
  *     16 client_worker u16  18 client_session u16  20 server_worker u16
- *     22 status u16 (a refusal reason of enum pmr_sm_status)
+ *     22 status u16 (a refusal reason of enum pmr_sm_status:
+ *        NO_WORKER, NO_RESOURCES, BAD_REQUEST, REFUSED; a receiver drops
+ *        a REFUSE with any other value as malformed, so that a reason
+ *        added later fails an older client's connect only at its
+ *        connect timeout, without a version change)
  *   DISCONNECT (24 bytes)
  *     16 dst_worker u16  18 dst_session u16  20 src_worker u16
  *     22 src_session u16
@@ -228,7 +232,7 @@ int nexus_wire_decode(const uint8_t *buf, size_t len,
 
 /**
  * @return true if status may be carried by a REFUSE: PMR_SM_E_NO_WORKER,
- *   PMR_SM_E_NO_RESOURCES or PMR_SM_E_BAD_REQUEST.
+ *   PMR_SM_E_NO_RESOURCES, PMR_SM_E_BAD_REQUEST or PMR_SM_E_REFUSED.
  */
 bool nexus_wire_refuse_status_valid(uint16_t status);
 

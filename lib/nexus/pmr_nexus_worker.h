@@ -26,21 +26,28 @@
  *             (PMR_SM_E_NO_WORKER); else creates a peer on W2's queue for
  *             W1's address and a random 64-bit token:
  *   N2 -> W2  PMR_SM_CONNECT_IN {cookie, peer, remote_session, token,
- *             hs_id, credits (as asked), remote_worker}
+ *             hs_id, credits (as asked), remote_worker, uri (N1's address
+ *             "a.b.c.d:port", as the request came from)}
  *   W2 -> N2  PMR_SM_ACCEPT {cookie, local_session, credits (granted:
  *             at most asked and at most the worker's own session credits;
- *             0 is taken as "as asked")} or PMR_SM_REFUSE {cookie, status}
+ *             0 is taken as "as asked")} or PMR_SM_REFUSE {cookie, status:
+ *             PMR_SM_E_NO_RESOURCES, PMR_SM_E_BAD_REQUEST, or
+ *             PMR_SM_E_REFUSED when the worker's server session callback
+ *             said no; N2 takes any other status as NO_RESOURCES}
  *   N2 -> N1  UDP accept {server session, W2's address, granted credits;
  *             TRANSITIONAL: the token, until the TOKEN packet lands} or
  *             refuse
  *   N1 -> W1  PMR_SM_CONNECTED {local_session, remote_session, hs_id,
- *             credits (granted), peer (created on W1's queue);
- *             TRANSITIONAL: token} or PMR_SM_CONNECT_FAILED
+ *             credits (granted), peer (created on W1's queue), uri (N2's
+ *             address "a.b.c.d:port", resolved); TRANSITIONAL: token} or
+ *             PMR_SM_CONNECT_FAILED
  *             {local_session, status}; status PMR_SM_E_TIMEOUT when
  *             connect_timeout_ms passed without an answer. A refusal
  *             PMR_SM_E_NO_RESOURCES is not final: N1 asks again with a
  *             backoff until connect_timeout_ms, and fails with that
- *             status only then.
+ *             status only then. PMR_SM_E_REFUSED is final. (A nexus of
+ *             before PMR_SM_E_REFUSED drops such a REFUSE as malformed
+ *             and fails with PMR_SM_E_TIMEOUT at connect_timeout_ms.)
  *
  * Teardown: a worker that frees a session (its own decision, or after
  * PMR_SM_DISCONNECTED) sends PMR_SM_DISCONNECT {local_session, peer,
@@ -93,6 +100,7 @@ enum pmr_sm_status {
 	PMR_SM_E_UNREACHABLE,	/**< URI did not resolve, or send failed. */
 	PMR_SM_E_REMOTE,	/**< DISCONNECT: the remote side closed. */
 	PMR_SM_E_PEER_DEAD,	/**< DISCONNECTED: remote nexus dead. */
+	PMR_SM_E_REFUSED,	/**< The server worker's callback said no. */
 };
 
 /** One message on a worker ring. */
@@ -126,7 +134,12 @@ struct pmr_sm_msg {
 	 */
 	uint64_t hs_id;
 	struct pmr_transport_peer *peer;	/**< Created by the nexus. */
-	char uri[PMR_URI_MAX];	/**< CONNECT: remote nexus "host:port". */
+	/**
+	 * CONNECT: remote nexus "host:port"; CONNECT_IN: the client
+	 * nexus's address, CONNECTED: the server nexus's, both
+	 * "a.b.c.d:port".
+	 */
+	char uri[PMR_URI_MAX];
 };
 
 /** Elements of each worker ring. */

@@ -113,8 +113,9 @@ enum pmr_session_event {
 /**
  * Session event callback; runs on the worker's lcore. err is 0 or a
  * negative errno: -ENOENT (no such remote worker), -ENOSPC (remote out of
- * sessions), -ETIMEDOUT (nobody answered), -EHOSTUNREACH (URI did not
- * resolve), -EPROTO (incompatible peer), -ENETUNREACH on
+ * sessions), -ECONNREFUSED (the server worker's server_session_cb refused
+ * it; final, not retried), -ETIMEDOUT (nobody answered), -EHOSTUNREACH
+ * (URI did not resolve), -EPROTO (incompatible peer), -ENETUNREACH on
  * PMR_SESSION_EV_CONNECT_FAILED (the remote nexus accepted, but the
  * server's TOKEN packet never reached this worker's data address within
  * req_timeout_ms: the data path is unreachable), -ECONNRESET (remote
@@ -128,18 +129,32 @@ typedef void (*pmr_session_cb_t)(struct pmr_worker *w, int session,
 
 /**
  * Server session event callback (pmr_worker_conf.server_session_cb); runs
- * on the worker's lcore. The session number is valid while it runs
- * (pmr_session_info_get() tells who the client is), also for
- * PMR_SESSION_EV_RESET, after which it is free.
+ * on the worker's lcore, inside pmr_worker_poll() (or
+ * pmr_worker_destroy()). The session number is valid while it runs
+ * (pmr_session_info_get() tells who the client is: state
+ * PMR_SESSION_CONNECTING in PMR_SESSION_EV_ACCEPT, PMR_SESSION_RESET in
+ * PMR_SESSION_EV_RESET), after a refusal or a reset it is free (or, while
+ * handlers still hold requests of a reset session, in state RESET until
+ * the last is answered).
  *
  * Events: PMR_SESSION_EV_ACCEPT (err 0), when a client asks for a
  * session, before anything is answered: return 0 to accept, a negative
  * errno to refuse (the client's PMR_SESSION_EV_CONNECT_FAILED then has
- * -ECONNREFUSED). PMR_SESSION_EV_RESET, once for each accepted session
- * when it goes away, err says why: -ECONNRESET (the client closed it),
- * -ETIMEDOUT (the client's nexus went silent or restarted),
- * -ESHUTDOWN (pmr_worker_destroy()). The return value is ignored but for
- * PMR_SESSION_EV_ACCEPT.
+ * -ECONNREFUSED, counted in the server nexus's sessions_refused; a
+ * client nexus older than this status drops the refusal and fails with
+ * -ETIMEDOUT at its connect timeout). PMR_SESSION_EV_RESET, once for each
+ * accepted session when it goes away, never for a refused one; err says
+ * why: -ECONNRESET (the client closed it, or gave up on it), -ETIMEDOUT
+ * (the client's nexus went silent or restarted), -ESHUTDOWN
+ * (pmr_worker_destroy(): every such event runs first, before anything is
+ * torn down). The return value is ignored but for PMR_SESSION_EV_ACCEPT.
+ *
+ * Re-entrancy: the callback may call pmr_session_info_get(),
+ * pmr_session_create(), pmr_request() and pmr_session_destroy() on the
+ * worker's client sessions (requests issued during -ESHUTDOWN complete
+ * with PMR_E_SESSION_RESET in pmr_worker_destroy()); pmr_session_connect()
+ * is refused (-EDEADLK); it must not call pmr_worker_poll(),
+ * pmr_request_wait() or pmr_worker_destroy() of the same worker.
  */
 typedef int (*pmr_server_session_cb_t)(struct pmr_worker *w, int session,
 		enum pmr_session_event ev, int err, void *arg);
@@ -479,12 +494,18 @@ enum pmr_session_state pmr_session_state(const struct pmr_worker *w,
  * most timeout_ms: pmr_session_create() and a pmr_worker_poll() loop in
  * one call, for simple clients and examples (as rrppcc's connect().await).
  * Handlers and continuations of the worker's other sessions run meanwhile.
- * Thread: the worker's lcore, outside a handler or continuation.
+ * Thread: the worker's lcore, outside a handler, continuation or session
+ * callback of the worker (it would poll the worker inside its own poll:
+ * refused with -EDEADLK), and not while the worker runs as a service or
+ * under pmr_worker_loop(). The session has no callback: its reset shows
+ * in pmr_session_state() and in its requests' PMR_E_SESSION_RESET.
  *
  * @return the session number (>= 0, PMR_SESSION_CONNECTED), or a
- *   negative errno: those of pmr_session_create(), the err of
- *   PMR_SESSION_EV_CONNECT_FAILED (the session is then destroyed), or
- *   -ETIMEDOUT if it was not up within timeout_ms (destroyed as well).
+ *   negative errno: those of pmr_session_create(), -EDEADLK (see above),
+ *   the err of PMR_SESSION_EV_CONNECT_FAILED (the session is then
+ *   destroyed), or -ETIMEDOUT if it was not up within timeout_ms
+ *   (destroyed as well; its number is free once the nexus gives up on the
+ *   handshake, within its connect_timeout_ms).
  */
 int pmr_session_connect(struct pmr_worker *w, const char *uri,
 		uint16_t remote_worker, uint32_t timeout_ms);
@@ -502,19 +523,21 @@ struct pmr_session_info {
 	uint16_t remote_worker;	/**< The worker id at the other end. */
 	uint16_t credits;	/**< Packets in flight allowed toward the
 				 * server (granted; 0 until known). */
-	/** The remote nexus, "a.b.c.d:port" (the server's, as given to
-	 * pmr_session_create(), resolved; the client's, as its handshake
-	 * came from). */
+	/** The remote nexus: at the client, the URI given to
+	 * pmr_session_create() until the nexus answers, then the server
+	 * nexus's address "a.b.c.d:port"; at the server, the client
+	 * nexus's address "a.b.c.d:port", as its handshake came from. */
 	char remote_uri[PMR_URI_MAX];
 };
 
 /**
  * Tell who is at the other end of a session (either role), e.g. from a
- * handler, with pmr_req_session().
+ * handler, with pmr_req_session(), or from a server session callback.
  *
  * Thread: the worker's lcore.
  *
- * @return 0, or -EINVAL (NULL argument, no such session).
+ * @return 0, or -EINVAL (NULL argument, no such session, a client
+ *   session destroyed already).
  */
 int pmr_session_info_get(const struct pmr_worker *w, int session,
 		struct pmr_session_info *info);

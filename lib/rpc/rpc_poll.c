@@ -248,6 +248,7 @@ pmr_worker_poll(struct pmr_worker *w)
 	uint16_t nb, i;
 	int work;
 
+	w->polling++;	/* see pmr_session_connect() */
 	/* Session events are rare: look for them every few polls. */
 	work = (w->nb_polls++ & (RPC_SM_POLL_EVERY - 1)) == 0 ?
 		rpc_sm_poll(w) : 0;
@@ -279,6 +280,7 @@ pmr_worker_poll(struct pmr_worker *w)
 	if (w->nb_tx != 0)
 		rpc_tx_flush(w);
 	rpc_txfree_poll(w);
+	w->polling--;
 	return work;
 }
 

@@ -198,6 +198,9 @@ struct rpc_session {
 	bool has_token;			/* client: took a TOKEN packet */
 	bool hs_pending;		/* on the worker's hs_pending list */
 	TAILQ_ENTRY(rpc_session) hs_next;
+	/* server: accepted, its PMR_SESSION_EV_RESET is still owed */
+	bool accepted;
+	char remote_uri[PMR_URI_MAX];	/* pmr_session_info.remote_uri */
 };
 TAILQ_HEAD(rpc_session_list, rpc_session);
 
@@ -290,6 +293,14 @@ struct pmr_worker {
 	struct rte_ring *outbox;
 	uint32_t outbox_refuses;	/* PMR_SM_REFUSE in the outbox */
 	uint16_t worker_id;
+	/* Server session events (pmr_worker_conf.server_session_cb). */
+	pmr_server_session_cb_t srv_cb;
+	void *srv_cb_arg;
+	/*
+	 * In pmr_worker_poll() (nested calls counted) or in a callback run
+	 * outside it: pmr_session_connect() would poll from inside a poll.
+	 */
+	uint32_t polling;
 	bool idle_yield;
 	bool stop;
 	uint32_t service_id;
@@ -473,6 +484,7 @@ void rpc_rx_token(struct pmr_worker *w, const struct pmr_pkthdr *h,
 		struct pmr_rx_pkt *pkt);
 void rpc_hs_timers(struct pmr_worker *w);
 void rpc_hs_stop(struct pmr_worker *w, struct rpc_session *s);
+void rpc_server_reset_event(struct pmr_worker *w, uint16_t sn, int err);
 
 /* rpc_req.c (client) */
 void rpc_creq_fail_all(struct pmr_worker *w, struct rpc_session *s,

@@ -505,6 +505,14 @@ pmr_req_worker(struct pmr_req_ref ref)
 	return req != NULL ? req->w : NULL;
 }
 
+int
+pmr_req_session(struct pmr_req_ref ref)
+{
+	struct pmr_req *req = srv_ref_slot(ref);
+
+	return req != NULL ? req->session : -ESTALE;
+}
+
 struct pmr_msgbuf *
 pmr_req_resp_buf(struct pmr_req_ref ref)
 {

@@ -9,6 +9,7 @@
 
 #include <string.h>
 
+#include <rte_cycles.h>
 #include <rte_random.h>
 
 #include "rpc_private.h"
@@ -29,9 +30,39 @@ sm_status_errno(uint16_t status)
 		return -ECONNRESET;
 	case PMR_SM_E_PEER_DEAD:
 		return -ETIMEDOUT;
+	case PMR_SM_E_REFUSED:
+		return -ECONNREFUSED;
 	default:
 		return -EPROTO;
 	}
+}
+
+/* Copy a nexus's "a.b.c.d:port", NUL-terminated whatever it holds. */
+static void
+uri_copy(char *dst, const char *src)
+{
+	size_t n = strnlen(src, PMR_URI_MAX - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+/*
+ * An accepted server session goes away (err): its one
+ * PMR_SESSION_EV_RESET, while its number still names it (state RESET).
+ * Never for a refused session, never twice.
+ */
+void
+rpc_server_reset_event(struct pmr_worker *w, uint16_t sn, int err)
+{
+	struct rpc_session *s = &w->sessions[sn];
+
+	if (s->client || !s->accepted)
+		return;
+	s->accepted = false;
+	s->state = PMR_SESSION_RESET;
+	if (w->srv_cb != NULL)
+		w->srv_cb(w, sn, PMR_SESSION_EV_RESET, err, w->srv_cb_arg);
 }
 
 /*
@@ -149,6 +180,8 @@ session_alloc(struct pmr_worker *w, bool client, uint16_t reserve)
 	s->granted = 0;
 	s->nx_granted = 0;
 	s->token_left = 0;
+	s->accepted = false;
+	s->remote_uri[0] = '\0';
 	TAILQ_INIT(&s->backlog);
 	return sn;
 }
@@ -260,6 +293,7 @@ pmr_session_create(struct pmr_worker *w, const char *uri,
 	/* The TOKEN packet must carry it: a forger does not know it. */
 	s->hs_id = m.hs_id;
 	strcpy(m.uri, uri);
+	strcpy(s->remote_uri, uri);	/* resolved once CONNECTED */
 	rpc_sm_send(w, &m);
 	return sn;
 }
@@ -274,6 +308,8 @@ pmr_session_destroy(struct pmr_worker *w, int session)
 	s = &w->sessions[session];
 	if (!s->client || s->closing || s->state == PMR_SESSION_FREE)
 		return -EINVAL;
+	/* Continuations run below: no pmr_session_connect() from them. */
+	w->polling++;
 	switch (s->state) {
 	case PMR_SESSION_CONNECTING:
 		s->closing = true;
@@ -309,6 +345,7 @@ pmr_session_destroy(struct pmr_worker *w, int session)
 		session_free(w, (uint16_t)session);
 		break;
 	}
+	w->polling--;
 	return 0;
 }
 
@@ -320,6 +357,93 @@ pmr_session_state(const struct pmr_worker *w, int session)
 	if (w->sessions[session].closing)
 		return PMR_SESSION_FREE;
 	return w->sessions[session].state;
+}
+
+int
+pmr_session_info_get(const struct pmr_worker *w, int session,
+		struct pmr_session_info *info)
+{
+	const struct rpc_session *s;
+
+	if (w == NULL || info == NULL || session < 0 ||
+	    (uint32_t)session >= w->max_sessions)
+		return -EINVAL;
+	s = &w->sessions[session];
+	/*
+	 * A destroyed client session is gone for its owner; a server one
+	 * that was reset keeps its number (state RESET) while handlers of
+	 * its requests run.
+	 */
+	if (s->state == PMR_SESSION_FREE || (s->client && s->closing))
+		return -EINVAL;
+	memset(info, 0, sizeof(*info));
+	info->role = s->client ? PMR_SESSION_CLIENT : PMR_SESSION_SERVER;
+	info->state = s->state;
+	info->remote_worker = s->remote_worker;
+	/* What the session reserved: the grant, once it is known. */
+	if (!s->client || s->state == PMR_SESSION_CONNECTED)
+		info->credits = s->rx_reserve;
+	memcpy(info->remote_uri, s->remote_uri, sizeof(info->remote_uri));
+	return 0;
+}
+
+/* What pmr_session_connect() waits for. */
+struct connect_wait {
+	bool done;
+	int err;
+};
+
+static void
+connect_wait_cb(struct pmr_worker *w __rte_unused, int session __rte_unused,
+		enum pmr_session_event ev, int err, void *arg)
+{
+	struct connect_wait *cw = arg;
+
+	cw->done = true;
+	cw->err = ev == PMR_SESSION_EV_CONNECTED ? 0 :
+		err != 0 ? err : -ECONNRESET;
+}
+
+int
+pmr_session_connect(struct pmr_worker *w, const char *uri,
+		uint16_t remote_worker, uint32_t timeout_ms)
+{
+	struct connect_wait cw = { .done = false, .err = 0 };
+	struct rpc_session *s;
+	uint64_t deadline;
+	int sn;
+
+	if (w == NULL)
+		return -EINVAL;
+	/*
+	 * From a handler, continuation or session callback of w: polling
+	 * here would run w's receive path inside itself.
+	 */
+	if (w->polling != 0)
+		return -EDEADLK;
+	sn = pmr_session_create(w, uri, remote_worker, connect_wait_cb, &cw);
+	if (sn < 0)
+		return sn;
+	s = &w->sessions[sn];
+	deadline = rte_get_timer_cycles() +
+		rte_get_timer_hz() * (uint64_t)timeout_ms / 1000;
+	for (;;) {
+		pmr_worker_poll(w);
+		if (cw.done || rte_get_timer_cycles() >= deadline)
+			break;
+	}
+	/* cw lives on this stack: no callback of this session after. */
+	s->cb = NULL;
+	s->cb_arg = NULL;
+	if (!cw.done) {
+		pmr_session_destroy(w, sn);
+		return -ETIMEDOUT;
+	}
+	if (cw.err != 0) {
+		pmr_session_destroy(w, sn);
+		return cw.err;
+	}
+	return sn;
 }
 
 /*
@@ -345,6 +469,7 @@ session_reset(struct pmr_worker *w, uint16_t sn,
 		return;
 	}
 	rpc_srv_drop_all(w, s);
+	rpc_server_reset_event(w, sn, err);
 	if (s->srv_active == 0) {
 		rpc_session_release(w, sn, false);
 	} else {
@@ -575,10 +700,26 @@ sm_connect_in(struct pmr_worker *w, const struct pmr_sm_msg *m)
 		return;
 	}
 	s = &w->sessions[sn];
-	s->peer = m->peer;
-	s->peer_src = m->peer != NULL ? m->peer->src : 0;
 	s->remote_session = m->remote_session;
 	s->remote_worker = m->remote_worker;
+	uri_copy(s->remote_uri, m->uri);
+	if (w->srv_cb != NULL) {
+		/* Asked before anything is answered, in state CONNECTING. */
+		s->state = PMR_SESSION_CONNECTING;
+		if (w->srv_cb(w, sn, PMR_SESSION_EV_ACCEPT, 0,
+				w->srv_cb_arg) != 0) {
+			/* The nexus destroys the peer it made for it. */
+			session_free(w, (uint16_t)sn);
+			r.type = PMR_SM_REFUSE;
+			r.status = PMR_SM_E_REFUSED;
+			r.peer = m->peer;
+			rpc_sm_send(w, &r);
+			return;
+		}
+	}
+	s->accepted = true;
+	s->peer = m->peer;
+	s->peer_src = m->peer != NULL ? m->peer->src : 0;
 	s->token = m->token;
 	s->hs_id = m->hs_id;
 	s->state = PMR_SESSION_CONNECTED;
@@ -610,6 +751,8 @@ sm_connected(struct pmr_worker *w, const struct pmr_sm_msg *m)
 	s->peer = m->peer;
 	s->peer_src = m->peer != NULL ? m->peer->src : 0;
 	s->remote_session = m->remote_session;
+	if (m->uri[0] != '\0')
+		uri_copy(s->remote_uri, m->uri);
 	/* Not m->token: the token is believed only from the data path. */
 	if (s->closing) {
 		/* Destroyed while connecting: close it at once. */

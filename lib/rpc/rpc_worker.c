@@ -258,6 +258,8 @@ pmr_worker_create(struct pmr_nexus *nx, const struct pmr_worker_conf *conf)
 	w->nx = nx;
 	w->worker_id = conf->worker_id;
 	w->idle_yield = conf->idle_yield;
+	w->srv_cb = conf->server_session_cb;
+	w->srv_cb_arg = conf->server_session_arg;
 	w->max_sessions = conf->max_sessions != 0 ? conf->max_sessions :
 		DEFAULT_MAX_SESSIONS;
 	w->window = conf->session_window != 0 ? conf->session_window :
@@ -391,6 +393,16 @@ pmr_worker_destroy(struct pmr_worker *w)
 		rte_service_component_runstate_set(w->service_id, 0);
 		rte_service_component_unregister(w->service_id);
 	}
+	/*
+	 * Each accepted server session's PMR_SESSION_EV_RESET first, while
+	 * the worker is whole: what a callback does to client sessions
+	 * (requests, closes) is then undone below like the rest.
+	 */
+	/* No pmr_session_connect() from a callback from now on. */
+	w->polling++;
+	for (sn = 0; sn < w->max_sessions; sn++)
+		if (w->sessions[sn].state != PMR_SESSION_FREE)
+			rpc_server_reset_event(w, (uint16_t)sn, -ESHUTDOWN);
 	for (sn = 0; sn < w->max_sessions; sn++) {
 		struct rpc_session *s = &w->sessions[sn];
 		uint16_t i;

@@ -523,7 +523,7 @@ op_small(struct pmr_nexus *nx, struct reader *r, uint16_t type)
 {
 	static const uint16_t status[] = {
 		PMR_SM_E_NO_WORKER, PMR_SM_E_NO_RESOURCES,
-		PMR_SM_E_BAD_REQUEST,
+		PMR_SM_E_BAD_REQUEST, PMR_SM_E_REFUSED,
 	};
 	int s = rd8(r) % NB_SRC;
 	uint64_t hs = pick_hs(r, s);
@@ -537,7 +537,7 @@ op_small(struct pmr_nexus *nx, struct reader *r, uint16_t type)
 			.client_worker = q->req.client_worker,
 			.client_session = q->req.client_session,
 			.server_worker = b & 1 ? q->req.server_worker : b,
-			.status = status[c % 3],
+			.status = status[c % RTE_DIM(status)],
 		};
 		if (srcs[s].have_creq && hs == q->hs_id)
 			srcs[s].proven = true;
@@ -673,6 +673,7 @@ op_worker_step(struct pmr_nexus *nx, struct reader *r)
 			out = (struct pmr_sm_msg){
 				.type = PMR_SM_REFUSE,
 				.status = b & 0x40 ? PMR_SM_E_NO_RESOURCES :
+					b & 0x20 ? PMR_SM_E_REFUSED :
 					PMR_SM_E_BAD_REQUEST,
 				.cookie = m.cookie,
 				.peer = m.peer,

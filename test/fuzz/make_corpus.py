@@ -58,6 +58,7 @@ NAME_MAX = 16  # PMR_TRANSPORT_NAME_MAX
 ADDR_MAX = 32  # PMR_TRANSPORT_ADDR_MAX
 # enum pmr_sm_status: the refusal reasons
 SM_E_NO_WORKER, SM_E_NO_RESOURCES, SM_E_TIMEOUT, SM_E_BAD_REQUEST = 1, 2, 3, 4
+SM_E_PEER_DEAD, SM_E_REFUSED = 7, 8
 
 
 def cksum(data):
@@ -218,6 +219,7 @@ def nexus_corpus():
         'accept_eth.bin': accept(),
         'refuse_no_worker.bin': refuse(SM_E_NO_WORKER),
         'refuse_bad_request.bin': refuse(SM_E_BAD_REQUEST),
+        'refuse_refused.bin': refuse(SM_E_REFUSED),
         'disconnect.bin': disconnect(),
         'heartbeat.bin': heartbeat(),
         'cookie.bin': cookie(),
@@ -228,6 +230,7 @@ def nexus_corpus():
         'miss_accept_trailing.bin': accept() + b'\0',
         'miss_accept_boot_id.bin': accept(boot_id=0),
         'miss_refuse_status.bin': refuse(SM_E_TIMEOUT),
+        'miss_refuse_status_new.bin': refuse(SM_E_REFUSED + 1),
         'miss_heartbeat_hs_id.bin': heartbeat(hs_id=1),
         'miss_connect_req_credits.bin': connect_req(credits=0),
         'miss_accept_credits.bin': accept(credits=0),
@@ -280,6 +283,14 @@ def nexus_seq_corpus():
     refused = (bytes([OP_WCONNECT, 1, 3, 9]) +
                bytes([OP_REFUSE, 1, 0, 1, 1]) + seq_time(150) +
                bytes([OP_COOKIE, 1, 0, 5, 6]) + seq_time(2000))
+    # A server worker's callback refuses (b & 0xa0: REFUSE, REFUSED); the
+    # client's repeat gets the same answer. A client refused so: final.
+    worker_refused = (seq_req(0, 0, 0) + seq_req(0, 0, 1) +
+                      seq_wstep(b=0xa0) + seq_time(100) + seq_req(0, 0, 1) +
+                      seq_time(2000))
+    refused_final = (bytes([OP_WCONNECT, 1, 3, 9]) +
+                     bytes([OP_REFUSE, 1, 0, 1, 3]) + seq_time(150) +
+                     seq_time(2000))
     flood = b''
     for i in range(24):
         flood += seq_req(1 + i % 3, i % 4, i % 3, sess=i % 4)
@@ -297,6 +308,8 @@ def nexus_seq_corpus():
         'server_handshake.bin': server,
         'client_handshake.bin': client,
         'refused_retry.bin': refused,
+        'refused_by_worker.bin': worker_refused,
+        'refused_final.bin': refused_final,
         'flood.bin': flood,
         'per_source_cap.bin': cap,
         'restart.bin': restart,
