@@ -249,6 +249,16 @@ pmr_request(struct pmr_worker *w, int session, uint8_t req_type,
 }
 
 int
+pmr_request_timeout(struct pmr_worker *w, int session, uint8_t req_type,
+		struct pmr_msgbuf *req, pmr_cont_t cont, void *tag,
+		uint32_t timeout_ms)
+{
+	if (timeout_ms > PMR_REQ_TIMEOUT_MAX_MS)
+		return -EINVAL;
+	return pmr_request(w, session, req_type, req, cont, tag);
+}
+
+int
 pmr_request_start(struct pmr_worker *w, int session, uint8_t req_type,
 		struct pmr_msgbuf *req, struct pmr_msgbuf *resp,
 		struct pmr_req_handle *h)
