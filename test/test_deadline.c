@@ -27,6 +27,8 @@
 #include <arpa/inet.h>
 #include <unistd.h>
 
+#include <rte_errno.h>
+
 #include "pmr_msgbuf.h"
 #include "pmr_nexus.h"
 #include "pmr_rpc.h"
@@ -493,18 +495,29 @@ deadline_queued(void **state)
 
 /*
  * A request for a session still connecting (to a nexus that never
- * answers, which gives up after the fixture's 500 ms connect timeout)
- * times out at its own 50 ms deadline, the session still connecting.
+ * answers) times out at its own 200 ms deadline, the session still
+ * connecting, before one sent first with the default 5 s. The client is a worker of a nexus of its own that tries
+ * for 60 s, so that the deadline comes first however slowly this runs.
  */
 static void
 deadline_connecting(void **state)
 {
-	struct pmr_test_sess_ev e = { 0 };
+	struct pmr_nexus_conf nconf = { .connect_timeout_ms = 60000 };
+	struct pmr_worker_conf wconf = {
+		.worker_id = 20,	/* not one of env's (0, 10) */
+		.nb_msgbufs = 256,
+		.req_timeout_ms = 5000,
+	};
 	struct sockaddr_in sa = { .sin_family = AF_INET };
 	socklen_t len = sizeof(sa);
-	struct result r = { 0 };
-	struct pmr_msgbuf *q;
-	char uri[64];
+	struct pmr_test_sess_ev e = { 0 };
+	struct result r = { 0 }, rd = { 0 };
+	struct pmr_msgbuf *q, *qd;
+	struct pmr_nexus *nx;
+	struct pmr_worker *w;
+	uint16_t pa, pb;
+	char uri[64], args[64];
+	uint64_t t0;
 	int fd, s;
 
 	(void)state;
@@ -515,21 +528,51 @@ deadline_connecting(void **state)
 	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
 	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
 	snprintf(uri, sizeof(uri), "127.0.0.1:%u", ntohs(sa.sin_port));
-	s = pmr_session_create(env.cli[0], uri, 0, pmr_test_on_session, &e);
+
+	nx = pmr_nexus_create("127.0.0.1:0", &nconf);
+	assert_non_null(nx);
+	assert_int_equal(pmr_test_ring_pair("dlconn", &pa, &pb), 0);
+	snprintf(args, sizeof(args), "port=%u,ip=10.3.0.2", pa);
+	wconf.devargs = args;
+	w = pmr_worker_create(nx, &wconf);
+	if (w == NULL)
+		fail_msg("pmr_worker_create: %s", rte_strerror(rte_errno));
+
+	s = pmr_session_create(w, uri, 0, pmr_test_on_session, &e);
 	assert_true(s >= 0);
-	q = cli_msg('q', 8);
-	assert_int_equal(pmr_request_timeout(env.cli[0], s, T_ECHO, q,
-			on_resp, &r, 50), 0);
-	POLL_UNTIL(r.calls != 0);
+	q = pmr_worker_msgbuf_alloc(w, 8);
+	qd = pmr_worker_msgbuf_alloc(w, 8);
+	assert_non_null(q);
+	assert_non_null(qd);
+	memset(q->data, 'q', 8);
+	memset(qd->data, 'd', 8);
+	t0 = pmr_test_now_ns();
+	/* One with the default deadline first: it is still queued after. */
+	assert_int_equal(pmr_request(w, s, T_ECHO, qd, on_resp, &rd), 0);
+	assert_int_equal(pmr_request_timeout(w, s, T_ECHO, q, on_resp, &r,
+			200), 0);
+	while (r.calls == 0) {
+		pmr_worker_poll(w);
+		assert_true(pmr_test_now_ns() - t0 < PMR_TEST_WAIT_NS);
+	}
 	assert_int_equal(r.status, PMR_E_TIMEOUT);
+	assert_true(r.at_ns - t0 >= 200 * MS);
+	assert_int_equal(rd.calls, 0);
 	assert_int_equal(e.count, 0);
-	assert_int_equal(pmr_session_state(env.cli[0], s),
-			PMR_SESSION_CONNECTING);
-	POLL_UNTIL(e.count != 0);
-	assert_int_equal(e.ev, PMR_SESSION_EV_CONNECT_FAILED);
+	assert_int_equal(pmr_session_state(w, s), PMR_SESSION_CONNECTING);
+	assert_int_equal(pmr_session_destroy(w, s), 0);
+	assert_int_equal(rd.calls, 1);
+	assert_int_equal(rd.status, PMR_E_SESSION_RESET);
+	for (int i = 0; i < 100; i++)
+		pmr_worker_poll(w);
 	assert_int_equal(r.calls, 1);
+	assert_int_equal(rd.calls, 1);
 	assert_int_equal(pmr_msgbuf_free(q), 0);
-	(void)pmr_session_destroy(env.cli[0], s);
+	assert_int_equal(pmr_msgbuf_free(qd), 0);
+	assert_int_equal(pools_in_use(w), 0);
+	assert_int_equal(pmr_worker_destroy(w), 0);
+	pmr_test_ring_pair_free("dlconn", pa, pb);
+	assert_int_equal(pmr_nexus_destroy(nx), 0);
 	close(fd);
 }
 
