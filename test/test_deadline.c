@@ -496,8 +496,9 @@ deadline_queued(void **state)
 /*
  * A request for a session still connecting (to a nexus that never
  * answers) times out at its own 200 ms deadline, the session still
- * connecting, before one sent first with the default 5 s. The client is a worker of a nexus of its own that tries
- * for 60 s, so that the deadline comes first however slowly this runs.
+ * connecting, before one sent first with the default 5 s. The client is
+ * a worker of a nexus of its own that tries for 60 s, so that the
+ * deadline comes first however slowly this runs.
  */
 static void
 deadline_connecting(void **state)
