@@ -579,7 +579,31 @@ int pmr_request(struct pmr_worker *w, int session, uint8_t req_type,
  * pmr_request() with a deadline of its own: the continuation runs once,
  * with PMR_E_TIMEOUT if no response came within timeout_ms of this call
  * (lost packets are sent again until then), instead of the worker's
- * req_timeout_ms. timeout_ms 0 takes req_timeout_ms.
+ * req_timeout_ms. timeout_ms 0 takes req_timeout_ms. A request queued
+ * beyond the session window, or for a session still connecting, times
+ * out at its deadline too. Requests time out in deadline order, whatever
+ * the order they were sent in.
+ *
+ * A request that timed out in the session window counts toward the
+ * session's reset after 8 timeouts in a row in one window slot
+ * (pmr_session_cb_t, PMR_SESSION_EV_RESET with -ETIMEDOUT), whatever its
+ * deadline: each one may have left a request number the server never
+ * saw, and the server takes at most 8 of those skipped in a slot. So a
+ * deadline shorter than the server usually takes (one that gives up on a
+ * handler still busy with an earlier request of the slot, say) resets the
+ * session after 8 such timeouts in a row; a response in the slot starts
+ * the count again.
+ *
+ * Cost: a request with the worker's deadline costs what pmr_request()
+ * does; one with its own is sorted among the pending ones with their own
+ * deadlines, from the latest (O(1) when they come in deadline order, as
+ * with one timeout for all of them).
+ *
+ * A long deadline does not make the server wait longer: it frees a
+ * partial request, or a response not fetched whole, after its
+ * srv_state_timeout_ms (its req_timeout_ms by default), so a multi-packet
+ * request or response still in transfer then ends in PMR_E_TIMEOUT at
+ * the deadline. A handler may keep a request as long as it likes.
  *
  * Thread: the worker's lcore, as pmr_request().
  *

@@ -266,7 +266,7 @@ pmr_worker_poll(struct pmr_worker *w)
 	 * Client requests have timers of rto_us; the server's timers
 	 * (srv_state_timeout_ms) are coarse: a look every few polls.
 	 */
-	if (!TAILQ_EMPTY(&w->all) ||
+	if (!TAILQ_EMPTY(&w->all) || !TAILQ_EMPTY(&w->timed) ||
 	    (!TAILQ_EMPTY(&w->srv_timed) &&
 	     (w->nb_polls & (RPC_SM_POLL_EVERY - 1)) == 1)) {
 		now = rte_get_timer_cycles();

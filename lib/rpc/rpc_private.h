@@ -83,16 +83,19 @@ enum rpc_drop {
 #define RPC_MID_SIZE (64 * 1024)
 
 /* A client request: in the session window, queued, or completing. */
+struct rpc_creq;
+TAILQ_HEAD(rpc_creq_list, rpc_creq);
 struct rpc_creq {
 	TAILQ_ENTRY(rpc_creq) next;	/* backlog, or completing list */
-	TAILQ_ENTRY(rpc_creq) all;	/* submit order: request timeouts */
+	TAILQ_ENTRY(rpc_creq) all;	/* in *tlist, by deadline */
 	TAILQ_ENTRY(rpc_creq) active;	/* in a window: retransmission */
+	struct rpc_creq_list *tlist;	/* &w->all or &w->timed */
 	struct pmr_msgbuf *mb;
 	pmr_cont_t cont;
 	void *tag;
 	struct pmr_req_handle *h;	/* instead of cont */
 	uint64_t req_num;
-	uint64_t deadline;		/* TSC: request timeout */
+	uint64_t deadline;		/* TSC: the request times out */
 	uint64_t last_tx;		/* TSC of the last packet sent */
 	uint32_t tx_round;		/* w->tx_bursts when last queued */
 	uint32_t req_pkts;		/* packets of the request */
@@ -111,7 +114,6 @@ struct rpc_creq {
 	struct pmr_rx_pkt resp_pkt;	/* valid if has_resp */
 	bool has_resp;
 };
-TAILQ_HEAD(rpc_creq_list, rpc_creq);
 
 /* Server slot states. */
 enum rpc_srv_state {
@@ -249,7 +251,14 @@ struct pmr_worker {
 	uint32_t nb_polls;
 	struct rpc_txfree txfree;
 	struct rpc_creq_list completing;
-	struct rpc_creq_list all;	/* every pending request */
+	/*
+	 * Pending requests by deadline, for their timeouts: those with the
+	 * worker's req_timeout in all (submit order is deadline order: O(1)),
+	 * those with their own (pmr_request_timeout()) in timed, sorted on
+	 * insertion from the tail (O(1) when they come in deadline order).
+	 */
+	struct rpc_creq_list all;
+	struct rpc_creq_list timed;
 	struct rpc_creq_list active;	/* in windows */
 	uint64_t rto;			/* TSC */
 	uint64_t req_timeout;		/* TSC */

@@ -171,6 +171,28 @@ rpc_window_fill(struct pmr_worker *w, uint16_t sn)
 	}
 }
 
+/*
+ * r has a deadline of its own: into w->timed, sorted by deadline, from
+ * the tail (after those of the same deadline). O(1) when requests come in
+ * deadline order (one timeout for all of them, say); else a walk back
+ * over those with later deadlines.
+ */
+static void
+creq_insert_timed(struct pmr_worker *w, struct rpc_creq *r)
+{
+	struct rpc_creq *p;
+
+	r->tlist = &w->timed;
+	TAILQ_FOREACH_REVERSE(p, &w->timed, rpc_creq_list, all) {
+		if (p->deadline <= r->deadline) {
+			TAILQ_INSERT_AFTER(&w->timed, p, r, all);
+			return;
+		}
+	}
+	TAILQ_INSERT_HEAD(&w->timed, r, all);
+}
+
+/* A request, with the worker's req_timeout, at the tail of w->all. */
 static int
 request_submit(struct pmr_worker *w, int session, uint8_t req_type,
 		struct pmr_msgbuf *req, pmr_cont_t cont, void *tag,
@@ -222,6 +244,8 @@ request_submit(struct pmr_worker *w, int session, uint8_t req_type,
 	r->session = (uint16_t)session;
 	r->req_type = req_type;
 	r->in_window = false;
+	/* Deadline order is submit order (see pmr_request_timeout()). */
+	r->tlist = &w->all;
 	TAILQ_INSERT_TAIL(&w->all, r, all);
 	if (s->state != PMR_SESSION_CONNECTED) {
 		TAILQ_INSERT_TAIL(&s->backlog, r, next);
@@ -246,6 +270,35 @@ pmr_request(struct pmr_worker *w, int session, uint8_t req_type,
 	if (cont == NULL)
 		return -EINVAL;
 	return request_submit(w, session, req_type, req, cont, tag, NULL);
+}
+
+int
+pmr_request_timeout(struct pmr_worker *w, int session, uint8_t req_type,
+		struct pmr_msgbuf *req, pmr_cont_t cont, void *tag,
+		uint32_t timeout_ms)
+{
+	struct rpc_creq *r;
+	uint64_t ticks;
+	int ret;
+
+	if (cont == NULL || timeout_ms > PMR_REQ_TIMEOUT_MAX_MS)
+		return -EINVAL;
+	ret = request_submit(w, session, req_type, req, cont, tag, NULL);
+	if (ret != 0 || timeout_ms == 0)
+		return ret;
+	ticks = rte_get_timer_hz() * timeout_ms / 1000;
+	if (ticks == w->req_timeout)
+		return 0;
+	/*
+	 * Submitting only queues packets, so the request is still the
+	 * last of w->all: to w->timed, with its own deadline. pmr_request()
+	 * pays nothing for this.
+	 */
+	r = TAILQ_LAST(&w->all, rpc_creq_list);
+	TAILQ_REMOVE(&w->all, r, all);
+	r->deadline = r->deadline - w->req_timeout + ticks;
+	creq_insert_timed(w, r);
+	return 0;
 }
 
 int
@@ -328,7 +381,7 @@ creq_complete(struct pmr_worker *w, struct rpc_creq *r,
 {
 	struct rpc_session *s = &w->sessions[r->session];
 
-	TAILQ_REMOVE(&w->all, r, all);
+	TAILQ_REMOVE(r->tlist, r, all);
 	if (r->in_window) {
 		/* The server answered in this slot: it works. */
 		if (status != PMR_E_TIMEOUT && status != PMR_E_SESSION_RESET)
@@ -582,8 +635,24 @@ session_timeout_reset(struct pmr_worker *w, uint16_t sn)
 }
 
 /*
+ * The pending request of the earliest deadline, if that is now or past:
+ * the first of w->all or of w->timed.
+ */
+static inline struct rpc_creq *
+creq_expired(struct pmr_worker *w, uint64_t now)
+{
+	struct rpc_creq *r = TAILQ_FIRST(&w->all);
+	struct rpc_creq *t = TAILQ_FIRST(&w->timed);
+
+	if (t != NULL && (r == NULL || t->deadline < r->deadline))
+		r = t;
+	return r != NULL && r->deadline <= now ? r : NULL;
+}
+
+/*
  * Retransmission (go-back-N from the first unanswered packet, once per
- * RTO without an answer) and request timeouts.
+ * RTO without an answer, until the request's deadline) and request
+ * timeouts, in deadline order.
  */
 void
 rpc_timers(struct pmr_worker *w, uint64_t now)
@@ -592,7 +661,7 @@ rpc_timers(struct pmr_worker *w, uint64_t now)
 	struct rpc_session *s;
 
 	w->next_timer = now + w->rto / 4;
-	while ((r = TAILQ_FIRST(&w->all)) != NULL && r->deadline <= now) {
+	while ((r = creq_expired(w, now)) != NULL) {
 		uint16_t sn = r->session, slot = r->slot;
 		bool in_window = r->in_window;
 

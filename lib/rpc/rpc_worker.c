@@ -175,6 +175,7 @@ worker_alloc_tables(struct pmr_worker *w, uint32_t nb_msgbufs, int socket)
 	w->nb_creq_free = w->max_requests;
 	TAILQ_INIT(&w->completing);
 	TAILQ_INIT(&w->all);
+	TAILQ_INIT(&w->timed);
 	TAILQ_INIT(&w->active);
 	TAILQ_INIT(&w->hs_pending);
 	TAILQ_INIT(&w->srv_timed);
