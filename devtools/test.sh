@@ -31,10 +31,13 @@ cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.."
 source devtools/common.sh
 
 # Options of each build, on top of the project's defaults.
+# pkgconfig.relocatable is a project default too; given here so that a
+# build dir made before it was one gets it (install_external needs it).
 declare -A build_opts=(
-	[release]="-Dwerror=true"
-	[sanitize]="-Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false \
--Dbuildtype=debug -Dasserts=true"
+	[release]="-Dwerror=true -Dpkgconfig.relocatable=true"
+	[sanitize]="-Dwerror=true -Dpkgconfig.relocatable=true \
+-Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug \
+-Dasserts=true"
 )
 
 # Build dir $1; returns non-zero if configuring or compiling failed.
