@@ -438,10 +438,66 @@ defect6_unreachable_data_path(void **state)
 	assert_int_equal(pmr_session_destroy(cli, s), 0);
 	assert_int_equal(cli->rx_reserved, 0);
 	assert_int_equal(drops(cli, "bad_token_pkt"), 3);
-	/* The address the client named got 4 TOKEN packets, no more. */
-	assert_int_equal(wstat(srv, tokens_sent), 4);
+	/* The address the client named got RPC_TOKEN_COPIES, no more. */
+	assert_int_equal(wstat(srv, tokens_sent), RPC_TOKEN_COPIES);
 	assert_int_equal(wstat(cli, tokens_received), 0);
 	assert_int_equal(wstat(cli, connects_unreachable), 1);
+}
+
+/*
+ * The server's first TOKEN copies can find its TX dead for a while: a
+ * memif port whose peer connected only at the control level (its link
+ * flag lags under load: the copies are dropped at the port), a full
+ * queue. The copies go on long enough to outlive such a stall: here the
+ * server's TX ring stays full for 60 ms after it took the session (the
+ * first 4 copies, after 0, 5, 15 and 35 ms, are dropped at the port) and
+ * the session still comes up, with a later copy.
+ */
+static void
+defect6_token_outlives_tx_stall(void **state)
+{
+	struct pmr_worker *cli = env.cli[0], *srv = env.srv[0];
+	struct pmr_test_sess_ev e = { 0 };
+	char name[RTE_RING_NAMESIZE];
+	struct rte_ring *r;
+	void *junk[64];
+	unsigned int n, filled = 0;
+	uint64_t until;
+	int s;
+
+	(void)state;
+	/* The server sends into ring <pair>_ab (test/common). */
+	snprintf(name, sizeof(name), "%s_ab", env.pair[0]);
+	r = rte_ring_lookup(name);
+	assert_non_null(r);
+	for (n = 0; n < RTE_DIM(junk); n++)
+		junk[n] = (void *)(uintptr_t)(0x1000 + n);
+	while (rte_ring_free_count(r) > 0)
+		filled += rte_ring_enqueue_burst(r, junk,
+			RTE_MIN(RTE_DIM(junk), rte_ring_free_count(r)), NULL);
+	s = pmr_session_create(cli, pmr_nexus_uri(env.nx), 0,
+			pmr_test_on_session, &e);
+	assert_true(s >= 0);
+	/* Only the server runs (the client must not take the junk). */
+	until = pmr_test_now_ns() + PMR_TEST_WAIT_NS;
+	while (sessions_in_use(srv) == 0) {
+		pmr_worker_poll(srv);
+		assert_true(pmr_test_now_ns() < until);
+	}
+	until = pmr_test_now_ns() + 60 * 1000 * 1000;
+	while (pmr_test_now_ns() < until)
+		pmr_worker_poll(srv);
+	assert_true(wstat(srv, tokens_sent) >= 1);
+	assert_true(wstat(srv, tx_dropped) >= wstat(srv, tokens_sent));
+	while (filled > 0)
+		filled -= rte_ring_dequeue_burst(r, junk, RTE_DIM(junk), NULL);
+	PMR_TEST_POLL_UNTIL(&env, e.count > 0);
+	assert_int_equal(e.ev, PMR_SESSION_EV_CONNECTED);
+	assert_int_equal(e.err, 0);
+	assert_true(wstat(cli, tokens_received) >= 1);
+	echo_ok(cli, s, 500, 3);
+	assert_int_equal(pmr_session_destroy(cli, s), 0);
+	PMR_TEST_POLL_UNTIL(&env, sessions_in_use(srv) == 0);
 }
 
 /*
@@ -507,15 +563,16 @@ defect6_forged_token_after_connected(void **state)
 	assert_true(sess(cli, s)->token == tok);
 	assert_int_equal(pmr_session_state(cli, s), PMR_SESSION_CONNECTED);
 	/*
-	 * The client has sent nothing yet: the server sends its 4 copies,
-	 * which are the real token and no drops.
+	 * The client has sent nothing yet: the server sends all its
+	 * copies, which are the real token and no drops.
 	 */
-	PMR_TEST_POLL_UNTIL(&env, wstat(env.srv[0], tokens_sent) == 4 &&
-			wstat(cli, tokens_received) == 4);
+	PMR_TEST_POLL_UNTIL(&env,
+			wstat(env.srv[0], tokens_sent) == RPC_TOKEN_COPIES &&
+			wstat(cli, tokens_received) == RPC_TOKEN_COPIES);
 	echo_ok(cli, s, 500, 3);
 	poll_n(50);
 	assert_int_equal(drops(cli, "bad_token_pkt"), 3);
-	assert_int_equal(wstat(env.srv[0], tokens_sent), 4);
+	assert_int_equal(wstat(env.srv[0], tokens_sent), RPC_TOKEN_COPIES);
 	assert_int_equal(pmr_session_destroy(cli, s), 0);
 }
 
@@ -663,6 +720,9 @@ main(int argc, char **argv)
 			teardown),
 		cmocka_unit_test_setup_teardown(defect6_token_either_order,
 			setup_default, teardown),
+		cmocka_unit_test_setup_teardown(
+			defect6_token_outlives_tx_stall, setup_default,
+			teardown),
 		cmocka_unit_test_setup_teardown(defect5_credit_hog,
 			setup_hog, teardown),
 	};
