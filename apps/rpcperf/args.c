@@ -29,7 +29,9 @@ static const struct rpcperf_workload *const workloads[] = {
 	&rpcperf_wl_drv_latency,
 };
 
+/* The ring baseline is in-process only: --connect runs the other two. */
 static const char default_workloads[] = "ring,latency,rate";
+static const char default_workloads_client[] = "latency,rate";
 /* The -w list, cut into the names cfg->workloads[] points to. */
 static char workload_list[256];
 
@@ -67,7 +69,8 @@ rpcperf_usage(const char *prog)
 		"\n"
 		"Options:\n"
 		"  -w, --workload=LIST    workloads to run, comma separated\n"
-		"                         (default: ring,latency,rate; -i: rate)\n"
+		"                         (default: ring,latency,rate;\n"
+		"                         --connect: latency,rate; -i: rate)\n"
 		"  -s, --size=BYTES       payload bytes (default: 32, at most 64 MiB)\n"
 		"  -n, --iters=N          measured round trips per client lcore\n"
 		"                         (default: 1000000; -i: samples kept)\n"
@@ -355,6 +358,10 @@ check_placement(struct rpcperf_config *cfg, bool workloads_given,
 			"elsewhere with --connect\n");
 		return -EINVAL;
 	}
+	if (cfg->mode == RPCPERF_CLIENT && !cfg->interactive &&
+	    !workloads_given &&
+	    parse_workloads(default_workloads_client, cfg) != 0)
+		return -EINVAL;
 	/* Interactive: "set workload" picks the rest. */
 	if (cfg->interactive && !workloads_given &&
 	    parse_workloads("rate", cfg) != 0)
