@@ -442,7 +442,7 @@ client_up(struct rpcperf_run *run)
 	}
 	for (k = 0; k < cfg->nb_client_lcores; k++) {
 		ret = sessions_open(run, &run->clients[k], cfg->connect,
-				(uint16_t)(k % cfg->remote_workers));
+				(uint16_t)cfg->remote_worker[k]);
 		if (ret != 0)
 			return ret;
 	}

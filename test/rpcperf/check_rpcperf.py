@@ -22,6 +22,8 @@ MODE:
              settings refused while running, quit
   faults     a bad --faults refused with exit status 2 before anything
              runs, in-process, --server and --connect; a good one runs
+  remote_worker  a --connect with --remote-worker=1 against a --server
+             of two workers over net_memif: worker 1 handled every request
   memif_alone  a --connect over a net_memif client with no server
              listening: exit status 2 and a message saying so
   plot       devtools/plot-histogram.py draws PNGs of a --histogram
@@ -144,6 +146,22 @@ def mode_args():
         # The in-process ring baseline asked for by name with --connect.
         (['--connect=127.0.0.1:9', '--devargs=port=7', '-w', 'ring'],
          'rpcperf: ring is an in-process baseline: not with --connect'),
+        (['--connect=127.0.0.1:9', '--devargs=port=7',
+          '--remote-worker=1x'],
+         'rpcperf: --remote-worker=1x: expected worker ids from 0 to 1023'),
+        (['--connect=127.0.0.1:9', '--devargs=port=7',
+          '--remote-worker=1024'], '--remote-worker=1024: expected'),
+        (['--connect=127.0.0.1:9', '--devargs=port=7',
+          '--remote-worker=0,'], '--remote-worker=0,: expected'),
+        (['--connect=127.0.0.1:9', '--devargs=port=7',
+          '--remote-workers=2', '--remote-worker=2'],
+         'rpcperf: --remote-worker: worker 2 is not one of '
+         '--remote-workers=2'),
+        (['--connect=127.0.0.1:9', '--devargs=port=7',
+          '--remote-worker=0,1'],
+         'rpcperf: --remote-worker: 2 worker ids for 1 client lcores'),
+        (['--remote-worker=0', '-n', '1'],
+         'rpcperf: --remote-worker goes with --connect'),
         # No -w: --connect's default list leaves ring out and goes on
         # to the port (issue 11).
         (['--connect=127.0.0.1:9', '--devargs=port=7'],
@@ -573,6 +591,74 @@ def mode_placement():
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def mode_remote_worker():
+    """--remote-worker=1: the sessions of a --connect go to worker 1."""
+    if not have_hugepages():
+        print('SKIP: memif needs hugepages')
+        sys.exit(77)
+    opts = long_options(help_text())
+    tmp = tempfile.mkdtemp(prefix='rpcperf-rw.')
+    eal = ['--no-pci', '--in-memory', '--log-level=lib.eal:error']
+    vdevs = lambda role, n: [
+        '--vdev=net_memif%d,role=%s,socket=%s/m%d.sock,id=0'
+        % (i, role, tmp, i) for i in range(n)]
+    srv_log = open(os.path.join(tmp, 'server.log'), 'w+')
+    srv = subprocess.Popen(
+        [RPCPERF, '-l', '0', '--file-prefix=rw-srv%d' % os.getpid()] +
+        eal + vdevs('server', 2) +
+        ['--', '--server', '--nexus=127.0.0.1:0',
+         '--devargs=port=0,ip=10.7.0.1', '--devargs=port=1,ip=10.7.1.1'],
+        stdout=subprocess.PIPE, stderr=srv_log, text=True)
+    try:
+        ready = srv.stdout.readline()
+        m = re.match(r'^ready: nexus 127\.0\.0\.1:(\d+), 2 workers', ready)
+        if not check(m is not None, 'server: %r' % ready):
+            return
+        # One client lcore, its port the memif pair of the server's
+        # worker 1 (the vdev net_memif1 is the client's port 0).
+        p = subprocess.run(
+            [RPCPERF, '-l', '0', '--file-prefix=rw-cli%d' % os.getpid()] +
+            eal + ['--vdev=net_memif1,role=client,socket=%s/m1.sock,id=0'
+                   % tmp] +
+            ['--', '--json', '-q', '--connect=127.0.0.1:%s' % m.group(1),
+             '--devargs=port=0,ip=10.7.1.2', '--remote-workers=2',
+             '--remote-worker=1', '-w', 'latency', '-n', str(ITERS),
+             '--warmup', str(WARMUP)],
+            capture_output=True, text=True, timeout=300)
+        check(not re.search(r'Sanitizer|runtime error:', p.stderr),
+              'client: sanitizer report: ' + p.stderr[-3000:])
+        if check(p.returncode == 0, 'client: exit %d: %s'
+                 % (p.returncode, p.stderr[-2000:])):
+            d = json.loads(p.stdout)
+            check_doc(d, {'workloads': ['latency'], 'iters': ITERS,
+                          'warmup': WARMUP}, opts, 'client')
+            check(d['config']['remote_worker'] == [1],
+                  'client: config.remote_worker %s'
+                  % d['config'].get('remote_worker'))
+        srv.send_signal(signal.SIGINT)
+        out, _ = srv.communicate(timeout=60)
+        check(srv.returncode == 0, 'server: exit %d' % srv.returncode)
+        rows = {line.split()[0]: line.split() for line in out.splitlines()
+                if re.match(r'^(\d+|total) ', line)}
+        want = {'0': 0, '1': ITERS + WARMUP}
+        for w in ('0', '1'):
+            check(w in rows and int(rows[w][2]) == want[w],
+                  'server worker %s: handled %s, want %d'
+                  % (w, rows.get(w, ['?'] * 3)[2], want[w]))
+    finally:
+        if srv.poll() is None:
+            srv.kill()
+            srv.wait()
+        srv_log.seek(0)
+        log = srv_log.read()
+        srv_log.close()
+        check(not re.search(r'Sanitizer|runtime error:', log),
+              'server: sanitizer report: ' + log[-3000:])
+        if failures:
+            print('--- server stderr\n' + log[-3000:])
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def mode_memif_alone():
     """A --connect over a net_memif client with no server: it says so."""
     if not have_hugepages():
@@ -833,7 +919,8 @@ def main():
              'workloads': mode_workloads, 'progress': mode_progress,
              'lcores': mode_lcores, 'placement': mode_placement,
              'churn': mode_churn, 'interactive': mode_interactive,
-             'memif_alone': mode_memif_alone, 'plot': mode_plot}
+             'memif_alone': mode_memif_alone, 'plot': mode_plot,
+             'remote_worker': mode_remote_worker}
     if len(sys.argv) != 2 or sys.argv[1] not in modes:
         sys.exit('usage: check_rpcperf.py ' + '|'.join(modes))
     modes[sys.argv[1]]()
