@@ -45,13 +45,6 @@ struct rpcperf_config {
 	const char *devargs[RPCPERF_MAX_LCORES];
 	unsigned int nb_devargs;
 	uint16_t remote_workers; /* --connect: the server's workers */
-	/*
-	 * --connect: the server's worker each client lcore's sessions go
-	 * to, by client lcore index; --remote-worker's list until
-	 * rpcperf_lcores_resolve() makes it one per client lcore.
-	 */
-	unsigned int remote_worker[RPCPERF_MAX_LCORES];
-	unsigned int nb_remote_worker;
 	uint32_t duration;	/* --server: seconds, 0: until a signal */
 	/* Lcore lists; empty until rpcperf_lcores_resolve() fills them. */
 	unsigned int server_lcores[RPCPERF_MAX_LCORES];
@@ -63,6 +56,13 @@ struct rpcperf_config {
 	bool quiet;
 	bool json;		/* results as JSON on stdout */
 	const char *histogram;	/* CSV of the latency CDFs, or NULL */
+	/*
+	 * --connect: the server's worker each client lcore's sessions go
+	 * to, by client lcore index; --remote-worker's list until
+	 * rpcperf_lcores_resolve() makes it one per client lcore.
+	 */
+	unsigned int remote_worker[RPCPERF_MAX_LCORES];
+	unsigned int nb_remote_worker;
 };
 
 /*
