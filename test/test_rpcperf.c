@@ -202,6 +202,22 @@ test_args_every_option(void **state)
 	assert_string_equal(cfg.connect, "127.0.0.1:31850");
 	assert_int_equal(cfg.remote_workers, 2);
 
+	/* --connect without -w: latency and rate, no in-process ring. */
+	assert_int_equal(parse(&cfg, msg, "--connect=127.0.0.1:31850",
+		"--devargs=port=0", NULL), 0);
+	assert_string_equal(msg, "");
+	assert_int_equal(cfg.nb_workloads, 2);
+	assert_string_equal(cfg.workloads[0], "latency");
+	assert_string_equal(cfg.workloads[1], "rate");
+
+	/* --remote-worker: parsed as listed, duplicates allowed. */
+	assert_int_equal(parse(&cfg, msg, "--connect=127.0.0.1:31850",
+		"--devargs=port=0", "--remote-worker=3,1,1", NULL), 0);
+	assert_string_equal(msg, "");
+	assert_int_equal(cfg.nb_remote_worker, 3);
+	assert_int_equal(cfg.remote_worker[0], 3);
+	assert_int_equal(cfg.remote_worker[2], 1);
+
 	/* Interactive: rate unless -w says otherwise. */
 	assert_int_equal(parse(&cfg, msg, "-i", NULL), 0);
 	assert_true(cfg.interactive);
@@ -350,7 +366,17 @@ test_args_bad_placement(void **state)
 		"--connect=127.0.0.1:1", "--devargs=port=0",
 		"--server-lcores=1");
 	BAD("ring is an in-process baseline: not with --connect",
-		"--connect=127.0.0.1:1", "--devargs=port=0");
+		"--connect=127.0.0.1:1", "--devargs=port=0", "-w", "ring");
+	BAD("--remote-worker goes with --connect", "--remote-worker=0");
+	BAD("--remote-worker=a: expected worker ids from 0 to 1023",
+		"--connect=127.0.0.1:1", "--devargs=port=0",
+		"--remote-worker=a");
+	BAD("--remote-worker=0,,1: expected worker ids",
+		"--connect=127.0.0.1:1", "--devargs=port=0",
+		"--remote-worker=0,,1");
+	BAD("--remote-worker: worker 3 is not one of --remote-workers=2",
+		"--connect=127.0.0.1:1", "--devargs=port=0",
+		"--remote-workers=2", "--remote-worker=0,3");
 	BAD("drv-latency is an in-process baseline",
 		"--connect=127.0.0.1:1", "--devargs=port=0", "-w",
 		"latency,drv-latency");

@@ -29,7 +29,9 @@ static const struct rpcperf_workload *const workloads[] = {
 	&rpcperf_wl_drv_latency,
 };
 
+/* The ring baseline is in-process only: --connect runs the other two. */
 static const char default_workloads[] = "ring,latency,rate";
+static const char default_workloads_client[] = "latency,rate";
 /* The -w list, cut into the names cfg->workloads[] points to. */
 static char workload_list[256];
 
@@ -67,7 +69,8 @@ rpcperf_usage(const char *prog)
 		"\n"
 		"Options:\n"
 		"  -w, --workload=LIST    workloads to run, comma separated\n"
-		"                         (default: ring,latency,rate; -i: rate)\n"
+		"                         (default: ring,latency,rate;\n"
+		"                         --connect: latency,rate; -i: rate)\n"
 		"  -s, --size=BYTES       payload bytes (default: 32, at most 64 MiB)\n"
 		"  -n, --iters=N          measured round trips per client lcore\n"
 		"                         (default: 1000000; -i: samples kept)\n"
@@ -105,6 +108,10 @@ rpcperf_usage(const char *prog)
 		"                         repeat for more workers (max %d)\n"
 		"      --remote-workers=N --connect: client lcore k talks to the\n"
 		"                         server's worker k %% N (default: 1)\n"
+		"      --remote-worker=L  --connect: the server's worker each\n"
+		"                         client lcore's sessions go to, in\n"
+		"                         --client-lcores order: one id for all,\n"
+		"                         or one per client lcore (e.g. 1,0)\n"
 		"      --duration=SECS    --server: stop after SECS (default: 0,\n"
 		"                         until a signal)\n"
 		"  -i, --interactive      a prompt, like testpmd's: start, stop,\n"
@@ -196,6 +203,7 @@ enum {
 	OPT_WARMUP = 256, OPT_ETH_ARGS, OPT_SERVER_LCORES, OPT_SESSIONS,
 	OPT_FAULTS, OPT_CREDITS, OPT_RTO, OPT_JSON, OPT_HISTOGRAM,
 	OPT_SERVER, OPT_CONNECT, OPT_NEXUS, OPT_DEVARGS, OPT_REMOTE_WORKERS,
+	OPT_REMOTE_WORKER,
 	OPT_CLIENT_LCORES, OPT_DURATION,
 };
 
@@ -215,6 +223,7 @@ static const struct option longopts[] = {
 	{ "nexus", required_argument, NULL, OPT_NEXUS },
 	{ "devargs", required_argument, NULL, OPT_DEVARGS },
 	{ "remote-workers", required_argument, NULL, OPT_REMOTE_WORKERS },
+	{ "remote-worker", required_argument, NULL, OPT_REMOTE_WORKER },
 	{ "server-lcores", required_argument, NULL, OPT_SERVER_LCORES },
 	{ "client-lcores", required_argument, NULL, OPT_CLIENT_LCORES },
 	{ "duration", required_argument, NULL, OPT_DURATION },
@@ -265,6 +274,33 @@ bad_option(const char *arg)
  * HOST:PORT with a dotted IPv4 host; PORT 0 (any) only where this process
  * listens (--nexus).
  */
+/* --remote-worker=ID[,ID]...: server worker ids, 0 to 1023 each. */
+static int
+parse_remote_worker(const char *list, struct rpcperf_config *cfg)
+{
+	const char *p = list;
+	unsigned long v;
+	char *end;
+
+	cfg->nb_remote_worker = 0;
+	for (;;) {
+		errno = 0;
+		if (*p < '0' || *p > '9' ||
+		    (v = strtoul(p, &end, 10), errno != 0) || v > 1023 ||
+		    (*end != ',' && *end != '\0') ||
+		    cfg->nb_remote_worker == RPCPERF_MAX_LCORES) {
+			fprintf(stderr, "rpcperf: --remote-worker=%s: expected "
+				"worker ids from 0 to 1023, comma separated, "
+				"at most %d\n", list, RPCPERF_MAX_LCORES);
+			return -EINVAL;
+		}
+		cfg->remote_worker[cfg->nb_remote_worker++] = (unsigned int)v;
+		if (*end == '\0')
+			return 0;
+		p = end + 1;
+	}
+}
+
 static int
 parse_uri(const char *opt, const char *value, bool any_port)
 {
@@ -334,6 +370,19 @@ check_placement(struct rpcperf_config *cfg, bool workloads_given,
 			"--connect\n");
 		return -EINVAL;
 	}
+	if (cfg->nb_remote_worker != 0 && cfg->mode != RPCPERF_CLIENT) {
+		fprintf(stderr, "rpcperf: --remote-worker goes with "
+			"--connect\n");
+		return -EINVAL;
+	}
+	for (i = 0; i < cfg->nb_remote_worker; i++)
+		if (cfg->remote_workers != 0 &&
+		    cfg->remote_worker[i] >= cfg->remote_workers) {
+			fprintf(stderr, "rpcperf: --remote-worker: worker %u "
+				"is not one of --remote-workers=%u\n",
+				cfg->remote_worker[i], cfg->remote_workers);
+			return -EINVAL;
+		}
 	if (cfg->remote_workers == 0)
 		cfg->remote_workers = 1;
 	if (cfg->duration != 0 && cfg->mode != RPCPERF_SERVER) {
@@ -355,6 +404,10 @@ check_placement(struct rpcperf_config *cfg, bool workloads_given,
 			"elsewhere with --connect\n");
 		return -EINVAL;
 	}
+	if (cfg->mode == RPCPERF_CLIENT && !cfg->interactive &&
+	    !workloads_given &&
+	    parse_workloads(default_workloads_client, cfg) != 0)
+		return -EINVAL;
 	/* Interactive: "set workload" picks the rest. */
 	if (cfg->interactive && !workloads_given &&
 	    parse_workloads("rate", cfg) != 0)
@@ -477,6 +530,9 @@ rpcperf_parse_args(int argc, char **argv, struct rpcperf_config *cfg)
 		case OPT_REMOTE_WORKERS:
 			ret = parse_u64("remote-workers", optarg, 1, 1024, &v);
 			cfg->remote_workers = (uint16_t)v;
+			break;
+		case OPT_REMOTE_WORKER:
+			ret = parse_remote_worker(optarg, cfg);
 			break;
 		case OPT_SERVER_LCORES:
 			ret = rpcperf_lcores_parse("server-lcores", optarg,

@@ -157,6 +157,29 @@ resolve_server(struct rpcperf_config *cfg)
 	return 0;
 }
 
+/*
+ * --connect: the server's worker of each client lcore. --remote-worker
+ * gives one for all or one each; without it, client lcore k talks to
+ * worker k % --remote-workers.
+ */
+static int
+remote_workers_resolve(struct rpcperf_config *cfg)
+{
+	unsigned int k, n = cfg->nb_remote_worker;
+
+	if (n > 1 && n != cfg->nb_client_lcores) {
+		fprintf(stderr, "rpcperf: --remote-worker: %u worker ids for "
+			"%u client lcores: one for all, or one each\n", n,
+			cfg->nb_client_lcores);
+		return -EINVAL;
+	}
+	for (k = 0; k < cfg->nb_client_lcores; k++)
+		cfg->remote_worker[k] = n == 0 ? k % cfg->remote_workers :
+			cfg->remote_worker[n == 1 ? 0 : k];
+	cfg->nb_remote_worker = cfg->nb_client_lcores;
+	return 0;
+}
+
 int
 rpcperf_lcores_resolve(struct rpcperf_config *cfg)
 {
@@ -227,5 +250,7 @@ rpcperf_lcores_resolve(struct rpcperf_config *cfg)
 			cfg->nb_client_lcores);
 		return -EINVAL;
 	}
+	if (cfg->mode == RPCPERF_CLIENT)
+		return remote_workers_resolve(cfg);
 	return 0;
 }

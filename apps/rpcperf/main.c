@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_cycles.h>
 #include <rte_eal.h>
@@ -185,6 +186,49 @@ banner(const struct rpcperf_config *cfg)
 			"");
 }
 
+/*
+ * rte_eal_init() with its stdout held back: on a bad EAL option it prints
+ * its whole usage there (~80 lines) after the one line on stderr that
+ * says what is wrong. Kept and passed on when it succeeds, dropped when
+ * it fails. Returns what rte_eal_init() does, -rte_errno on failure.
+ */
+static int
+eal_init(int argc, char **argv)
+{
+	FILE *held = tmpfile();
+	int saved = -1, ret;
+	char buf[4096];
+	size_t n;
+
+	fflush(stdout);
+	if (held != NULL) {
+		saved = dup(STDOUT_FILENO);
+		if (saved >= 0 &&
+		    dup2(fileno(held), STDOUT_FILENO) < 0) {
+			close(saved);
+			saved = -1;
+		}
+	}
+	ret = rte_eal_init(argc, argv);
+	if (ret < 0)
+		ret = -rte_errno;
+	fflush(stdout);
+	if (saved >= 0) {
+		dup2(saved, STDOUT_FILENO);
+		close(saved);
+	}
+	if (held != NULL) {
+		if (ret >= 0) {
+			rewind(held);
+			while ((n = fread(buf, 1, sizeof(buf), held)) > 0)
+				fwrite(buf, 1, n, stdout);
+			fflush(stdout);
+		}
+		fclose(held);
+	}
+	return ret;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -204,10 +248,11 @@ main(int argc, char **argv)
 			return 0;
 		}
 
-	ret = rte_eal_init(argc, argv);
+	ret = eal_init(argc, argv);
 	if (ret < 0) {
-		fprintf(stderr, "rpcperf: EAL init failed: %s\n",
-			rte_strerror(rte_errno));
+		fprintf(stderr, "rpcperf: EAL init failed: %s (EAL options: "
+			"rpcperf -h, then DPDK's EAL guide)\n",
+			rte_strerror(-ret));
 		return 2;
 	}
 	argc -= ret;

@@ -108,6 +108,8 @@ json_config(FILE *f, const struct rpcperf_config *cfg)
 		json_str(f, cfg->devargs[i]);
 	}
 	fprintf(f, "],\n    \"remote_workers\": %u,\n", cfg->remote_workers);
+	json_lcores(f, "remote_worker", cfg->remote_worker,
+		cfg->nb_remote_worker);
 	json_lcores(f, "server_lcores", cfg->server_lcores,
 		cfg->nb_server_lcores);
 	json_lcores(f, "client_lcores", cfg->client_lcores,

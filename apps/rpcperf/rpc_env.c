@@ -237,8 +237,10 @@ worker_up(struct rpcperf_run *run, uint16_t id, const char *devargs,
 	rte_malloc_get_socket_stats(rte_socket_id(), &before);
 	w = pmr_worker_create(run->nx, &conf);
 	if (w == NULL) {
-		fprintf(stderr, "rpcperf: worker %u on '%s': %s\n", id, devargs,
-			rte_strerror(rte_errno));
+		fprintf(stderr, "rpcperf: worker %u on '%s': %s%s\n", id,
+			devargs, rte_strerror(rte_errno),
+			rte_errno == EPERM ? " (the port did not start: a "
+			"net_memif client needs its server running)" : "");
 		return NULL;
 	}
 	rte_malloc_get_socket_stats(rte_socket_id(), &after);
@@ -440,7 +442,7 @@ client_up(struct rpcperf_run *run)
 	}
 	for (k = 0; k < cfg->nb_client_lcores; k++) {
 		ret = sessions_open(run, &run->clients[k], cfg->connect,
-				(uint16_t)(k % cfg->remote_workers));
+				(uint16_t)cfg->remote_worker[k]);
 		if (ret != 0)
 			return ret;
 	}

@@ -56,6 +56,13 @@ struct rpcperf_config {
 	bool quiet;
 	bool json;		/* results as JSON on stdout */
 	const char *histogram;	/* CSV of the latency CDFs, or NULL */
+	/*
+	 * --connect: the server's worker each client lcore's sessions go
+	 * to, by client lcore index; --remote-worker's list until
+	 * rpcperf_lcores_resolve() makes it one per client lcore.
+	 */
+	unsigned int remote_worker[RPCPERF_MAX_LCORES];
+	unsigned int nb_remote_worker;
 };
 
 /*

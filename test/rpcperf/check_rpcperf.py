@@ -22,6 +22,12 @@ MODE:
              settings refused while running, quit
   faults     a bad --faults refused with exit status 2 before anything
              runs, in-process, --server and --connect; a good one runs
+  remote_worker  a --connect with --remote-worker=1 against a --server
+             of two workers over net_memif: worker 1 handled every request
+  memif_alone  a --connect over a net_memif client with no server
+             listening: exit status 2 and a message saying so
+  plot       devtools/plot-histogram.py draws PNGs of a --histogram
+             rpcperf wrote (matplotlib, MPLBACKEND=Agg)
 
 EAL arguments: PMR_TEST_EAL_ARGS if set (as the cmocka tests take it),
 else "-l 0-1 --no-pci --no-huge -m 512 --no-shconf".
@@ -137,6 +143,29 @@ def mode_args():
         (['--server', '--devargs=port=0', '--server-lcores=0,1'],
          '2 server lcores for 1 workers'),
         (['--connect=127.0.0.1:9', '-w', 'ring'], 'needs --devargs'),
+        # The in-process ring baseline asked for by name with --connect.
+        (['--connect=127.0.0.1:9', '--devargs=port=7', '-w', 'ring'],
+         'rpcperf: ring is an in-process baseline: not with --connect'),
+        (['--connect=127.0.0.1:9', '--devargs=port=7',
+          '--remote-worker=1x'],
+         'rpcperf: --remote-worker=1x: expected worker ids from 0 to 1023'),
+        (['--connect=127.0.0.1:9', '--devargs=port=7',
+          '--remote-worker=1024'], '--remote-worker=1024: expected'),
+        (['--connect=127.0.0.1:9', '--devargs=port=7',
+          '--remote-worker=0,'], '--remote-worker=0,: expected'),
+        (['--connect=127.0.0.1:9', '--devargs=port=7',
+          '--remote-workers=2', '--remote-worker=2'],
+         'rpcperf: --remote-worker: worker 2 is not one of '
+         '--remote-workers=2'),
+        (['--connect=127.0.0.1:9', '--devargs=port=7',
+          '--remote-worker=0,1'],
+         'rpcperf: --remote-worker: 2 worker ids for 1 client lcores'),
+        (['--remote-worker=0', '-n', '1'],
+         'rpcperf: --remote-worker goes with --connect'),
+        # No -w: --connect's default list leaves ring out and goes on
+        # to the port (issue 11).
+        (['--connect=127.0.0.1:9', '--devargs=port=7'],
+         "rpcperf: worker 0 on 'port=7': No such device"),
         (['--server', '--devargs=port=7'],
          "rpcperf: worker 0 on 'port=7': No such device"),
         (['--connect=127.0.0.1:9', '--devargs=port=7', '-w', 'latency'],
@@ -150,6 +179,19 @@ def mode_args():
               % (' '.join(args), msg, p.stderr[-500:]))
         check(p.stdout == '', '%s: wrote to stdout: %s'
               % (' '.join(args), p.stdout))
+
+    # A bad EAL option: EAL's reason and rpcperf's line on stderr, not
+    # EAL's ~80 lines of usage on stdout (issue 11).
+    p = subprocess.run([RPCPERF] + EAL + ['--no-such-eal-option', '--',
+                                          '-n', '1'],
+                       capture_output=True, text=True, timeout=60)
+    check(p.returncode == 2, 'bad EAL option: exit %d' % p.returncode)
+    check(p.stdout == '', 'bad EAL option: stdout: %s' % p.stdout[:500])
+    lines = p.stderr.splitlines()
+    check(len(lines) <= 10 and 'rpcperf: EAL init failed' in p.stderr and
+          'no-such-eal-option' in p.stderr,
+          'bad EAL option: %d lines on stderr: %s'
+          % (len(lines), p.stderr[-2000:]))
 
 
 RESULT_KEYS = {'workload', 'bytes', 'iters', 'min_us', 'p50_us', 'p90_us',
@@ -549,6 +591,169 @@ def mode_placement():
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def mode_remote_worker():
+    """--remote-worker=1: the sessions of a --connect go to worker 1."""
+    if not have_hugepages():
+        print('SKIP: memif needs hugepages')
+        sys.exit(77)
+    opts = long_options(help_text())
+    tmp = tempfile.mkdtemp(prefix='rpcperf-rw.')
+    eal = ['--no-pci', '--in-memory', '--log-level=lib.eal:error']
+    vdevs = lambda role, n: [
+        '--vdev=net_memif%d,role=%s,socket=%s/m%d.sock,id=0'
+        % (i, role, tmp, i) for i in range(n)]
+    srv_log = open(os.path.join(tmp, 'server.log'), 'w+')
+    srv = subprocess.Popen(
+        [RPCPERF, '-l', '0', '--file-prefix=rw-srv%d' % os.getpid()] +
+        eal + vdevs('server', 2) +
+        ['--', '--server', '--nexus=127.0.0.1:0',
+         '--devargs=port=0,ip=10.7.0.1', '--devargs=port=1,ip=10.7.1.1'],
+        stdout=subprocess.PIPE, stderr=srv_log, text=True)
+    try:
+        ready = srv.stdout.readline()
+        m = re.match(r'^ready: nexus 127\.0\.0\.1:(\d+), 2 workers', ready)
+        if not check(m is not None, 'server: %r' % ready):
+            return
+        # One client lcore, its port the memif pair of the server's
+        # worker 1 (the vdev net_memif1 is the client's port 0).
+        def client_run(port):
+            return subprocess.run(
+                # CPU 1: not sharing the server's polling CPU 0.
+                [RPCPERF, '-l', '1',
+                 '--file-prefix=rw-cli%d' % os.getpid()] + eal +
+                ['--vdev=net_memif1,role=client,socket=%s/m1.sock,id=0'
+                 % tmp] +
+                ['--', '--json', '-q', '--connect=127.0.0.1:%s' % port,
+                 '--devargs=port=0,ip=10.7.1.2', '--remote-workers=2',
+                 '--remote-worker=1', '-w', 'latency', '-n', str(ITERS),
+                 '--warmup', str(WARMUP)],
+                capture_output=True, text=True, timeout=300)
+
+        # A client whose session found no data path (memif's link still
+        # coming up: "Network is unreachable") sent no request: run it
+        # again, at most three times; the counts below stay exact.
+        for attempt in range(3):
+            p = client_run(m.group(1))
+            if (p.returncode == 0 or
+                    'Network is unreachable' not in p.stderr):
+                break
+            print('client attempt %d: no data path yet' % attempt)
+        check(not re.search(r'Sanitizer|runtime error:', p.stderr),
+              'client: sanitizer report: ' + p.stderr[-3000:])
+        if check(p.returncode == 0, 'client: exit %d: %s'
+                 % (p.returncode, p.stderr[-2000:])):
+            d = json.loads(p.stdout)
+            check_doc(d, {'workloads': ['latency'], 'iters': ITERS,
+                          'warmup': WARMUP}, opts, 'client')
+            check(d['config']['remote_worker'] == [1],
+                  'client: config.remote_worker %s'
+                  % d['config'].get('remote_worker'))
+        srv.send_signal(signal.SIGINT)
+        out, _ = srv.communicate(timeout=60)
+        check(srv.returncode == 0, 'server: exit %d' % srv.returncode)
+        rows = {line.split()[0]: line.split() for line in out.splitlines()
+                if re.match(r'^(\d+|total) ', line)}
+        want = {'0': 0, '1': ITERS + WARMUP}
+        for w in ('0', '1'):
+            check(w in rows and int(rows[w][2]) == want[w],
+                  'server worker %s: handled %s, want %d'
+                  % (w, rows.get(w, ['?'] * 3)[2], want[w]))
+    finally:
+        if srv.poll() is None:
+            srv.kill()
+            srv.wait()
+        srv_log.seek(0)
+        log = srv_log.read()
+        srv_log.close()
+        check(not re.search(r'Sanitizer|runtime error:', log),
+              'server: sanitizer report: ' + log[-3000:])
+        if failures:
+            print('--- server stderr\n' + log[-3000:])
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def mode_memif_alone():
+    """A --connect over a net_memif client with no server: it says so."""
+    if not have_hugepages():
+        print('SKIP: memif needs hugepages')
+        sys.exit(77)
+    tmp = tempfile.mkdtemp(prefix='rpcperf-memif.')
+    try:
+        sock = os.path.join(tmp, 'm0.sock')
+        p = subprocess.run(
+            [RPCPERF, '-l', '0', '--no-pci', '--in-memory',
+             '--file-prefix=rpcperf-alone%d' % os.getpid(),
+             '--log-level=lib.eal:error',
+             '--vdev=net_memif0,role=client,socket=%s,id=0' % sock, '--',
+             '-q', '--connect=127.0.0.1:9', '--devargs=port=0,ip=10.7.0.2'],
+            capture_output=True, text=True, timeout=120)
+        check(not re.search(r'Sanitizer|runtime error:', p.stderr),
+              'memif alone: sanitizer report: ' + p.stderr[-3000:])
+        check(p.returncode == 2, 'memif alone: exit %d' % p.returncode)
+        check('memif client: no server listening on its socket' in
+              p.stderr and sock in p.stderr and
+              'start the server first' in p.stderr,
+              'memif alone: stderr: %s' % p.stderr[-2000:])
+        check("rpcperf: worker 0 on 'port=0,ip=10.7.0.2'" in p.stderr and
+              'net_memif client needs its server running' in p.stderr,
+              'memif alone: no rpcperf line: %s' % p.stderr[-2000:])
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def mode_plot():
+    """devtools/plot-histogram.py draws a PNG of rpcperf's --histogram."""
+    # The script falls back on /usr/bin/python3 (Debian's matplotlib)
+    # when the python3 first in PATH lacks it; so does this check.
+    if not any(subprocess.run([py, '-c', 'import matplotlib'],
+                              capture_output=True).returncode == 0
+               for py in (sys.executable, '/usr/bin/python3')
+               if os.access(py, os.X_OK)):
+        print('SKIP: no python3-matplotlib')
+        sys.exit(77)
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                          '..', '..', 'devtools', 'plot-histogram.py')
+    tmp = tempfile.mkdtemp(prefix='rpcperf-plot.')
+    try:
+        hist = os.path.join(tmp, 'h.csv')
+        p = run(['-q', '-w', 'ring,latency', '-n', str(ITERS),
+                 '--warmup', str(WARMUP), '--histogram=' + hist])
+        if not check(p.returncode == 0, 'rpcperf --histogram: exit %d: %s'
+                     % (p.returncode, p.stderr[-2000:])):
+            return
+        env = dict(os.environ, MPLBACKEND='Agg')
+        for extra, out in (([], os.path.join(tmp, 'h.png')),
+                           (['--tail', '-o', os.path.join(tmp, 't.png')],
+                            os.path.join(tmp, 't.png'))):
+            q = subprocess.run([script, hist] + extra,
+                               capture_output=True, text=True, env=env,
+                               timeout=300)
+            check(q.returncode == 0 and q.stdout.strip() == out,
+                  'plot-histogram.py %s: exit %d: %s %s'
+                  % (' '.join(extra), q.returncode, q.stdout,
+                     q.stderr[-2000:]))
+            try:
+                with open(out, 'rb') as f:
+                    magic = f.read(8)
+            except OSError:
+                magic = b''
+            check(magic == b'\x89PNG\r\n\x1a\n',
+                  '%s: not a PNG: %r' % (out, magic))
+        # Not an rpcperf CSV: one line on stderr, ending in a newline.
+        bad = os.path.join(tmp, 'bad.csv')
+        with open(bad, 'w') as f:
+            f.write('a,b\n1,2\n')
+        q = subprocess.run([script, bad],
+                           capture_output=True, text=True, env=env,
+                           timeout=300)
+        check(q.returncode != 0 and q.stderr.endswith('\n') and
+              'not an rpcperf CSV' in q.stderr,
+              'plot-histogram.py bad.csv: exit %d: %r'
+              % (q.returncode, q.stderr))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def mode_churn():
     """Clients come and go; the server polls on through their goings."""
     if not have_hugepages():
@@ -726,7 +931,9 @@ def main():
     modes = {'args': mode_args, 'json': mode_json, 'faults': mode_faults,
              'workloads': mode_workloads, 'progress': mode_progress,
              'lcores': mode_lcores, 'placement': mode_placement,
-             'churn': mode_churn, 'interactive': mode_interactive}
+             'churn': mode_churn, 'interactive': mode_interactive,
+             'memif_alone': mode_memif_alone, 'plot': mode_plot,
+             'remote_worker': mode_remote_worker}
     if len(sys.argv) != 2 or sys.argv[1] not in modes:
         sys.exit('usage: check_rpcperf.py ' + '|'.join(modes))
     modes[sys.argv[1]]()

@@ -19,6 +19,8 @@
 #include <string.h>
 
 #include <rte_cycles.h>
+#include <rte_dev.h>
+#include <rte_devargs.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_kvargs.h>
@@ -212,6 +214,30 @@ eth_parse_args(const char *devargs, struct eth_args *a)
 }
 
 /* Configure and start the port with one queue and the offloads it has. */
+/*
+ * Why port setup failed, in words a user can act on: net_memif's client
+ * fails to start with -EPERM when no server listens on its socket.
+ */
+static void
+eth_setup_error(uint16_t port_id, int ret)
+{
+	const struct rte_devargs *da = NULL;
+	struct rte_eth_dev_info info;
+
+	if (ret == -EPERM && rte_eth_dev_info_get(port_id, &info) == 0 &&
+	    info.driver_name != NULL &&
+	    strcmp(info.driver_name, "net_memif") == 0) {
+		if (info.device != NULL)
+			da = rte_dev_devargs(info.device);
+		ETH_LOG(ERR, "port %u setup: memif client: no server listening "
+			"on its socket (%s): start the server first (or make "
+			"this side role=server)", port_id,
+			da != NULL && da->args != NULL ? da->args : "?");
+		return;
+	}
+	ETH_LOG(ERR, "port %u setup: %s", port_id, strerror(-ret));
+}
+
 static int
 eth_port_setup(struct eth_queue *eq, const struct eth_args *a,
 		int socket_id)
@@ -439,7 +465,7 @@ eth_queue_create(const struct pmr_transport_driver *drv, const char *devargs,
 
 	ret = eth_port_setup(eq, &a, socket_id);
 	if (ret != 0) {
-		ETH_LOG(ERR, "port %u setup: %s", a.port_id, strerror(-ret));
+		eth_setup_error(a.port_id, ret);
 		goto fail;
 	}
 	eth_nic_drops_get(eq->port_id, &eq->nic0);
