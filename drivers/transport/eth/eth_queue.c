@@ -19,6 +19,8 @@
 #include <string.h>
 
 #include <rte_cycles.h>
+#include <rte_dev.h>
+#include <rte_devargs.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_kvargs.h>
@@ -356,11 +358,51 @@ eth_nic_drops_since(const struct eth_queue *eq, struct eth_nic_drops *d)
 	d->nombuf = eth_since(d->nombuf, eq->nic0.nombuf);
 }
 
+/*
+ * Why a port did not start, where DPDK's errno does not say: net_memif in
+ * role=client fails rte_eth_dev_start() with -1 (-EPERM, "Operation not
+ * permitted") when nobody listens on its socket, i.e. when the client is
+ * started before its server. Writes the reason into why and returns true
+ * then.
+ */
+static bool
+eth_memif_client_alone(uint16_t port_id, char *why, size_t len)
+{
+	const struct rte_devargs *da;
+	struct rte_eth_dev_info info;
+	const char *role, *sock;
+	struct rte_kvargs *kv;
+	bool alone = false;
+
+	if (rte_eth_dev_info_get(port_id, &info) != 0 ||
+	    info.driver_name == NULL || info.device == NULL ||
+	    strcmp(info.driver_name, "net_memif") != 0)
+		return false;
+	da = rte_dev_devargs(info.device);
+	if (da == NULL || da->args == NULL)
+		return false;
+	kv = rte_kvargs_parse(da->args, NULL);
+	if (kv == NULL)
+		return false;
+	role = rte_kvargs_get(kv, "role");
+	if (role != NULL && strcmp(role, "client") == 0) {
+		sock = rte_kvargs_get(kv, "socket");
+		/* net_memif's default socket when none is given. */
+		snprintf(why, len, "memif client: no server listening on "
+			"socket %s: start the server first",
+			sock != NULL ? sock : "/run/memif.sock");
+		alone = true;
+	}
+	rte_kvargs_free(kv);
+	return alone;
+}
+
 static struct pmr_transport_queue *
 eth_queue_create(const struct pmr_transport_driver *drv, const char *devargs,
 		int socket_id)
 {
 	char name[RTE_MEMPOOL_NAMESIZE];
+	char why[256];		/* a memif socket path is at most 108 */
 	struct eth_queue *eq;
 	struct eth_args a;
 	int ret;
@@ -438,6 +480,13 @@ eth_queue_create(const struct pmr_transport_driver *drv, const char *devargs,
 	}
 
 	ret = eth_port_setup(eq, &a, socket_id);
+	if (ret == -EPERM && eth_memif_client_alone(a.port_id, why,
+			sizeof(why))) {
+		/* Nobody to connect to: say so, and with the errno too. */
+		ETH_LOG(ERR, "port %u setup: %s", a.port_id, why);
+		ret = -ECONNREFUSED;
+		goto fail;
+	}
 	if (ret != 0) {
 		ETH_LOG(ERR, "port %u setup: %s", a.port_id, strerror(-ret));
 		goto fail;
