@@ -237,10 +237,12 @@ worker_up(struct rpcperf_run *run, uint16_t id, const char *devargs,
 	rte_malloc_get_socket_stats(rte_socket_id(), &before);
 	w = pmr_worker_create(run->nx, &conf);
 	if (w == NULL) {
+		/* ECONNREFUSED: a memif client with no server yet. */
 		fprintf(stderr, "rpcperf: worker %u on '%s': %s%s\n", id,
 			devargs, rte_strerror(rte_errno),
-			rte_errno == EPERM ? " (the port did not start: a "
-			"net_memif client needs its server running)" : "");
+			rte_errno == ECONNREFUSED ?
+			" (no server on its port's memif socket: start the "
+			"server first)" : "");
 		return NULL;
 	}
 	rte_malloc_get_socket_stats(rte_socket_id(), &after);

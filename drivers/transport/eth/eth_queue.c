@@ -214,30 +214,6 @@ eth_parse_args(const char *devargs, struct eth_args *a)
 }
 
 /* Configure and start the port with one queue and the offloads it has. */
-/*
- * Why port setup failed, in words a user can act on: net_memif's client
- * fails to start with -EPERM when no server listens on its socket.
- */
-static void
-eth_setup_error(uint16_t port_id, int ret)
-{
-	const struct rte_devargs *da = NULL;
-	struct rte_eth_dev_info info;
-
-	if (ret == -EPERM && rte_eth_dev_info_get(port_id, &info) == 0 &&
-	    info.driver_name != NULL &&
-	    strcmp(info.driver_name, "net_memif") == 0) {
-		if (info.device != NULL)
-			da = rte_dev_devargs(info.device);
-		ETH_LOG(ERR, "port %u setup: memif client: no server listening "
-			"on its socket (%s): start the server first (or make "
-			"this side role=server)", port_id,
-			da != NULL && da->args != NULL ? da->args : "?");
-		return;
-	}
-	ETH_LOG(ERR, "port %u setup: %s", port_id, strerror(-ret));
-}
-
 static int
 eth_port_setup(struct eth_queue *eq, const struct eth_args *a,
 		int socket_id)
@@ -382,11 +358,51 @@ eth_nic_drops_since(const struct eth_queue *eq, struct eth_nic_drops *d)
 	d->nombuf = eth_since(d->nombuf, eq->nic0.nombuf);
 }
 
+/*
+ * Why a port did not start, where DPDK's errno does not say: net_memif in
+ * role=client fails rte_eth_dev_start() with -1 (-EPERM, "Operation not
+ * permitted") when nobody listens on its socket, i.e. when the client is
+ * started before its server. Writes the reason into why and returns true
+ * then.
+ */
+static bool
+eth_memif_client_alone(uint16_t port_id, char *why, size_t len)
+{
+	const struct rte_devargs *da;
+	struct rte_eth_dev_info info;
+	const char *role, *sock;
+	struct rte_kvargs *kv;
+	bool alone = false;
+
+	if (rte_eth_dev_info_get(port_id, &info) != 0 ||
+	    info.driver_name == NULL || info.device == NULL ||
+	    strcmp(info.driver_name, "net_memif") != 0)
+		return false;
+	da = rte_dev_devargs(info.device);
+	if (da == NULL || da->args == NULL)
+		return false;
+	kv = rte_kvargs_parse(da->args, NULL);
+	if (kv == NULL)
+		return false;
+	role = rte_kvargs_get(kv, "role");
+	if (role != NULL && strcmp(role, "client") == 0) {
+		sock = rte_kvargs_get(kv, "socket");
+		/* net_memif's default socket when none is given. */
+		snprintf(why, len, "memif client: no server listening on "
+			"socket %s: start the server first",
+			sock != NULL ? sock : "/run/memif.sock");
+		alone = true;
+	}
+	rte_kvargs_free(kv);
+	return alone;
+}
+
 static struct pmr_transport_queue *
 eth_queue_create(const struct pmr_transport_driver *drv, const char *devargs,
 		int socket_id)
 {
 	char name[RTE_MEMPOOL_NAMESIZE];
+	char why[256];		/* a memif socket path is at most 108 */
 	struct eth_queue *eq;
 	struct eth_args a;
 	int ret;
@@ -464,8 +480,15 @@ eth_queue_create(const struct pmr_transport_driver *drv, const char *devargs,
 	}
 
 	ret = eth_port_setup(eq, &a, socket_id);
+	if (ret == -EPERM && eth_memif_client_alone(a.port_id, why,
+			sizeof(why))) {
+		/* Nobody to connect to: say so, and with the errno too. */
+		ETH_LOG(ERR, "port %u setup: %s", a.port_id, why);
+		ret = -ECONNREFUSED;
+		goto fail;
+	}
 	if (ret != 0) {
-		eth_setup_error(a.port_id, ret);
+		ETH_LOG(ERR, "port %u setup: %s", a.port_id, strerror(-ret));
 		goto fail;
 	}
 	eth_nic_drops_get(eq->port_id, &eq->nic0);
