@@ -81,7 +81,6 @@ static const struct pmr_transport_driver fake_driver = {
 		.flags = PMR_TRANSPORT_CAP_RC,
 		.mtu = 4096,
 		.headroom = 64,
-		.max_burst = 16,
 		.addr_len = 8,
 	},
 	FAKE_OPS,
@@ -161,7 +160,6 @@ test_eth_caps(void **state)
 	assert_int_equal(pmr_transport_caps_get(eth, &caps), 0);
 	assert_true(caps.mtu > 0);
 	assert_true(caps.headroom >= 42);	/* Ethernet + IPv4 + UDP */
-	assert_true(caps.max_burst > 0);
 	assert_int_equal(caps.addr_len, 12);
 	assert_true(caps.addr_len <= PMR_TRANSPORT_ADDR_MAX);
 	assert_true((caps.flags & PMR_TRANSPORT_CAP_TX_ZEROCOPY) != 0);

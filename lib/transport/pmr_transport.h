@@ -58,7 +58,6 @@ struct pmr_transport_caps {
 	uint64_t flags;		/**< PMR_TRANSPORT_CAP_* */
 	uint32_t mtu;		/**< Largest packet payload in bytes. */
 	uint16_t headroom;	/**< Bytes the driver writes before data. */
-	uint16_t max_burst;	/**< Largest useful burst. */
 	uint16_t addr_len;	/**< Bytes of a queue address. */
 	/**
 	 * Packets the queue can hold received but not yet taken by
