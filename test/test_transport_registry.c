@@ -13,6 +13,7 @@
 #include <rte_errno.h>
 #include <rte_memory.h>
 
+#include "pmr_msgbuf.h"
 #include "pmr_transport.h"
 #include "pmr_transport_driver.h"
 #include "pmr_test.h"
@@ -123,6 +124,107 @@ static const struct pmr_transport_driver fake_noname_driver = {
 	.name = NULL,
 	FAKE_OPS,
 };
+
+/*
+ * Fake drivers whose one queue comes up, to see which pools get registered:
+ * memreg_driver says it needs registration, memreg_noflag_driver has the
+ * callback but not the flag.
+ */
+static struct pmr_transport_queue memreg_queue;
+static unsigned int memreg_calls;
+
+static struct pmr_transport_queue *
+memreg_queue_create(const struct pmr_transport_driver *drv,
+		const char *devargs __rte_unused, int socket_id __rte_unused)
+{
+	memset(&memreg_queue, 0, sizeof(memreg_queue));
+	memreg_queue.caps = drv->caps;
+	return &memreg_queue;
+}
+
+static int
+memreg_mem_register(struct pmr_transport_queue *q,
+		const struct pmr_msgbuf_chunk *chunk)
+{
+	assert_ptr_equal(q, &memreg_queue);
+	assert_non_null(chunk);
+	memreg_calls++;
+	return 0;
+}
+
+#define MEMREG_OPS \
+	.queue_create = memreg_queue_create, \
+	.queue_destroy = fake_queue_destroy, \
+	.queue_addr = fake_queue_addr, \
+	.peer_create = fake_peer_create, \
+	.peer_destroy = fake_peer_destroy, \
+	.mem_register = memreg_mem_register, \
+	.stats_get = fake_stats_get, \
+	.stats_reset = fake_stats_reset
+
+static const struct pmr_transport_driver memreg_driver = {
+	.name = "memreg",
+	.caps = { .flags = PMR_TRANSPORT_CAP_MEM_REG, .mtu = 1024 },
+	MEMREG_OPS,
+};
+
+static const struct pmr_transport_driver memreg_noflag_driver = {
+	.name = "memreg_noflag",
+	.caps = { .mtu = 1024 },
+	MEMREG_OPS,
+};
+
+/* Says it needs registration but cannot do it. */
+static const struct pmr_transport_driver memreg_nocb_driver = {
+	.name = "memreg_nocb",
+	.caps = { .flags = PMR_TRANSPORT_CAP_MEM_REG },
+	FAKE_OPS,
+};
+
+/*
+ * PMR_TRANSPORT_CAP_MEM_REG is the contract: a queue with it gets each
+ * chunk of a pool registered, a queue without it nothing, whatever
+ * callbacks its driver has; a driver with the flag must have the callback.
+ */
+static void
+test_mem_reg_flag(void **state)
+{
+	struct pmr_transport_queue *q;
+	struct rte_mempool *mp;
+
+	(void)state;
+	assert_int_equal(pmr_transport_register(&memreg_nocb_driver),
+			-EINVAL);
+	assert_null(pmr_transport_find("memreg_nocb"));
+	assert_int_equal(pmr_transport_register(&memreg_driver), 0);
+	assert_int_equal(pmr_transport_register(&memreg_noflag_driver), 0);
+
+	mp = pmr_msgbuf_pool_create("memreg_mp", 64, 0, 256, 64,
+			SOCKET_ID_ANY);
+	assert_non_null(mp);
+
+	q = pmr_transport_queue_create(&memreg_noflag_driver, NULL,
+			SOCKET_ID_ANY);
+	assert_ptr_equal(q, &memreg_queue);
+	memreg_calls = 0;
+	assert_int_equal(pmr_transport_mem_register(q, mp), 0);
+	assert_int_equal(memreg_calls, 0);
+	pmr_transport_queue_destroy(q);
+
+	q = pmr_transport_queue_create(&memreg_driver, NULL, SOCKET_ID_ANY);
+	assert_ptr_equal(q, &memreg_queue);
+	memreg_calls = 0;
+	assert_int_equal(pmr_transport_mem_register(q, mp), 0);
+	assert_true(memreg_calls >= 1);
+	/* A queue narrower than its driver: no flag, no registration. */
+	q->caps.flags &= ~PMR_TRANSPORT_CAP_MEM_REG;
+	memreg_calls = 0;
+	assert_int_equal(pmr_transport_mem_register(q, mp), 0);
+	assert_int_equal(memreg_calls, 0);
+	pmr_transport_queue_destroy(q);
+
+	assert_int_equal(pmr_msgbuf_pool_free(mp), 0);
+}
 
 static void
 test_find_eth(void **state)
@@ -348,6 +450,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_find_eth),
+		cmocka_unit_test(test_mem_reg_flag),
 		cmocka_unit_test(test_eth_caps),
 		cmocka_unit_test(test_iterate),
 		cmocka_unit_test(test_register_custom),

@@ -274,7 +274,8 @@ void pmr_transport_peer_destroy(struct pmr_transport_queue *q,
 
 /**
  * Register a msgbuf pool's memory with the queue's device, one call per
- * memory chunk. A no-op for drivers without PMR_TRANSPORT_CAP_MEM_REG.
+ * memory chunk. A no-op for a queue without PMR_TRANSPORT_CAP_MEM_REG in
+ * its caps (the worker calls it for each of its pools regardless).
  *
  * Thread: the main lcore or a control thread, at set-up.
  *

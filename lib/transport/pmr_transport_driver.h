@@ -41,7 +41,11 @@ struct pmr_transport_driver {
 			const struct pmr_transport_addr *addr);
 	void (*peer_destroy)(struct pmr_transport_queue *q,
 			struct pmr_transport_peer *peer);
-	/** Optional (NULL: nothing to register). */
+	/**
+	 * Register one chunk of a msgbuf pool's memory; called only for
+	 * queues whose caps have PMR_TRANSPORT_CAP_MEM_REG, and required
+	 * (not NULL) when the driver's caps have it.
+	 */
 	int (*mem_register)(struct pmr_transport_queue *q,
 			const struct pmr_msgbuf_chunk *chunk);
 	/** Optional (NULL: nothing to flush). */
@@ -57,8 +61,10 @@ struct pmr_transport_driver {
 /**
  * Add a driver to the registry.
  *
- * @return 0, -EINVAL for an incomplete driver, -EEXIST if the name is
- *   taken, -ENOSPC if the registry is full.
+ * @return 0, -EINVAL for an incomplete driver (a name missing or too long,
+ *   a required callback NULL, PMR_TRANSPORT_CAP_MEM_REG without
+ *   mem_register), -EEXIST if the name is taken, -ENOSPC if the registry
+ *   is full.
  */
 int pmr_transport_register(const struct pmr_transport_driver *drv);
 

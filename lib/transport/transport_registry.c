@@ -67,7 +67,9 @@ pmr_transport_register(const struct pmr_transport_driver *drv)
 	    drv->queue_create == NULL || drv->queue_destroy == NULL ||
 	    drv->queue_addr == NULL || drv->peer_create == NULL ||
 	    drv->peer_destroy == NULL || drv->stats_get == NULL ||
-	    drv->stats_reset == NULL)
+	    drv->stats_reset == NULL ||
+	    ((drv->caps.flags & PMR_TRANSPORT_CAP_MEM_REG) != 0 &&
+	     drv->mem_register == NULL))
 		return -EINVAL;
 
 	rte_spinlock_lock(&registry_lock);
