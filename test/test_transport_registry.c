@@ -13,7 +13,10 @@
 #include <rte_errno.h>
 #include <rte_memory.h>
 
+#include "eth_private.h"
 #include "pmr_msgbuf.h"
+#include "pmr_nexus.h"
+#include "pmr_rpc.h"
 #include "pmr_transport.h"
 #include "pmr_transport_driver.h"
 #include "pmr_test.h"
@@ -174,12 +177,78 @@ static const struct pmr_transport_driver memreg_noflag_driver = {
 	MEMREG_OPS,
 };
 
+/* Registered after the built-in ones: never the default. */
+static const struct pmr_transport_driver fake_other_driver = {
+	.name = "other",
+	FAKE_OPS,
+};
+
 /* Says it needs registration but cannot do it. */
 static const struct pmr_transport_driver memreg_nocb_driver = {
 	.name = "memreg_nocb",
 	.caps = { .flags = PMR_TRANSPORT_CAP_MEM_REG },
 	FAKE_OPS,
 };
+
+/*
+ * The library names no driver: the default is the first of the table meson
+ * generated from the drivers it built (eth first), and stays so whatever
+ * an application registers.
+ */
+static void
+test_default_driver(void **state)
+{
+	unsigned int i;
+
+	(void)state;
+	assert_true(pmr_transport_nb_builtin >= 1);
+	assert_true(pmr_transport_count() >= pmr_transport_nb_builtin);
+	for (i = 0; i < pmr_transport_nb_builtin; i++)
+		assert_ptr_equal(pmr_transport_get(i),
+				pmr_transport_builtin[i]);
+	assert_null(pmr_transport_builtin[pmr_transport_nb_builtin]);
+
+	assert_ptr_equal(pmr_transport_default(), pmr_transport_get(0));
+	assert_ptr_equal(pmr_transport_default(), &pmr_eth_driver);
+	assert_string_equal(pmr_transport_name(pmr_transport_default()),
+			"eth");
+
+	assert_int_equal(pmr_transport_register(&fake_other_driver), 0);
+	assert_ptr_equal(pmr_transport_default(), &pmr_eth_driver);
+}
+
+/* A worker that names no driver gets the default one. */
+static void
+test_default_worker(void **state)
+{
+	struct pmr_worker_conf conf = {
+		.devargs = NULL,	/* filled in below */
+		.nb_msgbufs = 64,
+		.nb_mid_msgbufs = 2,
+		.nb_large_msgbufs = 1,
+		.max_msg_size = 1 << 16,
+	};
+	struct pmr_transport_queue *q;
+	struct pmr_worker *w;
+	struct pmr_nexus *nx;
+	uint16_t a, b;
+	char args[64];
+
+	(void)state;
+	assert_int_equal(pmr_test_ring_pair("dflt", &a, &b), 0);
+	snprintf(args, sizeof(args), "port=%u,ip=10.9.1.1", a);
+	conf.devargs = args;
+	nx = pmr_nexus_create("127.0.0.1:0", NULL);
+	assert_non_null(nx);
+	w = pmr_worker_create(nx, &conf);
+	assert_non_null(w);
+	q = pmr_worker_queue(w);
+	assert_non_null(q);
+	assert_ptr_equal(q->driver, pmr_transport_default());
+	assert_int_equal(pmr_worker_destroy(w), 0);
+	assert_int_equal(pmr_nexus_destroy(nx), 0);
+	pmr_test_ring_pair_free("dflt", a, b);
+}
 
 /*
  * PMR_TRANSPORT_CAP_MEM_REG is the contract: a queue with it gets each
@@ -450,6 +519,8 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_find_eth),
+		cmocka_unit_test(test_default_driver),
+		cmocka_unit_test(test_default_worker),
 		cmocka_unit_test(test_mem_reg_flag),
 		cmocka_unit_test(test_eth_caps),
 		cmocka_unit_test(test_iterate),

@@ -9,10 +9,12 @@
  * @file
  * The driver side of the transport interface.
  *
- * pmrpc's own drivers are listed in an explicit table in
- * transport_registry.c, not registered from constructors: a static link of
- * an application then keeps them without --whole-archive. An application
- * may add a driver of its own with pmr_transport_register().
+ * pmrpc's own drivers are listed in a table that meson generates from the
+ * drivers it builds (pmr_drivers.c, drivers/meson.build), not registered
+ * from constructors: the registry refers to the table and the table to
+ * each driver, so a static link of an application keeps them without
+ * --whole-archive. The library names no driver. An application may add a
+ * driver of its own with pmr_transport_register().
  *
  * A driver's queue structure starts with struct pmr_transport_queue, whose
  * burst pointers and caps the driver fills in queue_create.
@@ -68,8 +70,23 @@ struct pmr_transport_driver {
  */
 int pmr_transport_register(const struct pmr_transport_driver *drv);
 
-/** pmrpc's own drivers, for the registry table. */
-extern const struct pmr_transport_driver pmr_eth_driver;
+/**
+ * The default driver: the registry's first, which is the first driver
+ * meson built (drivers/transport/meson.build orders them: eth), or, in a
+ * build without drivers, the first one registered.
+ *
+ * Thread: any.
+ *
+ * @return The driver, or NULL with rte_errno ENOENT if there is none.
+ */
+const struct pmr_transport_driver *pmr_transport_default(void);
+
+/**
+ * pmrpc's own drivers, in build order and NULL-terminated, and their
+ * count (generated: pmr_drivers.c).
+ */
+extern const struct pmr_transport_driver *const pmr_transport_builtin[];
+extern const unsigned int pmr_transport_nb_builtin;
 
 #ifdef __cplusplus
 }
