@@ -3,8 +3,10 @@
  */
 
 /*
- * Sessions: opening and closing them through the nexus, and the session
- * events the nexus sends (pmr_nexus_worker.h has the protocol).
+ * Sessions: the table, opening and closing them through the nexus, the
+ * session events the nexus sends (pmr_nexus_worker.h has the protocol)
+ * and the outbox of messages to it. The TOKEN packets of the handshake
+ * are in rpc_handshake.c.
  */
 
 #include <string.h>
@@ -12,7 +14,11 @@
 #include <rte_cycles.h>
 #include <rte_random.h>
 
+#include "rpc_client.h"
 #include "rpc_private.h"
+#include "rpc_server.h"
+#include "rpc_session.h"
+#include "rpc_tx.h"
 
 static int
 sm_status_errno(uint16_t status)
@@ -170,7 +176,7 @@ session_alloc(struct pmr_worker *w, bool client, uint16_t reserve)
 	s->srv_active = 0;
 	for (uint16_t i = 0; i < w->window; i++)
 		s->slot_req_num[i] = i;
-	rpc_slots_init(w, s);
+	rpc_server_session_init(w, s);
 	s->peer = NULL;
 	s->cb = NULL;
 	s->cb_arg = NULL;
@@ -186,36 +192,12 @@ session_alloc(struct pmr_worker *w, bool client, uint16_t reserve)
 	return sn;
 }
 
-/* Put s on the list of handshakes with a deadline (hs_deadline). */
-static void
-hs_pending_add(struct pmr_worker *w, struct rpc_session *s)
-{
-	if (TAILQ_EMPTY(&w->hs_pending) || s->hs_deadline < w->hs_next)
-		w->hs_next = s->hs_deadline;
-	if (!s->hs_pending)
-		TAILQ_INSERT_TAIL(&w->hs_pending, s, hs_next);
-	s->hs_pending = true;
-}
-
-/* Take s off it: the handshake is over, one way or the other. */
-void
-rpc_hs_stop(struct pmr_worker *w, struct rpc_session *s)
-{
-	if (s->hs_pending)
-		TAILQ_REMOVE(&w->hs_pending, s, hs_next);
-	s->hs_pending = false;
-	s->token_left = 0;
-}
-
 static void
 session_free(struct pmr_worker *w, uint16_t sn)
 {
 	struct rpc_session *s = &w->sessions[sn];
-	uint16_t i;
 
-	for (i = 0; i < w->window; i++)
-		if (s->srv[i].state != SRV_FREE)
-			rpc_srv_slot_clear(w, &s->srv[i]);
+	rpc_server_session_clear(w, s);
 	rpc_hs_stop(w, s);
 	s->state = PMR_SESSION_FREE;
 	s->peer = NULL;
@@ -468,7 +450,7 @@ session_reset(struct pmr_worker *w, uint16_t sn,
 			s->cb(w, sn, PMR_SESSION_EV_RESET, err, s->cb_arg);
 		return;
 	}
-	rpc_srv_drop_all(w, s);
+	rpc_server_session_orphan(w, s);
 	rpc_server_reset_event(w, sn, err);
 	if (s->srv_active == 0) {
 		rpc_session_release(w, sn, false);
@@ -480,75 +462,13 @@ session_reset(struct pmr_worker *w, uint16_t sn,
 	}
 }
 
-void
-rpc_session_reset(struct pmr_worker *w, uint16_t sn,
-		enum pmr_session_state state)
-{
-	session_reset(w, sn, state, -ECONNRESET);
-}
-
-/*
- * Send server session sn's token to the client in a TOKEN packet, if a
- * copy is due (hs_deadline); schedule the next one, rto later than the
- * last gap, or stop after RPC_TOKEN_COPIES.
- */
-static void
-token_send(struct pmr_worker *w, uint16_t sn)
-{
-	struct rpc_session *s = &w->sessions[sn];
-	struct pmr_pkthdr h = {
-		.pkt_type = PMR_PKT_TOKEN,
-		.dest_session = s->remote_session,
-		.msg_size = PMR_PKT_TOKEN_LEN,
-		.token = s->token,
-	};
-	struct pmr_pkt_token t = {
-		.hs_id = s->hs_id,
-		.server_session = sn,
-		.credits = s->rx_reserve,
-	};
-	struct pmr_msgbuf *mb;
-	struct pmr_tx_pkt *p;
-	unsigned int sent;
-
-	if (s->peer == NULL || s->closing || s->token_left == 0) {
-		rpc_hs_stop(w, s);
-		return;
-	}
-	mb = rpc_msgbuf_alloc(w, PMR_PKT_TOKEN_LEN);
-	if (mb != NULL) {
-		/* One packet, in place, the msgbuf freed once sent. */
-		pmr_pkt_token_encode(mb->data, &t);
-		pmr_pkthdr_encode(mb->data - PMR_PKTHDR_LEN, &h);
-		p = rpc_tx_next(w, true);
-		p->peer = s->peer;
-		p->mb = mb;
-		p->data = mb->data - PMR_PKTHDR_LEN;
-		p->len = PMR_PKTHDR_LEN + mb->len;
-		p->hdr = NULL;
-		p->hdr_len = 0;
-		w->stats.tx_pkts++;
-		w->stats.tx_bytes += mb->len;
-		w->stats.tokens_sent++;
-		s->token_left--;
-	}
-	/* No msgbuf: try again at the next deadline. */
-	if (s->token_left == 0) {
-		rpc_hs_stop(w, s);
-		return;
-	}
-	sent = RPC_TOKEN_COPIES - s->token_left;
-	s->hs_deadline += w->rto << (sent != 0 ? sent - 1 : 0);
-	hs_pending_add(w, s);
-}
-
 /*
  * Client session sn has the nexus's CONNECTED and the token: it is up,
  * with the credits the server granted (at most its own), and reserves no
  * more receive slots than those.
  */
-static void
-session_up(struct pmr_worker *w, uint16_t sn)
+void
+rpc_session_up(struct pmr_worker *w, uint16_t sn)
 {
 	struct rpc_session *s = &w->sessions[sn];
 	uint16_t c = w->credits;
@@ -575,8 +495,8 @@ session_up(struct pmr_worker *w, uint16_t sn)
  * Client session sn's handshake failed after the nexus answered: fail
  * what waits, give the peer back (the server is told), and say why.
  */
-static void
-session_connect_fail(struct pmr_worker *w, uint16_t sn, bool notify,
+void
+rpc_session_connect_fail(struct pmr_worker *w, uint16_t sn, bool notify,
 		int err)
 {
 	struct rpc_session *s = &w->sessions[sn];
@@ -587,92 +507,6 @@ session_connect_fail(struct pmr_worker *w, uint16_t sn, bool notify,
 	rpc_session_release(w, sn, notify);	/* frees it if closing */
 	if (s->cb != NULL && !s->closing)
 		s->cb(w, sn, PMR_SESSION_EV_CONNECT_FAILED, err, s->cb_arg);
-}
-
-/*
- * A TOKEN packet (header decoded, h->dest_session in range, not checked
- * further). Taken only by a client session of ours still connecting whose
- * handshake id it carries and, once the nexus has answered, from the
- * server's address naming the server's session; a copy of the token
- * taken already is harmless. Everything else is dropped and counted.
- */
-void
-rpc_rx_token(struct pmr_worker *w, const struct pmr_pkthdr *h,
-		struct pmr_rx_pkt *pkt)
-{
-	uint16_t sn = h->dest_session;
-	struct rpc_session *s = &w->sessions[sn];
-	struct pmr_pkt_token t;
-	bool same;
-
-	if (!s->client || s->closing ||
-	    pmr_pkt_token_decode(pkt->data + PMR_PKTHDR_LEN,
-			pkt->len - PMR_PKTHDR_LEN, &t) != 0 ||
-	    t.hs_id != s->hs_id)
-		goto forged;
-	if (s->peer != NULL && (pkt->src != s->peer_src ||
-				t.server_session != s->remote_session))
-		goto forged;
-	same = s->has_token && h->token == s->token &&
-		pkt->src == s->token_src && t.server_session == s->token_session;
-	if (s->state == PMR_SESSION_CONNECTED) {
-		if (!same)
-			goto forged;
-		/* A later copy: the server has not heard from us yet. */
-		w->stats.tokens_received++;
-		pmr_transport_rx_release(w->q, pkt, 1);
-		return;
-	}
-	if (s->state != PMR_SESSION_CONNECTING || (s->has_token && !same))
-		goto forged;
-	w->stats.tokens_received++;
-	s->token = h->token;
-	s->token_src = pkt->src;
-	s->token_session = t.server_session;
-	s->granted = t.credits;
-	s->has_token = true;
-	pmr_transport_rx_release(w->q, pkt, 1);
-	if (s->peer != NULL)
-		session_up(w, sn);
-	return;
-forged:
-	rpc_log_forged(w, RPC_DROP_TOKEN_PKT, sn, pkt->src);
-	rpc_count_drop(w, RPC_DROP_TOKEN_PKT);
-	pmr_transport_rx_release(w->q, pkt, 1);
-}
-
-/* Handshakes due: TOKEN copies to send, tokens that never came. */
-void
-rpc_hs_timers(struct pmr_worker *w)
-{
-	uint64_t now = rte_get_timer_cycles();
-	struct rpc_session *s, *next;
-	uint64_t first = UINT64_MAX;
-	uint16_t sn;
-
-	if (now < w->hs_next)
-		return;
-	for (s = TAILQ_FIRST(&w->hs_pending); s != NULL; s = next) {
-		next = TAILQ_NEXT(s, hs_next);
-		if (now < s->hs_deadline)
-			continue;
-		sn = (uint16_t)(s - w->sessions);
-		if (!s->client) {
-			/* Leaves s on the list with a later deadline, or not. */
-			token_send(w, sn);
-			continue;
-		}
-		/* The nexus answered, the data path did not. */
-		w->stats.connects_unreachable++;
-		RPC_LOG(NOTICE, "worker %u: session %u: no token came on the "
-			"data path: unreachable", w->worker_id, sn);
-		session_connect_fail(w, sn, true, -ENETUNREACH);
-		/* The callback may have closed others: from the top again. */
-		next = TAILQ_FIRST(&w->hs_pending);
-	}
-	TAILQ_FOREACH(s, &w->hs_pending, hs_next)
-		first = RTE_MIN(first, s->hs_deadline);
-	w->hs_next = first;
 }
 
 static void
@@ -727,14 +561,7 @@ sm_connect_in(struct pmr_worker *w, const struct pmr_sm_msg *m)
 	r.local_session = (uint16_t)sn;
 	r.credits = s->rx_reserve;
 	rpc_sm_send(w, &r);
-	/*
-	 * The token goes to the client's claimed data address, never in a
-	 * nexus datagram: only a client that receives there can use the
-	 * session. Copies follow until its first valid packet.
-	 */
-	s->token_left = RPC_TOKEN_COPIES;
-	s->hs_deadline = rte_get_timer_cycles();
-	token_send(w, (uint16_t)sn);
+	rpc_hs_server_start(w, (uint16_t)sn);
 }
 
 static void
@@ -769,12 +596,10 @@ sm_connected(struct pmr_worker *w, const struct pmr_sm_msg *m)
 		s->has_token = false;
 	}
 	if (s->has_token) {
-		session_up(w, m->local_session);
+		rpc_session_up(w, m->local_session);
 		return;
 	}
-	/* The token has that long to arrive (server copies included). */
-	s->hs_deadline = rte_get_timer_cycles() + w->req_timeout;
-	hs_pending_add(w, s);
+	rpc_hs_client_wait(w, s);
 }
 
 static void
@@ -813,7 +638,7 @@ sm_disconnected(struct pmr_worker *w, const struct pmr_sm_msg *m)
 	else if (s->client && s->state == PMR_SESSION_CONNECTING &&
 		 s->peer != NULL)
 		/* Gone while we waited for the token. */
-		session_connect_fail(w, m->local_session, false,
+		rpc_session_connect_fail(w, m->local_session, false,
 				sm_status_errno(m->status));
 }
 
