@@ -610,6 +610,7 @@ session_timeout_reset(struct pmr_worker *w, uint16_t sn)
 		"in a window slot", w->worker_id, sn, RPC_SLOT_TIMEOUTS_MAX);
 	w->stats.timeout_resets++;
 	s->state = PMR_SESSION_RESET;
+	rpc_session_rx_update(s);
 	rpc_creq_fail_all(w, s, PMR_E_SESSION_RESET);
 	rpc_session_release(w, sn, true);
 	if (s->cb != NULL && !s->closing)

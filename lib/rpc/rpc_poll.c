@@ -47,16 +47,39 @@ rpc_log_forged(struct pmr_worker *w, unsigned int why, uint16_t sn,
 }
 
 /*
+ * A packet the session does not take in its state (h->dest_session in
+ * range): a TOKEN packet for the handshake, else counted as for no
+ * session or the wrong role.
+ */
+static void __rte_noinline
+rpc_rx_unexpected(struct pmr_worker *w, const struct rpc_session *s,
+		const struct pmr_pkthdr *h, const struct pmr_rx_pkt *pkt)
+{
+	if (h->pkt_type == PMR_PKT_TOKEN)
+		rpc_hs_rx_token(w, h, pkt);
+	else if (s->state != PMR_SESSION_CONNECTED || s->closing)
+		rpc_count_drop(w, RPC_DROP_NO_SESSION);
+	else if (h->token != s->token)
+		rpc_count_drop(w, RPC_DROP_TOKEN);
+	else if (pkt->src != s->peer_src)
+		rpc_count_drop(w, RPC_DROP_SOURCE);
+	else
+		rpc_count_drop(w, RPC_DROP_ROLE);
+}
+
+/*
  * One received packet: true if the client or the server kept it (it is
- * theirs to release), false if the caller releases it.
+ * theirs to release), false if the caller releases it. A packet that
+ * passes the checks here is accepted: counted in *pkts and *bytes (the
+ * worker's counters are updated once per burst).
  */
 static inline bool
-rpc_rx_one(struct pmr_worker *w, struct pmr_rx_pkt *pkt)
+rpc_rx_one(struct pmr_worker *w, struct pmr_rx_pkt *pkt, uint16_t *pkts,
+		uint64_t *bytes)
 {
 	struct pmr_pkthdr h;
 	struct rpc_session *s;
 	enum pmr_pkthdr_err err;
-	bool reply;
 
 	err = pmr_pkthdr_decode(pkt->data, pkt->len, &h);
 	if (unlikely(err != PMR_PKTHDR_OK)) {
@@ -68,12 +91,8 @@ rpc_rx_one(struct pmr_worker *w, struct pmr_rx_pkt *pkt)
 		return false;
 	}
 	s = &w->sessions[h.dest_session];
-	if (unlikely(s->state != PMR_SESSION_CONNECTED || s->closing ||
-		     h.pkt_type == PMR_PKT_TOKEN)) {
-		if (h.pkt_type == PMR_PKT_TOKEN)
-			rpc_hs_rx_token(w, &h, pkt);
-		else
-			rpc_count_drop(w, RPC_DROP_NO_SESSION);
+	if (unlikely(!(s->rx_accept & RTE_BIT32(h.pkt_type)))) {
+		rpc_rx_unexpected(w, s, &h, pkt);
 		return false;
 	}
 	if (unlikely(h.token != s->token)) {
@@ -86,19 +105,14 @@ rpc_rx_one(struct pmr_worker *w, struct pmr_rx_pkt *pkt)
 		rpc_count_drop(w, RPC_DROP_SOURCE);
 		return false;
 	}
-	reply = h.pkt_type == PMR_PKT_RESP || h.pkt_type == PMR_PKT_CR;
-	if (unlikely(s->client != reply)) {
-		rpc_count_drop(w, RPC_DROP_ROLE);
-		return false;
-	}
 	/* The client has the token: the server's TOKEN copies stop. */
 	if (unlikely(s->hs_pending))
 		rpc_hs_stop(w, s);
 	pkt->data += PMR_PKTHDR_LEN;
 	pkt->len -= PMR_PKTHDR_LEN;
-	w->stats.rx_pkts++;
-	w->stats.rx_bytes += pkt->len;
-	if (reply)
+	*bytes += pkt->len;
+	(*pkts)++;
+	if (s->client)
 		return rpc_client_rx(w, h.dest_session, &h, pkt);
 	return rpc_server_rx(w, h.dest_session, &h, pkt);
 }
@@ -107,7 +121,8 @@ int
 pmr_worker_poll(struct pmr_worker *w)
 {
 	struct pmr_rx_pkt rx[PMR_BURST_MAX + 1];	/* + one delayed */
-	uint16_t nb, i, nb_rel = 0;
+	uint16_t nb, i, nb_rel = 0, acc = 0;
+	uint64_t bytes = 0;
 	int work;
 
 	w->polling++;	/* see pmr_session_connect() */
@@ -120,13 +135,18 @@ pmr_worker_poll(struct pmr_worker *w)
 	nb = pmr_transport_rx_burst(w->q, rx, PMR_BURST_MAX);
 	if (unlikely(w->faults.on))
 		nb = rpc_faults_rx(w, rx, nb);
-	/* What is not kept moves to the front of rx[], to be released. */
-	for (i = 0; i < nb; i++)
-		if (!rpc_rx_one(w, &rx[i]) && nb_rel++ != i)
-			rx[nb_rel - 1] = rx[i];
-	if (nb_rel != 0)
-		pmr_transport_rx_release(w->q, rx, nb_rel);
-	work += nb;
+	if (nb != 0) {
+		/* What is not kept moves to the front of rx[]: released. */
+		for (i = 0; i < nb; i++)
+			if (!rpc_rx_one(w, &rx[i], &acc, &bytes) &&
+			    nb_rel++ != i)
+				rx[nb_rel - 1] = rx[i];
+		if (nb_rel != 0)
+			pmr_transport_rx_release(w->q, rx, nb_rel);
+		w->stats.rx_pkts += acc;
+		w->stats.rx_bytes += bytes;
+		work += nb;
+	}
 
 	rpc_timers_poll(w);
 	if (unlikely(!TAILQ_EMPTY(&w->hs_pending)))

@@ -74,6 +74,12 @@ TAILQ_HEAD(rpc_creq_list, rpc_creq);
 TAILQ_HEAD(rpc_srv_list, pmr_srv_slot);
 
 struct rpc_session {
+	/*
+	 * Packet types the session takes on the data path, a bit per
+	 * type (rpc_session_rx_update()): one test in the RX dispatch for
+	 * its state, closing flag and role.
+	 */
+	uint8_t rx_accept;
 	enum pmr_session_state state;
 	bool client;
 	uint16_t remote_session;
@@ -220,6 +226,22 @@ struct pmr_worker {
 	uint32_t service_id;
 	bool has_service;
 };
+
+/*
+ * After a change of s's state, closing flag or role: a connected server
+ * session takes requests and requests for response, a connected client
+ * one responses and credit returns; others none.
+ */
+static inline void
+rpc_session_rx_update(struct rpc_session *s)
+{
+	if (s->state != PMR_SESSION_CONNECTED || s->closing)
+		s->rx_accept = 0;
+	else if (s->client)
+		s->rx_accept = RTE_BIT32(PMR_PKT_RESP) | RTE_BIT32(PMR_PKT_CR);
+	else
+		s->rx_accept = RTE_BIT32(PMR_PKT_REQ) | RTE_BIT32(PMR_PKT_RFR);
+}
 
 static inline void
 rpc_count_drop(struct pmr_worker *w, unsigned int why)

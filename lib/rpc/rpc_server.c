@@ -53,9 +53,11 @@ srv_tx_resp(struct pmr_worker *w, struct rpc_session *s,
 		   rpc_tx_inplace_ok(w, req->resp_mb))) {
 		rpc_tx_inplace(w, s, req->resp_mb, PMR_PKT_RESP, req->req_type,
 				req->req_num, req->resp_status, false);
+		req->tx_round = w->tx_bursts;
 		return;
 	}
 	srv_tx_resp_slow(w, s, req, j);
+	req->tx_round = w->tx_bursts;
 }
 
 static void
@@ -163,10 +165,14 @@ srv_slot_recycle(struct pmr_worker *w, struct pmr_srv_slot *req)
 {
 	struct pmr_msgbuf *mb = req->resp_mb;
 
+	/*
+	 * RESPONDED: the request's input and the offered buffer are gone
+	 * (pmr_respond()). A single-packet response was queued in place
+	 * (tx_round): still in the unsent burst if that is the current one.
+	 */
 	if (likely(req->state == SRV_RESPONDED && mb != NULL &&
-		   !req->has_pkt && req->req.mb == NULL &&
-		   req->resp_buf == NULL && mb->pool == w->pools[0] &&
-		   pmr_msgbuf_tx_pending(mb) == 0 && !rpc_tx_queued(w, mb))) {
+		   mb->pool == w->pools[0] && req->tx_round != w->tx_bursts &&
+		   pmr_msgbuf_tx_pending(mb) == 0)) {
 		rpc_timer_slot_stop(w, req);
 		mb->len = 0;
 		req->resp_buf = mb;
@@ -197,7 +203,6 @@ srv_handle(struct pmr_worker *w, struct rpc_session *s,
 {
 	const struct pmr_nexus_handler *hd = &w->handlers[req->req_type];
 
-	rpc_timer_slot_stop(w, req);
 	if (unlikely(hd->fn == NULL)) {
 		srv_input_release(w, req);
 		srv_answer_status(w, s, req, PMR_E_REMOTE_ERROR);
@@ -245,7 +250,7 @@ srv_large_held(const struct pmr_worker *w, const struct rpc_session *s)
  * single-packet request, read in place by the handler).
  */
 static inline bool
-srv_req_start(struct pmr_worker *w, struct rpc_session *s, uint16_t sn,
+srv_req_start(struct pmr_worker *w, struct rpc_session *s,
 		struct pmr_srv_slot *req, const struct pmr_pkthdr *h,
 		struct pmr_rx_pkt *pkt)
 {
@@ -263,9 +268,7 @@ srv_req_start(struct pmr_worker *w, struct rpc_session *s, uint16_t sn,
 	if (req->state != SRV_FREE)
 		srv_slot_recycle(w, req);
 	req->gen++;		/* references to the last request are stale */
-	req->w = w;
 	req->req_num = h->req_num;
-	req->session = sn;
 	req->req_type = h->req_type;
 	req->resp_status = PMR_OK;
 	req->resp_pkts = 0;
@@ -325,6 +328,7 @@ srv_req_more(struct pmr_worker *w, struct rpc_session *s,
 	}
 	req->data = req->req.mb->data;
 	req->len = req->req.size;
+	rpc_timer_slot_stop(w, req);	/* the partial request's */
 	srv_handle(w, s, req);
 }
 
@@ -413,7 +417,7 @@ rpc_server_rx(struct pmr_worker *w, uint16_t sn, const struct pmr_pkthdr *h,
 	if (likely(d - w->window <= (RPC_REQ_SKIP_MAX - 1u) * w->window)) {
 		if (likely(h->pkt_type == PMR_PKT_REQ && h->pkt_num == 0 &&
 			   req->state != SRV_HANDLING))
-			return srv_req_start(w, s, sn, req, h, pkt);
+			return srv_req_start(w, s, req, h, pkt);
 		if (req->state == SRV_HANDLING)
 			/* The client gave up on it; its slot is still busy. */
 			rpc_count_drop(w, RPC_DROP_BUSY);

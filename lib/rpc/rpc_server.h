@@ -26,7 +26,7 @@ enum rpc_srv_state {
  * pmr_req_ref names one (pmr_rpc.h).
  */
 struct pmr_srv_slot {
-	struct pmr_worker *w;
+	struct pmr_worker *w;		/* fixed, as session */
 	/*
 	 * Changes when the slot takes a request and when that request is
 	 * answered or dropped: a pmr_req_ref of another generation is stale.
@@ -36,7 +36,7 @@ struct pmr_srv_slot {
 	uint64_t tstamp;		/* TSC: timer start, if timed */
 	bool timed;			/* RECEIVING or RESPONDED: a timer */
 	uint64_t req_num;
-	uint16_t session;
+	uint16_t session;		/* fixed: the slot's session */
 	uint8_t req_type;
 	uint8_t state;			/* enum rpc_srv_state */
 	bool orphaned;			/* session reset while handling */
@@ -50,6 +50,7 @@ struct pmr_srv_slot {
 	/* response */
 	struct pmr_msgbuf *resp_mb;	/* NULL for an empty or error one */
 	uint32_t resp_pkts;
+	uint32_t tx_round;		/* w->tx_bursts when queued in place */
 	uint8_t resp_status;
 };
 

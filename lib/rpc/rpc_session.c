@@ -67,6 +67,7 @@ rpc_server_reset_event(struct pmr_worker *w, uint16_t sn, int err)
 		return;
 	s->accepted = false;
 	s->state = PMR_SESSION_RESET;
+	rpc_session_rx_update(s);
 	if (w->srv_cb != NULL)
 		w->srv_cb(w, sn, PMR_SESSION_EV_RESET, err, w->srv_cb_arg);
 }
@@ -168,6 +169,7 @@ session_alloc(struct pmr_worker *w, bool client, uint16_t reserve)
 	s->rx_reserve = reserve;
 	s->client = client;
 	s->closing = false;
+	rpc_session_rx_update(s);
 	s->failing = false;
 	s->in_flight = 0;
 	s->credits = w->credits;
@@ -200,6 +202,7 @@ session_free(struct pmr_worker *w, uint16_t sn)
 	rpc_server_session_clear(w, s);
 	rpc_hs_stop(w, s);
 	s->state = PMR_SESSION_FREE;
+	rpc_session_rx_update(s);
 	s->peer = NULL;
 	w->rx_reserved -= s->rx_reserve;
 	w->sess_free[w->nb_sess_free++] = sn;
@@ -263,6 +266,7 @@ pmr_session_create(struct pmr_worker *w, const char *uri,
 		return sn;
 	s = &w->sessions[sn];
 	s->state = PMR_SESSION_CONNECTING;
+	rpc_session_rx_update(s);
 	s->remote_worker = remote_worker;
 	s->cb = cb;
 	s->cb_arg = arg;
@@ -295,6 +299,7 @@ pmr_session_destroy(struct pmr_worker *w, int session)
 	switch (s->state) {
 	case PMR_SESSION_CONNECTING:
 		s->closing = true;
+		rpc_session_rx_update(s);
 		rpc_creq_fail_all(w, s, PMR_E_SESSION_RESET);
 		/*
 		 * Freed when the nexus answers the handshake; if it has (the
@@ -311,6 +316,7 @@ pmr_session_destroy(struct pmr_worker *w, int session)
 		 * request on it or destroys it again is refused (-EINVAL).
 		 */
 		s->closing = true;
+		rpc_session_rx_update(s);
 		rpc_creq_fail_all(w, s, PMR_E_SESSION_RESET);
 		rpc_session_release(w, (uint16_t)session, true);
 		break;
@@ -322,6 +328,7 @@ pmr_session_destroy(struct pmr_worker *w, int session)
 			 * still walks the session).
 			 */
 			s->closing = true;
+			rpc_session_rx_update(s);
 			break;
 		}
 		session_free(w, (uint16_t)session);
@@ -444,6 +451,7 @@ session_reset(struct pmr_worker *w, uint16_t sn,
 		 * (closing): the release below frees it.
 		 */
 		s->state = state;
+		rpc_session_rx_update(s);
 		rpc_creq_fail_all(w, s, PMR_E_SESSION_RESET);
 		rpc_session_release(w, sn, false);
 		if (s->cb != NULL && !s->closing)
@@ -457,7 +465,9 @@ session_reset(struct pmr_worker *w, uint16_t sn,
 	} else {
 		/* Freed by the last pmr_respond(); its peer goes now. */
 		s->closing = true;
+		rpc_session_rx_update(s);
 		s->state = state;
+		rpc_session_rx_update(s);
 		session_return_peer(w, sn, false);
 	}
 }
@@ -485,6 +495,7 @@ rpc_session_up(struct pmr_worker *w, uint16_t sn)
 	s->credits = c;
 	rpc_hs_stop(w, s);
 	s->state = PMR_SESSION_CONNECTED;
+	rpc_session_rx_update(s);
 	if (s->cb != NULL)
 		s->cb(w, sn, PMR_SESSION_EV_CONNECTED, 0, s->cb_arg);
 	if (s->state == PMR_SESSION_CONNECTED && !s->closing)
@@ -503,6 +514,7 @@ rpc_session_connect_fail(struct pmr_worker *w, uint16_t sn, bool notify,
 
 	rpc_hs_stop(w, s);
 	s->state = PMR_SESSION_FAILED;
+	rpc_session_rx_update(s);
 	rpc_creq_fail_all(w, s, PMR_E_SESSION_RESET);
 	rpc_session_release(w, sn, notify);	/* frees it if closing */
 	if (s->cb != NULL && !s->closing)
@@ -540,6 +552,7 @@ sm_connect_in(struct pmr_worker *w, const struct pmr_sm_msg *m)
 	if (w->srv_cb != NULL) {
 		/* Asked before anything is answered, in state CONNECTING. */
 		s->state = PMR_SESSION_CONNECTING;
+		rpc_session_rx_update(s);
 		if (w->srv_cb(w, sn, PMR_SESSION_EV_ACCEPT, 0,
 				w->srv_cb_arg) != 0) {
 			/* The nexus destroys the peer it made for it. */
@@ -557,6 +570,7 @@ sm_connect_in(struct pmr_worker *w, const struct pmr_sm_msg *m)
 	s->token = m->token;
 	s->hs_id = m->hs_id;
 	s->state = PMR_SESSION_CONNECTED;
+	rpc_session_rx_update(s);
 	r.type = PMR_SM_ACCEPT;
 	r.local_session = (uint16_t)sn;
 	r.credits = s->rx_reserve;
@@ -614,6 +628,7 @@ sm_connect_failed(struct pmr_worker *w, const struct pmr_sm_msg *m)
 		return;
 	}
 	s->state = PMR_SESSION_FAILED;
+	rpc_session_rx_update(s);
 	rpc_creq_fail_all(w, s, PMR_E_SESSION_RESET);
 	if (s->closing) {
 		/* A continuation destroyed it. */

@@ -111,7 +111,7 @@ worker_alloc_tables(struct pmr_worker *w, uint32_t nb_msgbufs, int socket)
 	struct pmr_srv_slot *srv;
 	uint64_t *slot_req;
 	uint8_t *slot_to;
-	uint32_t i;
+	uint32_t i, j;
 
 	w->sessions = rte_zmalloc_socket("pmr_sessions",
 			w->max_sessions * sizeof(*w->sessions), 0, socket);
@@ -157,6 +157,11 @@ worker_alloc_tables(struct pmr_worker *w, uint32_t nb_msgbufs, int socket)
 	for (i = 0; i < w->max_sessions; i++) {
 		w->sessions[i].window = &windows[(size_t)i * w->window];
 		w->sessions[i].srv = &srv[(size_t)i * w->window];
+		for (j = 0; j < w->window; j++) {
+			/* A slot's worker and session never change. */
+			srv[(size_t)i * w->window + j].w = w;
+			srv[(size_t)i * w->window + j].session = (uint16_t)i;
+		}
 		w->sessions[i].slot_req_num = &slot_req[(size_t)i * w->window];
 		w->sessions[i].slot_timeouts = &slot_to[(size_t)i * w->window];
 		TAILQ_INIT(&w->sessions[i].backlog);
@@ -411,6 +416,7 @@ pmr_worker_destroy(struct pmr_worker *w)
 			continue;
 		if (s->client) {
 			s->closing = true;	/* before the continuations */
+			rpc_session_rx_update(s);
 			rpc_creq_fail_all(w, s, PMR_E_SESSION_RESET);
 			rpc_session_release(w, (uint16_t)sn, true);
 			continue;
