@@ -99,7 +99,7 @@ rpc_outbox_size(uint32_t max_sessions)
 }
 
 /* Queue a message to the nexus; keep it in the outbox if the ring is full. */
-void
+static void
 rpc_sm_send(struct pmr_worker *w, const struct pmr_sm_msg *m)
 {
 	if (rte_ring_empty(w->outbox) &&
