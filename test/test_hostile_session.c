@@ -31,6 +31,7 @@
 #include "pmr_pkthdr.h"
 #include "pmr_rpc.h"
 #include "rpc_private.h"
+#include "rpc_session.h"
 
 #define T_ECHO 1
 

@@ -16,6 +16,7 @@
 #include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_lcore.h>
+#include <rte_malloc.h>
 #include <rte_service.h>
 
 #include <rte_ethdev.h>
@@ -27,6 +28,7 @@
 #include "pmr_pkthdr.h"
 #include "pmr_rpc.h"
 #include "rpc_private.h"
+#include "rpc_tx.h"
 
 #define T_ECHO 1	/* answers the request with its bytes inverted */
 #define T_DEFER 2	/* keeps the request; the test answers later */
@@ -1026,6 +1028,57 @@ test_register_after_workers(void **state)
 			NULL), -EBUSY);
 }
 
+/*
+ * The FIFO of sent msgbufs is full of ones a driver still holds (the
+ * application's own pools can put more there than the worker's): a push
+ * must not spin until the driver lets go (it spun for ever before issue
+ * 12); it grows, and everything is freed once the driver lets go.
+ */
+static void
+test_txfree_full(void **state)
+{
+	struct pmr_worker *w = env.srv[0];
+	struct rpc_txfree *f = &w->txfree;
+	struct pmr_msgbuf *mbs[5];
+	struct pmr_worker_stats st;
+	struct rte_mempool *mp;
+	unsigned int i;
+
+	(void)state;
+	mp = pmr_msgbuf_pool_create("txfree_app", RTE_DIM(mbs), 0, 64, 64,
+			SOCKET_ID_ANY);
+	assert_non_null(mp);
+	/* Four entries, empty: the worker's own has room for all its pools. */
+	assert_int_equal(f->head, f->tail);
+	rte_free(f->mbs);
+	f->mbs = rte_malloc("txfree_test", 4 * sizeof(*f->mbs), 0);
+	assert_non_null(f->mbs);
+	f->size = 4;
+	f->head = f->tail = 0;
+	for (i = 0; i < RTE_DIM(mbs); i++) {
+		mbs[i] = pmr_msgbuf_alloc(mp, 8);
+		assert_non_null(mbs[i]);
+		pmr_msgbuf_tx_ref(mbs[i]);	/* a driver sends it */
+		rpc_txfree_push(w, mbs[i]);
+	}
+	assert_int_equal(f->tail - f->head, RTE_DIM(mbs));
+	assert_int_equal(f->size, 8);
+	assert_int_equal(pmr_worker_stats_get(w, &st), 0);
+	assert_int_equal(st.txfree_grown, 1);
+	assert_int_equal(st.txfree_abandoned, 0);
+	/* In order: the oldest first. */
+	for (i = 0; i < RTE_DIM(mbs); i++)
+		assert_ptr_equal(f->mbs[(f->head + i) & (f->size - 1)],
+				mbs[i]);
+	assert_int_equal(pmr_msgbuf_pool_in_use(mp), RTE_DIM(mbs));
+	for (i = 0; i < RTE_DIM(mbs); i++)
+		pmr_msgbuf_tx_unref(mbs[i]);	/* the driver is done */
+	poll_all();
+	assert_int_equal(f->head, f->tail);
+	assert_int_equal(pmr_msgbuf_pool_in_use(mp), 0);
+	assert_int_equal(pmr_msgbuf_pool_free(mp), 0);
+}
+
 int
 main(void)
 {
@@ -1062,6 +1115,8 @@ main(void)
 			test_bad_packets_dropped_and_counted, setup1, teardown),
 		cmocka_unit_test_setup_teardown(test_spoofed_source_and_token,
 			setup1, teardown),
+		cmocka_unit_test_setup_teardown(test_txfree_full, setup1,
+				teardown),
 		cmocka_unit_test_setup_teardown(test_register_after_workers,
 			setup1, teardown),
 	};

@@ -75,14 +75,21 @@ struct pmr_pkthdr_wire {
 /** Bytes of the header on the wire. */
 #define PMR_PKTHDR_LEN ((uint32_t)sizeof(struct pmr_pkthdr_wire))
 
-/** The header's fields, decoded. */
+/**
+ * The header's fields, decoded: four 64-bit words laid out so that
+ * pmr_pkthdr_decode() stores each wire word (or two halves of one) at
+ * once on a little-endian host, not field by field. Word 0 is the wire's
+ * word 0, magic and version included.
+ */
 struct pmr_pkthdr {
+	uint8_t magic;		/**< As received; encode ignores it. */
+	uint8_t version;	/**< As received; encode ignores it. */
 	uint8_t pkt_type;
 	uint8_t req_type;
 	uint16_t dest_session;
 	uint16_t pkt_num;
-	uint8_t status;		/**< enum pmr_status of a response, else 0. */
 	uint32_t msg_size;
+	uint8_t status;		/**< enum pmr_status of a response, else 0. */
 	uint64_t token;
 	uint64_t req_num;	/**< PMR_REQ_NUM_BITS bits. */
 };
@@ -201,6 +208,39 @@ pmr_pkt_token_decode(const void *buf, uint32_t len, struct pmr_pkt_token *t)
 	return 0;
 }
 
+/*
+ * pmr_pkthdr_decode()'s checks of a header's sizes, type against payload,
+ * and status, from the wire words w0 (type, request type, packet number)
+ * and rs (request number and status).
+ */
+static inline enum pmr_pkthdr_err
+pmr_pkthdr_check_size(uint8_t type, uint16_t pkt_num, uint32_t msg_size,
+		uint32_t len, uint64_t w0, uint64_t rs)
+{
+	uint8_t status = (uint8_t)(rs >> PMR_REQ_NUM_BITS);
+
+	if (likely(type <= PMR_PKT_RESP)) {	/* PMR_PKT_REQ or _RESP */
+		if (unlikely(pkt_num != 0 && len >= msg_size))
+			return PMR_PKTHDR_E_PKT_NUM;
+		if (unlikely(len > msg_size || (len == 0 && msg_size != 0)))
+			return PMR_PKTHDR_E_SIZE;
+	} else if (unlikely(type == PMR_PKT_TOKEN)) {
+		if (pkt_num != 0)
+			return PMR_PKTHDR_E_PKT_NUM;
+		if (len != PMR_PKT_TOKEN_LEN || msg_size != len)
+			return PMR_PKTHDR_E_SIZE;
+		if ((uint8_t)(w0 >> 24) != 0 ||
+		    (rs & PMR_REQ_NUM_MASK) != 0)
+			return PMR_PKTHDR_E_RESERVED;
+	} else if (unlikely(len != 0)) {
+		return PMR_PKTHDR_E_SIZE;
+	}
+	if (unlikely(status != 0 && (status >= PMR_PKTHDR_STATUS_MAX ||
+				     type != PMR_PKT_RESP)))
+		return PMR_PKTHDR_E_STATUS;
+	return PMR_PKTHDR_OK;
+}
+
 /**
  * Decode and validate the header of a packet of len bytes (header and
  * payload), in this order: length, magic, version, type, then the fields
@@ -244,38 +284,33 @@ pmr_pkthdr_decode(const void *buf, uint32_t len, struct pmr_pkthdr *h)
 	/* Unsigned: type 0 wraps to the top. */
 	if (unlikely((uint8_t)(type - 1) >= PMR_PKT_TYPE_MAX - 1))
 		return PMR_PKTHDR_E_TYPE;
+	/* Word by word; the fields are read from h where they are used. */
+#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
+	{
+		uint64_t w1s = (uint32_t)w1 |
+			(rs >> PMR_REQ_NUM_BITS) << 32;	/* size, status */
+
+		RTE_BUILD_BUG_ON(offsetof(struct pmr_pkthdr, msg_size) != 8 ||
+			offsetof(struct pmr_pkthdr, status) != 12);
+		memcpy(h, &w0, sizeof(w0));
+		memcpy((uint8_t *)h + 8, &w1s, sizeof(w1s));
+	}
+#else
+	h->magic = (uint8_t)w0;
+	h->version = (uint8_t)(w0 >> 8);
 	h->pkt_type = type;
 	h->req_type = (uint8_t)(w0 >> 24);
 	h->dest_session = (uint16_t)(w0 >> 32);
 	h->pkt_num = (uint16_t)(w0 >> 48);
 	h->msg_size = (uint32_t)w1;
+	h->status = (uint8_t)(rs >> PMR_REQ_NUM_BITS);
+#endif
 	h->token = tok;
 	h->req_num = rs & PMR_REQ_NUM_MASK;
-	h->status = (uint8_t)(rs >> PMR_REQ_NUM_BITS);
 	if (unlikely((w1 >> 32) != 0))
 		return PMR_PKTHDR_E_RESERVED;
-	len -= PMR_PKTHDR_LEN;
-	if (h->pkt_type <= PMR_PKT_RESP) {	/* PMR_PKT_REQ or _RESP */
-		if (unlikely(h->pkt_num != 0 && len >= h->msg_size))
-			return PMR_PKTHDR_E_PKT_NUM;
-		if (unlikely(len > h->msg_size ||
-			     (len == 0 && h->msg_size != 0)))
-			return PMR_PKTHDR_E_SIZE;
-	} else if (unlikely(h->pkt_type == PMR_PKT_TOKEN)) {
-		if (h->pkt_num != 0)
-			return PMR_PKTHDR_E_PKT_NUM;
-		if (len != PMR_PKT_TOKEN_LEN || h->msg_size != len)
-			return PMR_PKTHDR_E_SIZE;
-		if (h->req_type != 0 || h->req_num != 0)
-			return PMR_PKTHDR_E_RESERVED;
-	} else if (unlikely(len != 0)) {
-		return PMR_PKTHDR_E_SIZE;
-	}
-	if (unlikely(h->status != 0 &&
-		     (h->status >= PMR_PKTHDR_STATUS_MAX ||
-		      h->pkt_type != PMR_PKT_RESP)))
-		return PMR_PKTHDR_E_STATUS;
-	return PMR_PKTHDR_OK;
+	return pmr_pkthdr_check_size(type, (uint16_t)(w0 >> 48),
+			(uint32_t)w1, len - PMR_PKTHDR_LEN, w0, rs);
 }
 
 #ifdef __cplusplus

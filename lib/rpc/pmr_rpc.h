@@ -276,6 +276,12 @@ struct pmr_worker_stats {
 	uint64_t timeout_resets; /**< Sessions reset after
 				 * RPC_SLOT_TIMEOUTS_MAX timeouts in a row
 				 * on one window slot (client). */
+	uint64_t txfree_grown;	/**< Times the list of sent msgbufs waiting
+				 * for the driver grew (responses from
+				 * the application's own pools). */
+	uint64_t txfree_abandoned; /**< Sent msgbufs a driver held over a
+				 * second when that list was full and could
+				 * not grow: left to it, not freed. */
 };
 
 /**
@@ -670,7 +676,7 @@ enum pmr_status pmr_request_wait(struct pmr_worker *w,
 
 /* Server side. */
 
-struct pmr_req;
+struct pmr_srv_slot;
 
 /**
  * A request given to a handler: a small value, copy it freely; answer it
@@ -692,7 +698,7 @@ struct pmr_req;
  * handlers: their references must not be used after it.
  */
 struct pmr_req_ref {
-	struct pmr_req *slot;	/**< Internal. */
+	struct pmr_srv_slot *slot;	/**< Internal. */
 	uint32_t gen;		/**< Internal. */
 };
 

@@ -16,6 +16,7 @@
 #include <rte_kvargs.h>
 
 #include "rpc_private.h"
+#include "rpc_tx.h"
 
 static const char *const fault_keys[] = {
 	"drop_tx", "drop_rx", "dup_tx", "reorder_tx", "reorder_rx", "seed",

@@ -5,6 +5,14 @@
 #ifndef PMR_RPC_PRIVATE_H
 #define PMR_RPC_PRIVATE_H
 
+/*
+ * The worker's state, shared by every file of lib/rpc: struct pmr_worker
+ * and struct rpc_session, the drop reasons, msgbuf ownership. What each
+ * concern does with it is declared in its own header: rpc_tx.h (the TX
+ * burst), rpc_msg.h (messages in packets), rpc_client.h, rpc_server.h,
+ * rpc_timers.h, rpc_session.h, rpc_faults.h.
+ */
+
 #include <sys/queue.h>
 
 #include <rte_cycles.h>
@@ -14,6 +22,7 @@
 #include "pmr_nexus_worker.h"
 #include "pmr_pkthdr.h"
 #include "pmr_rpc.h"
+#include "rpc_faults.h"
 
 /* Internal to libpmrpc: direct calls, not through the PLT. */
 #pragma GCC visibility push(hidden)
@@ -43,31 +52,6 @@ enum rpc_drop {
 };
 
 /*
- * TOKEN packets a server session sends at most (issue 10): one on
- * CONNECT_IN, then again after gaps of rto, 2 rto, 4 rto, ... 64 rto
- * (0.6 s at the default rto) until the client's first valid packet
- * arrives. The span outlives a TX path that is dead for a while when the
- * session is taken: a memif port whose link flag lags its peer's connect
- * under load dropped the first copies, and 4 copies over 35 ms lost them
- * all (test hostile_session_defect6, token_outlives_tx_stall).
- */
-#define RPC_TOKEN_COPIES 8
-
-/*
- * Packets of a message, at most, on both sides: pkt_num is 16 bits and the
- * client's ack of a response is "packet resp_pkts", so 65,535.
- */
-#define RPC_MSG_PKTS_MAX UINT16_MAX
-
-/*
- * Payload of the first packet of a multi-packet message, at least (a
- * sender's packets are all the same size but the last; a tiny first packet
- * claiming a large message would pin a large buffer cheaply). A worker
- * whose packets are smaller is refused at creation.
- */
-#define RPC_FIRST_PKT_MIN 512
-
-/*
  * A server slot takes request number cur + k * window, 1 <= k <= this:
  * a client skips a number of a slot for each request that timed out
  * there before the server saw it, and resets the session after
@@ -79,92 +63,23 @@ enum rpc_drop {
 /* Polls between two looks at the nexus ring (a power of 2). */
 #define RPC_SM_POLL_EVERY 8
 
-/* Tries before a burst the queue will not take is dropped. */
-#define RPC_TX_TRIES 64
-
 /* Message buffer classes of a worker. */
 #define RPC_NB_CLASSES 3
 #define RPC_MID_SIZE (64 * 1024)
 
-/* A client request: in the session window, queued, or completing. */
+/* A client request (rpc_client.h) and a server slot (rpc_server.h). */
 struct rpc_creq;
+struct pmr_srv_slot;
 TAILQ_HEAD(rpc_creq_list, rpc_creq);
-struct rpc_creq {
-	TAILQ_ENTRY(rpc_creq) next;	/* backlog, or completing list */
-	TAILQ_ENTRY(rpc_creq) all;	/* in *tlist, by deadline */
-	TAILQ_ENTRY(rpc_creq) active;	/* in a window: retransmission */
-	struct rpc_creq_list *tlist;	/* &w->all or &w->timed */
-	struct pmr_msgbuf *mb;
-	pmr_cont_t cont;
-	void *tag;
-	struct pmr_req_handle *h;	/* instead of cont */
-	uint64_t req_num;
-	uint64_t deadline;		/* TSC: the request times out */
-	uint64_t last_tx;		/* TSC of the last packet sent */
-	uint32_t tx_round;		/* w->tx_bursts when last queued */
-	uint32_t req_pkts;		/* packets of the request */
-	uint32_t resp_pkts;		/* of the response; 0 until known */
-	uint32_t num_tx;		/* next packet index to send */
-	uint32_t num_rx;		/* replies received, in order */
-	uint32_t resp_size;
-	uint32_t resp_plen;		/* payload of a response packet */
-	struct pmr_msgbuf *resp_mb;	/* multi-packet response */
-	uint16_t session;
-	uint16_t slot;			/* in the session window */
-	uint8_t req_type;
-	bool in_window;
-	/* Completing: waiting for the driver to let go of mb. */
-	enum pmr_status status;
-	struct pmr_rx_pkt resp_pkt;	/* valid if has_resp */
-	bool has_resp;
-};
-
-/* Server slot states. */
-enum rpc_srv_state {
-	SRV_FREE = 0,
-	SRV_RECEIVING,		/* packets of a multi-packet request */
-	SRV_HANDLING,		/* with the handler */
-	SRV_RESPONDED,		/* response kept for retransmissions */
-};
-
-/*
- * A server slot (session, req_num % window): the request from its first
- * packet to pmr_respond(), then the response until the slot's next request.
- */
-struct pmr_req {
-	struct pmr_worker *w;
-	/*
-	 * Changes when the slot takes a request and when that request is
-	 * answered or dropped: a pmr_req_ref of another generation is stale.
-	 */
-	uint32_t gen;
-	TAILQ_ENTRY(pmr_req) tnext;	/* in w->srv_timed, if timed */
-	uint64_t tstamp;		/* TSC: timer start, if timed */
-	bool timed;			/* RECEIVING or RESPONDED: a timer */
-	uint64_t req_num;
-	uint16_t session;
-	uint8_t req_type;
-	uint8_t state;			/* enum rpc_srv_state */
-	bool orphaned;			/* session reset while handling */
-	bool has_pkt;			/* pkt holds a single-packet request */
-	/* request */
-	uint32_t req_size;
-	uint32_t req_pkts;
-	uint32_t req_plen;		/* payload of a request packet */
-	uint32_t num_rx;		/* request packets received, in order */
-	struct pmr_msgbuf *req_mb;	/* multi-packet request */
-	struct pmr_rx_pkt pkt;
-	const uint8_t *data;
-	uint32_t len;
-	struct pmr_msgbuf *resp_buf;	/* offered, lazily allocated */
-	/* response */
-	struct pmr_msgbuf *resp_mb;	/* NULL for an empty or error one */
-	uint32_t resp_pkts;
-	uint8_t resp_status;
-};
-TAILQ_HEAD(rpc_srv_list, pmr_req);
+TAILQ_HEAD(rpc_srv_list, pmr_srv_slot);
 
 struct rpc_session {
+	/*
+	 * Packet types the session takes on the data path, a bit per
+	 * type (rpc_session_rx_update()): one test in the RX dispatch for
+	 * its state, closing flag and role.
+	 */
+	uint8_t rx_accept;
 	enum pmr_session_state state;
 	bool client;
 	uint16_t remote_session;
@@ -185,14 +100,15 @@ struct rpc_session {
 	struct rpc_creq **window;	/* [session_window] by req_num */
 	struct rpc_creq_list backlog;	/* beyond the window, in order */
 	/* server */
-	struct pmr_req *srv;		/* [session_window] by req_num */
+	struct pmr_srv_slot *srv;	/* [session_window] by req_num */
 	uint16_t srv_active;		/* slots with handlers */
 	bool closing;			/* free once srv_active is 0 */
 	bool failing;			/* in rpc_creq_fail_all() */
 	/*
-	 * The handshake's data-path half (issue 10): the server sends the
-	 * token to the client's data address in TOKEN packets; the client
-	 * is CONNECTED once it has both the nexus's CONNECTED and the token.
+	 * The handshake's data-path half (issue 10, rpc_handshake.c): the
+	 * server sends the token to the client's data address in TOKEN
+	 * packets; the client is CONNECTED once it has both the nexus's
+	 * CONNECTED and the token.
 	 */
 	uint64_t hs_id;			/* the client worker's handshake id */
 	uint64_t hs_deadline;		/* TSC: next TOKEN copy / give up */
@@ -210,7 +126,7 @@ struct rpc_session {
 };
 TAILQ_HEAD(rpc_session_list, rpc_session);
 
-/* Msgbufs sent zero-copy, freed once the driver lets go (FIFO). */
+/* Msgbufs sent zero-copy, freed once the driver lets go (rpc_tx.c). */
 struct rpc_txfree {
 	struct pmr_msgbuf **mbs;
 	uint32_t size;			/* power of 2 */
@@ -222,15 +138,6 @@ struct rpc_txfree {
  * nexus's messages in the ring until it has taken some.
  */
 #define RPC_OUTBOX_REFUSES 64
-
-/* Fault injection: fractions scaled to 2^32, 0 for none. */
-struct rpc_faults {
-	uint32_t drop_tx, drop_rx, dup_tx, reorder_tx, reorder_rx;
-	uint64_t rng;			/* xorshift64* state */
-	bool on;
-	struct pmr_rx_pkt held;		/* RX packet delayed to next poll */
-	bool has_held;
-};
 
 struct pmr_worker {
 	/* Data path. */
@@ -245,7 +152,7 @@ struct pmr_worker {
 	uint32_t max_msg;
 	struct rte_mempool *pools[RPC_NB_CLASSES];
 	uint32_t pool_cap[RPC_NB_CLASSES];
-	/* The next TX burst; twice the size for injected duplicates. */
+	/* The next TX burst (rpc_tx.h); twice the size for duplicates. */
 	struct pmr_tx_pkt tx[2 * PMR_BURST_MAX];
 	bool tx_free[2 * PMR_BURST_MAX];	/* free tx[i].mb once sent */
 	uint8_t tx_hdr[PMR_BURST_MAX][PMR_PKTHDR_LEN];
@@ -256,14 +163,14 @@ struct pmr_worker {
 	struct rpc_txfree txfree;
 	struct rpc_creq_list completing;
 	/*
-	 * Pending requests by deadline, for their timeouts: those with the
-	 * worker's req_timeout in all (submit order is deadline order: O(1)),
-	 * those with their own (pmr_request_timeout()) in timed, sorted on
-	 * insertion from the tail (O(1) when they come in deadline order).
+	 * Pending requests by deadline (rpc_timers.h): those with the
+	 * worker's req_timeout in all (submit order is deadline order:
+	 * O(1)), those with their own (pmr_request_timeout()) in timed,
+	 * sorted on insertion from the tail (O(1) when they come in
+	 * deadline order). The retransmission scan walks them too.
 	 */
 	struct rpc_creq_list all;
 	struct rpc_creq_list timed;
-	struct rpc_creq_list active;	/* in windows */
 	uint64_t rto;			/* TSC */
 	uint64_t req_timeout;		/* TSC */
 	uint64_t next_timer;		/* TSC of the next timer scan */
@@ -320,12 +227,32 @@ struct pmr_worker {
 	bool has_service;
 };
 
+/*
+ * After a change of s's state, closing flag or role: a connected server
+ * session takes requests and requests for response, a connected client
+ * one responses and credit returns; others none.
+ */
+static inline void
+rpc_session_rx_update(struct rpc_session *s)
+{
+	if (s->state != PMR_SESSION_CONNECTED || s->closing)
+		s->rx_accept = 0;
+	else if (s->client)
+		s->rx_accept = RTE_BIT32(PMR_PKT_RESP) | RTE_BIT32(PMR_PKT_CR);
+	else
+		s->rx_accept = RTE_BIT32(PMR_PKT_REQ) | RTE_BIT32(PMR_PKT_RFR);
+}
+
 static inline void
 rpc_count_drop(struct pmr_worker *w, unsigned int why)
 {
 	w->stats.drops[why]++;
 	w->stats.rx_drops++;
 }
+
+/* rpc_poll.c: log a dropped forgery, at most once a second. */
+void rpc_log_forged(struct pmr_worker *w, unsigned int why, uint16_t sn,
+		uint64_t src);
 
 /*
  * Msgbuf ownership (pmr_msgbuf.flags): the worker holds a pending
@@ -367,12 +294,8 @@ rpc_msgbuf_put(struct pmr_msgbuf *mb)
 	pmr_msgbuf_free(mb);
 }
 
-/* Packets of a message of size bytes, in packets of plen payload. */
-static inline uint32_t
-rpc_msg_pkts(uint32_t size, uint32_t plen)
-{
-	return size <= plen ? 1 : (size + plen - 1) / plen;
-}
+/* rpc_worker.c: a msgbuf of the smallest class that holds len bytes. */
+struct pmr_msgbuf *rpc_msgbuf_alloc(struct pmr_worker *w, uint32_t len);
 
 /* Window slot of a request number (client and server alike). */
 static inline uint32_t
@@ -382,139 +305,6 @@ rpc_slot_of(const struct pmr_worker *w, uint64_t req_num)
 		return (uint32_t)(req_num & (w->window - 1u));
 	return (uint32_t)(req_num % w->window);
 }
-
-/* rpc_poll.c */
-void rpc_log_forged(struct pmr_worker *w, unsigned int why, uint16_t sn,
-		uint64_t src);
-void rpc_tx_flush_slow(struct pmr_worker *w, uint16_t sent);
-void rpc_tx_flush_full(struct pmr_worker *w);
-void rpc_tx_msg_pkt(struct pmr_worker *w, struct rpc_session *s,
-		const struct pmr_pkthdr *h, struct pmr_msgbuf *mb,
-		uint32_t plen, bool free_after);
-void rpc_txfree_push(struct pmr_worker *w, struct pmr_msgbuf *mb);
-struct pmr_msgbuf *rpc_msgbuf_alloc(struct pmr_worker *w, uint32_t len);
-
-/*
- * Send the queued burst: one driver call when the queue takes it all and
- * nothing is to be freed once sent (no faults); else rpc_tx_flush_slow().
- */
-static inline void
-rpc_tx_flush(struct pmr_worker *w)
-{
-	uint16_t sent = 0;
-
-	/* What is queued from now on goes in the next burst. */
-	w->tx_bursts++;
-	if (likely(!w->faults.on && w->nb_tx_free == 0)) {
-		sent = pmr_transport_tx_burst(w->q, w->tx, w->nb_tx);
-		if (likely(sent == w->nb_tx)) {
-			w->nb_tx = 0;
-			return;
-		}
-	}
-	rpc_tx_flush_slow(w, sent);
-}
-
-/* The next free entry of the TX burst (flushing a full one first). */
-static inline struct pmr_tx_pkt *
-rpc_tx_next(struct pmr_worker *w, bool free_after)
-{
-	if (unlikely(w->nb_tx == PMR_BURST_MAX))
-		rpc_tx_flush_full(w);
-	w->tx_free[w->nb_tx] = free_after;
-	w->nb_tx_free += free_after;
-	return &w->tx[w->nb_tx++];
-}
-
-/*
- * May mb go out in place as one packet (rpc_tx_inplace()): a
- * single-packet message, room for the headers in front of it, and no
- * driver still holding it?
- */
-static inline bool
-rpc_tx_inplace_ok(const struct pmr_worker *w, const struct pmr_msgbuf *mb)
-{
-	return mb->len <= w->plen && mb->headroom >= w->headroom &&
-		pmr_msgbuf_tx_pending(mb) == 0;
-}
-
-/*
- * Queue the single packet of the message in mb, its header written in
- * the headroom (as rpc_tx_msg_pkt() does for packet 0 of such a message,
- * minus the generality).
- */
-static inline void
-rpc_tx_inplace(struct pmr_worker *w, const struct rpc_session *s,
-		struct pmr_msgbuf *mb, uint8_t pkt_type, uint8_t req_type,
-		uint64_t req_num, uint8_t status)
-{
-	uint8_t *hdr = mb->data - PMR_PKTHDR_LEN;
-	uint32_t len = mb->len;
-	struct pmr_tx_pkt *p;
-
-	pmr_pkthdr_write(hdr, pkt_type, req_type, s->remote_session, 0, len,
-			s->token, req_num, status);
-	p = rpc_tx_next(w, false);
-	p->peer = s->peer;
-	p->mb = mb;
-	p->data = hdr;
-	p->len = PMR_PKTHDR_LEN + len;
-	p->hdr = NULL;
-	p->hdr_len = 0;
-	w->stats.tx_pkts++;
-	w->stats.tx_bytes += len;
-}
-
-/* Is mb in the TX burst not sent yet? */
-static inline bool
-rpc_tx_queued(const struct pmr_worker *w, const struct pmr_msgbuf *mb)
-{
-	uint16_t i;
-
-	for (i = 0; i < w->nb_tx; i++)
-		if (w->tx[i].mb == mb)
-			return true;
-	return false;
-}
-
-/* rpc_faults.c */
-int rpc_faults_parse(struct rpc_faults *f, const char *spec,
-		uint16_t worker_id);
-uint16_t rpc_faults_tx(struct pmr_worker *w, struct pmr_tx_pkt *pkts,
-		bool *free_after, uint16_t n);
-uint16_t rpc_faults_rx(struct pmr_worker *w, struct pmr_rx_pkt *pkts,
-		uint16_t n);
-
-/* rpc_session.c */
-uint32_t rpc_outbox_size(uint32_t max_sessions);
-bool rpc_outbox_flush(struct pmr_worker *w);
-void rpc_sm_send(struct pmr_worker *w, const struct pmr_sm_msg *m);
-int rpc_sm_poll(struct pmr_worker *w);
-void rpc_session_reset(struct pmr_worker *w, uint16_t sn,
-		enum pmr_session_state state);
-void rpc_session_release(struct pmr_worker *w, uint16_t sn, bool notify);
-void rpc_rx_token(struct pmr_worker *w, const struct pmr_pkthdr *h,
-		struct pmr_rx_pkt *pkt);
-void rpc_hs_timers(struct pmr_worker *w);
-void rpc_hs_stop(struct pmr_worker *w, struct rpc_session *s);
-void rpc_server_reset_event(struct pmr_worker *w, uint16_t sn, int err);
-
-/* rpc_req.c (client) */
-void rpc_creq_fail_all(struct pmr_worker *w, struct rpc_session *s,
-		enum pmr_status status);
-void rpc_window_fill(struct pmr_worker *w, uint16_t sn);
-int rpc_completing_poll(struct pmr_worker *w);
-void rpc_rx_reply(struct pmr_worker *w, uint16_t sn,
-		const struct pmr_pkthdr *h, struct pmr_rx_pkt *pkt);
-void rpc_timers(struct pmr_worker *w, uint64_t now);
-
-/* rpc_resp.c (server) */
-void rpc_rx_req(struct pmr_worker *w, uint16_t sn,
-		const struct pmr_pkthdr *h, struct pmr_rx_pkt *pkt);
-void rpc_srv_drop_all(struct pmr_worker *w, struct rpc_session *s);
-void rpc_srv_slot_clear(struct pmr_worker *w, struct pmr_req *req);
-void rpc_srv_timers(struct pmr_worker *w, uint64_t now);
-void rpc_slots_init(struct pmr_worker *w, struct rpc_session *s);
 
 #pragma GCC visibility pop
 

@@ -3,8 +3,10 @@
  */
 
 /*
- * Sessions: opening and closing them through the nexus, and the session
- * events the nexus sends (pmr_nexus_worker.h has the protocol).
+ * Sessions: the table, opening and closing them through the nexus, the
+ * session events the nexus sends (pmr_nexus_worker.h has the protocol)
+ * and the outbox of messages to it. The TOKEN packets of the handshake
+ * are in rpc_handshake.c.
  */
 
 #include <string.h>
@@ -12,7 +14,11 @@
 #include <rte_cycles.h>
 #include <rte_random.h>
 
+#include "rpc_client.h"
 #include "rpc_private.h"
+#include "rpc_server.h"
+#include "rpc_session.h"
+#include "rpc_tx.h"
 
 static int
 sm_status_errno(uint16_t status)
@@ -61,6 +67,7 @@ rpc_server_reset_event(struct pmr_worker *w, uint16_t sn, int err)
 		return;
 	s->accepted = false;
 	s->state = PMR_SESSION_RESET;
+	rpc_session_rx_update(s);
 	if (w->srv_cb != NULL)
 		w->srv_cb(w, sn, PMR_SESSION_EV_RESET, err, w->srv_cb_arg);
 }
@@ -92,7 +99,7 @@ rpc_outbox_size(uint32_t max_sessions)
 }
 
 /* Queue a message to the nexus; keep it in the outbox if the ring is full. */
-void
+static void
 rpc_sm_send(struct pmr_worker *w, const struct pmr_sm_msg *m)
 {
 	if (rte_ring_empty(w->outbox) &&
@@ -162,6 +169,7 @@ session_alloc(struct pmr_worker *w, bool client, uint16_t reserve)
 	s->rx_reserve = reserve;
 	s->client = client;
 	s->closing = false;
+	rpc_session_rx_update(s);
 	s->failing = false;
 	s->in_flight = 0;
 	s->credits = w->credits;
@@ -170,7 +178,7 @@ session_alloc(struct pmr_worker *w, bool client, uint16_t reserve)
 	s->srv_active = 0;
 	for (uint16_t i = 0; i < w->window; i++)
 		s->slot_req_num[i] = i;
-	rpc_slots_init(w, s);
+	rpc_server_session_init(w, s);
 	s->peer = NULL;
 	s->cb = NULL;
 	s->cb_arg = NULL;
@@ -186,38 +194,15 @@ session_alloc(struct pmr_worker *w, bool client, uint16_t reserve)
 	return sn;
 }
 
-/* Put s on the list of handshakes with a deadline (hs_deadline). */
-static void
-hs_pending_add(struct pmr_worker *w, struct rpc_session *s)
-{
-	if (TAILQ_EMPTY(&w->hs_pending) || s->hs_deadline < w->hs_next)
-		w->hs_next = s->hs_deadline;
-	if (!s->hs_pending)
-		TAILQ_INSERT_TAIL(&w->hs_pending, s, hs_next);
-	s->hs_pending = true;
-}
-
-/* Take s off it: the handshake is over, one way or the other. */
-void
-rpc_hs_stop(struct pmr_worker *w, struct rpc_session *s)
-{
-	if (s->hs_pending)
-		TAILQ_REMOVE(&w->hs_pending, s, hs_next);
-	s->hs_pending = false;
-	s->token_left = 0;
-}
-
 static void
 session_free(struct pmr_worker *w, uint16_t sn)
 {
 	struct rpc_session *s = &w->sessions[sn];
-	uint16_t i;
 
-	for (i = 0; i < w->window; i++)
-		if (s->srv[i].state != SRV_FREE)
-			rpc_srv_slot_clear(w, &s->srv[i]);
+	rpc_server_session_clear(w, s);
 	rpc_hs_stop(w, s);
 	s->state = PMR_SESSION_FREE;
+	rpc_session_rx_update(s);
 	s->peer = NULL;
 	w->rx_reserved -= s->rx_reserve;
 	w->sess_free[w->nb_sess_free++] = sn;
@@ -281,6 +266,7 @@ pmr_session_create(struct pmr_worker *w, const char *uri,
 		return sn;
 	s = &w->sessions[sn];
 	s->state = PMR_SESSION_CONNECTING;
+	rpc_session_rx_update(s);
 	s->remote_worker = remote_worker;
 	s->cb = cb;
 	s->cb_arg = arg;
@@ -313,6 +299,7 @@ pmr_session_destroy(struct pmr_worker *w, int session)
 	switch (s->state) {
 	case PMR_SESSION_CONNECTING:
 		s->closing = true;
+		rpc_session_rx_update(s);
 		rpc_creq_fail_all(w, s, PMR_E_SESSION_RESET);
 		/*
 		 * Freed when the nexus answers the handshake; if it has (the
@@ -329,6 +316,7 @@ pmr_session_destroy(struct pmr_worker *w, int session)
 		 * request on it or destroys it again is refused (-EINVAL).
 		 */
 		s->closing = true;
+		rpc_session_rx_update(s);
 		rpc_creq_fail_all(w, s, PMR_E_SESSION_RESET);
 		rpc_session_release(w, (uint16_t)session, true);
 		break;
@@ -340,6 +328,7 @@ pmr_session_destroy(struct pmr_worker *w, int session)
 			 * still walks the session).
 			 */
 			s->closing = true;
+			rpc_session_rx_update(s);
 			break;
 		}
 		session_free(w, (uint16_t)session);
@@ -462,84 +451,25 @@ session_reset(struct pmr_worker *w, uint16_t sn,
 		 * (closing): the release below frees it.
 		 */
 		s->state = state;
+		rpc_session_rx_update(s);
 		rpc_creq_fail_all(w, s, PMR_E_SESSION_RESET);
 		rpc_session_release(w, sn, false);
 		if (s->cb != NULL && !s->closing)
 			s->cb(w, sn, PMR_SESSION_EV_RESET, err, s->cb_arg);
 		return;
 	}
-	rpc_srv_drop_all(w, s);
+	rpc_server_session_orphan(w, s);
 	rpc_server_reset_event(w, sn, err);
 	if (s->srv_active == 0) {
 		rpc_session_release(w, sn, false);
 	} else {
 		/* Freed by the last pmr_respond(); its peer goes now. */
 		s->closing = true;
+		rpc_session_rx_update(s);
 		s->state = state;
+		rpc_session_rx_update(s);
 		session_return_peer(w, sn, false);
 	}
-}
-
-void
-rpc_session_reset(struct pmr_worker *w, uint16_t sn,
-		enum pmr_session_state state)
-{
-	session_reset(w, sn, state, -ECONNRESET);
-}
-
-/*
- * Send server session sn's token to the client in a TOKEN packet, if a
- * copy is due (hs_deadline); schedule the next one, rto later than the
- * last gap, or stop after RPC_TOKEN_COPIES.
- */
-static void
-token_send(struct pmr_worker *w, uint16_t sn)
-{
-	struct rpc_session *s = &w->sessions[sn];
-	struct pmr_pkthdr h = {
-		.pkt_type = PMR_PKT_TOKEN,
-		.dest_session = s->remote_session,
-		.msg_size = PMR_PKT_TOKEN_LEN,
-		.token = s->token,
-	};
-	struct pmr_pkt_token t = {
-		.hs_id = s->hs_id,
-		.server_session = sn,
-		.credits = s->rx_reserve,
-	};
-	struct pmr_msgbuf *mb;
-	struct pmr_tx_pkt *p;
-	unsigned int sent;
-
-	if (s->peer == NULL || s->closing || s->token_left == 0) {
-		rpc_hs_stop(w, s);
-		return;
-	}
-	mb = rpc_msgbuf_alloc(w, PMR_PKT_TOKEN_LEN);
-	if (mb != NULL) {
-		/* One packet, in place, the msgbuf freed once sent. */
-		pmr_pkt_token_encode(mb->data, &t);
-		pmr_pkthdr_encode(mb->data - PMR_PKTHDR_LEN, &h);
-		p = rpc_tx_next(w, true);
-		p->peer = s->peer;
-		p->mb = mb;
-		p->data = mb->data - PMR_PKTHDR_LEN;
-		p->len = PMR_PKTHDR_LEN + mb->len;
-		p->hdr = NULL;
-		p->hdr_len = 0;
-		w->stats.tx_pkts++;
-		w->stats.tx_bytes += mb->len;
-		w->stats.tokens_sent++;
-		s->token_left--;
-	}
-	/* No msgbuf: try again at the next deadline. */
-	if (s->token_left == 0) {
-		rpc_hs_stop(w, s);
-		return;
-	}
-	sent = RPC_TOKEN_COPIES - s->token_left;
-	s->hs_deadline += w->rto << (sent != 0 ? sent - 1 : 0);
-	hs_pending_add(w, s);
 }
 
 /*
@@ -547,8 +477,8 @@ token_send(struct pmr_worker *w, uint16_t sn)
  * with the credits the server granted (at most its own), and reserves no
  * more receive slots than those.
  */
-static void
-session_up(struct pmr_worker *w, uint16_t sn)
+void
+rpc_session_up(struct pmr_worker *w, uint16_t sn)
 {
 	struct rpc_session *s = &w->sessions[sn];
 	uint16_t c = w->credits;
@@ -565,6 +495,7 @@ session_up(struct pmr_worker *w, uint16_t sn)
 	s->credits = c;
 	rpc_hs_stop(w, s);
 	s->state = PMR_SESSION_CONNECTED;
+	rpc_session_rx_update(s);
 	if (s->cb != NULL)
 		s->cb(w, sn, PMR_SESSION_EV_CONNECTED, 0, s->cb_arg);
 	if (s->state == PMR_SESSION_CONNECTED && !s->closing)
@@ -575,104 +506,19 @@ session_up(struct pmr_worker *w, uint16_t sn)
  * Client session sn's handshake failed after the nexus answered: fail
  * what waits, give the peer back (the server is told), and say why.
  */
-static void
-session_connect_fail(struct pmr_worker *w, uint16_t sn, bool notify,
+void
+rpc_session_connect_fail(struct pmr_worker *w, uint16_t sn, bool notify,
 		int err)
 {
 	struct rpc_session *s = &w->sessions[sn];
 
 	rpc_hs_stop(w, s);
 	s->state = PMR_SESSION_FAILED;
+	rpc_session_rx_update(s);
 	rpc_creq_fail_all(w, s, PMR_E_SESSION_RESET);
 	rpc_session_release(w, sn, notify);	/* frees it if closing */
 	if (s->cb != NULL && !s->closing)
 		s->cb(w, sn, PMR_SESSION_EV_CONNECT_FAILED, err, s->cb_arg);
-}
-
-/*
- * A TOKEN packet (header decoded, h->dest_session in range, not checked
- * further). Taken only by a client session of ours still connecting whose
- * handshake id it carries and, once the nexus has answered, from the
- * server's address naming the server's session; a copy of the token
- * taken already is harmless. Everything else is dropped and counted.
- */
-void
-rpc_rx_token(struct pmr_worker *w, const struct pmr_pkthdr *h,
-		struct pmr_rx_pkt *pkt)
-{
-	uint16_t sn = h->dest_session;
-	struct rpc_session *s = &w->sessions[sn];
-	struct pmr_pkt_token t;
-	bool same;
-
-	if (!s->client || s->closing ||
-	    pmr_pkt_token_decode(pkt->data + PMR_PKTHDR_LEN,
-			pkt->len - PMR_PKTHDR_LEN, &t) != 0 ||
-	    t.hs_id != s->hs_id)
-		goto forged;
-	if (s->peer != NULL && (pkt->src != s->peer_src ||
-				t.server_session != s->remote_session))
-		goto forged;
-	same = s->has_token && h->token == s->token &&
-		pkt->src == s->token_src && t.server_session == s->token_session;
-	if (s->state == PMR_SESSION_CONNECTED) {
-		if (!same)
-			goto forged;
-		/* A later copy: the server has not heard from us yet. */
-		w->stats.tokens_received++;
-		pmr_transport_rx_release(w->q, pkt, 1);
-		return;
-	}
-	if (s->state != PMR_SESSION_CONNECTING || (s->has_token && !same))
-		goto forged;
-	w->stats.tokens_received++;
-	s->token = h->token;
-	s->token_src = pkt->src;
-	s->token_session = t.server_session;
-	s->granted = t.credits;
-	s->has_token = true;
-	pmr_transport_rx_release(w->q, pkt, 1);
-	if (s->peer != NULL)
-		session_up(w, sn);
-	return;
-forged:
-	rpc_log_forged(w, RPC_DROP_TOKEN_PKT, sn, pkt->src);
-	rpc_count_drop(w, RPC_DROP_TOKEN_PKT);
-	pmr_transport_rx_release(w->q, pkt, 1);
-}
-
-/* Handshakes due: TOKEN copies to send, tokens that never came. */
-void
-rpc_hs_timers(struct pmr_worker *w)
-{
-	uint64_t now = rte_get_timer_cycles();
-	struct rpc_session *s, *next;
-	uint64_t first = UINT64_MAX;
-	uint16_t sn;
-
-	if (now < w->hs_next)
-		return;
-	for (s = TAILQ_FIRST(&w->hs_pending); s != NULL; s = next) {
-		next = TAILQ_NEXT(s, hs_next);
-		if (now < s->hs_deadline)
-			continue;
-		sn = (uint16_t)(s - w->sessions);
-		if (!s->client) {
-			/* Leaves s on the list with a later deadline, or not. */
-			token_send(w, sn);
-			continue;
-		}
-		/* The nexus answered, the data path did not. */
-		w->stats.connects_unreachable++;
-		RPC_LOG(NOTICE, "worker %u: session %u: no token came on the "
-			"data path: unreachable", w->worker_id, sn);
-		session_connect_fail(w, sn, true, -ENETUNREACH);
-		/* The callback may have closed others: from the top again. */
-		next = TAILQ_FIRST(&w->hs_pending);
-	}
-	TAILQ_FOREACH(s, &w->hs_pending, hs_next)
-		first = RTE_MIN(first, s->hs_deadline);
-	w->hs_next = first;
 }
 
 static void
@@ -706,6 +552,7 @@ sm_connect_in(struct pmr_worker *w, const struct pmr_sm_msg *m)
 	if (w->srv_cb != NULL) {
 		/* Asked before anything is answered, in state CONNECTING. */
 		s->state = PMR_SESSION_CONNECTING;
+		rpc_session_rx_update(s);
 		if (w->srv_cb(w, sn, PMR_SESSION_EV_ACCEPT, 0,
 				w->srv_cb_arg) != 0) {
 			/* The nexus destroys the peer it made for it. */
@@ -723,18 +570,12 @@ sm_connect_in(struct pmr_worker *w, const struct pmr_sm_msg *m)
 	s->token = m->token;
 	s->hs_id = m->hs_id;
 	s->state = PMR_SESSION_CONNECTED;
+	rpc_session_rx_update(s);
 	r.type = PMR_SM_ACCEPT;
 	r.local_session = (uint16_t)sn;
 	r.credits = s->rx_reserve;
 	rpc_sm_send(w, &r);
-	/*
-	 * The token goes to the client's claimed data address, never in a
-	 * nexus datagram: only a client that receives there can use the
-	 * session. Copies follow until its first valid packet.
-	 */
-	s->token_left = RPC_TOKEN_COPIES;
-	s->hs_deadline = rte_get_timer_cycles();
-	token_send(w, (uint16_t)sn);
+	rpc_hs_server_start(w, (uint16_t)sn);
 }
 
 static void
@@ -769,12 +610,10 @@ sm_connected(struct pmr_worker *w, const struct pmr_sm_msg *m)
 		s->has_token = false;
 	}
 	if (s->has_token) {
-		session_up(w, m->local_session);
+		rpc_session_up(w, m->local_session);
 		return;
 	}
-	/* The token has that long to arrive (server copies included). */
-	s->hs_deadline = rte_get_timer_cycles() + w->req_timeout;
-	hs_pending_add(w, s);
+	rpc_hs_client_wait(w, s);
 }
 
 static void
@@ -789,6 +628,7 @@ sm_connect_failed(struct pmr_worker *w, const struct pmr_sm_msg *m)
 		return;
 	}
 	s->state = PMR_SESSION_FAILED;
+	rpc_session_rx_update(s);
 	rpc_creq_fail_all(w, s, PMR_E_SESSION_RESET);
 	if (s->closing) {
 		/* A continuation destroyed it. */
@@ -813,7 +653,7 @@ sm_disconnected(struct pmr_worker *w, const struct pmr_sm_msg *m)
 	else if (s->client && s->state == PMR_SESSION_CONNECTING &&
 		 s->peer != NULL)
 		/* Gone while we waited for the token. */
-		session_connect_fail(w, m->local_session, false,
+		rpc_session_connect_fail(w, m->local_session, false,
 				sm_status_errno(m->status));
 }
 

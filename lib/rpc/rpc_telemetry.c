@@ -77,6 +77,8 @@ static const struct tel_field worker_stat_fields[] = {
 	WORKER_STAT(resps_expired),
 	WORKER_STAT(large_refused),
 	WORKER_STAT(timeout_resets),
+	WORKER_STAT(txfree_grown),
+	WORKER_STAT(txfree_abandoned),
 };
 
 #define DRIVER_STAT(f) { "driver_" #f, offsetof(struct pmr_transport_stats, f) }

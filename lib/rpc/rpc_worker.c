@@ -15,7 +15,12 @@
 #include <rte_service_component.h>
 
 #include "pmr_transport_driver.h"
+#include "rpc_client.h"
+#include "rpc_msg.h"
 #include "rpc_private.h"
+#include "rpc_server.h"
+#include "rpc_session.h"
+#include "rpc_tx.h"
 #include "rpc_telemetry.h"
 
 RTE_LOG_REGISTER(pmr_rpc_logtype, pmr.rpc, NOTICE);
@@ -104,10 +109,10 @@ worker_alloc_tables(struct pmr_worker *w, uint32_t nb_msgbufs, int socket)
 {
 	char name[RTE_RING_NAMESIZE];
 	struct rpc_creq **windows;
-	struct pmr_req *srv;
+	struct pmr_srv_slot *srv;
 	uint64_t *slot_req;
 	uint8_t *slot_to;
-	uint32_t i;
+	uint32_t i, j;
 
 	w->sessions = rte_zmalloc_socket("pmr_sessions",
 			w->max_sessions * sizeof(*w->sessions), 0, socket);
@@ -153,6 +158,11 @@ worker_alloc_tables(struct pmr_worker *w, uint32_t nb_msgbufs, int socket)
 	for (i = 0; i < w->max_sessions; i++) {
 		w->sessions[i].window = &windows[(size_t)i * w->window];
 		w->sessions[i].srv = &srv[(size_t)i * w->window];
+		for (j = 0; j < w->window; j++) {
+			/* A slot's worker and session never change. */
+			srv[(size_t)i * w->window + j].w = w;
+			srv[(size_t)i * w->window + j].session = (uint16_t)i;
+		}
 		w->sessions[i].slot_req_num = &slot_req[(size_t)i * w->window];
 		w->sessions[i].slot_timeouts = &slot_to[(size_t)i * w->window];
 		TAILQ_INIT(&w->sessions[i].backlog);
@@ -177,7 +187,6 @@ worker_alloc_tables(struct pmr_worker *w, uint32_t nb_msgbufs, int socket)
 	TAILQ_INIT(&w->completing);
 	TAILQ_INIT(&w->all);
 	TAILQ_INIT(&w->timed);
-	TAILQ_INIT(&w->active);
 	TAILQ_INIT(&w->hs_pending);
 	TAILQ_INIT(&w->srv_timed);
 	return 0;
@@ -369,11 +378,7 @@ worker_drain(struct pmr_worker *w)
 			pmr_transport_rx_release(w->q, rx, nb);
 		pmr_transport_tx_flush(w->q);
 		rpc_completing_poll(w);
-		while (w->txfree.head != w->txfree.tail &&
-		       pmr_msgbuf_tx_pending(w->txfree.mbs[w->txfree.head &
-				(w->txfree.size - 1)]) == 0)
-			rpc_msgbuf_put(w->txfree.mbs[w->txfree.head++ &
-				(w->txfree.size - 1)]);
+		rpc_txfree_poll(w);
 		if ((TAILQ_EMPTY(&w->completing) &&
 		     w->txfree.head == w->txfree.tail) ||
 		    rte_get_timer_cycles() > deadline)
@@ -408,20 +413,18 @@ pmr_worker_destroy(struct pmr_worker *w)
 			rpc_server_reset_event(w, (uint16_t)sn, -ESHUTDOWN);
 	for (sn = 0; sn < w->max_sessions; sn++) {
 		struct rpc_session *s = &w->sessions[sn];
-		uint16_t i;
 
 		if (s->state == PMR_SESSION_FREE)
 			continue;
 		if (s->client) {
 			s->closing = true;	/* before the continuations */
+			rpc_session_rx_update(s);
 			rpc_creq_fail_all(w, s, PMR_E_SESSION_RESET);
 			rpc_session_release(w, (uint16_t)sn, true);
 			continue;
 		}
 		/* Requests handlers never answered: dropped. */
-		for (i = 0; i < w->window; i++)
-			if (s->srv[i].state != SRV_FREE)
-				rpc_srv_slot_clear(w, &s->srv[i]);
+		rpc_server_session_clear(w, s);
 		s->srv_active = 0;
 		rpc_session_release(w, (uint16_t)sn, true);
 	}
@@ -543,6 +546,18 @@ struct rte_mempool *
 pmr_worker_pool(const struct pmr_worker *w, unsigned int cls)
 {
 	return cls < RPC_NB_CLASSES ? w->pools[cls] : NULL;
+}
+
+struct pmr_msgbuf *
+rpc_msgbuf_alloc(struct pmr_worker *w, uint32_t len)
+{
+	unsigned int c;
+
+	for (c = 0; c < RPC_NB_CLASSES; c++)
+		if (len <= w->pool_cap[c])
+			return pmr_msgbuf_alloc(w->pools[c], len);
+	rte_errno = EMSGSIZE;
+	return NULL;
 }
 
 struct pmr_msgbuf *

@@ -13,7 +13,11 @@
 
 #include "fuzz_worker_rpc.h"
 #include "pmr_fuzz.h"
+#include "rpc_client.h"
 #include "rpc_private.h"
+#include "rpc_server.h"
+#include "rpc_timers.h"
+#include "rpc_tx.h"
 
 uint32_t
 fz_hdr_len(void)
@@ -108,12 +112,12 @@ void
 fz_srv_slot(const struct pmr_worker *w, uint16_t sn, uint16_t i,
 		struct fz_srv_slot *v)
 {
-	const struct pmr_req *req = &w->sessions[sn].srv[i];
+	const struct pmr_srv_slot *req = &w->sessions[sn].srv[i];
 
 	v->busy = req->state != SRV_FREE;
 	v->req_num = req->req_num;
-	v->req_size = req->req_size;
-	v->num_rx = req->num_rx;
+	v->req_size = req->req.size;
+	v->num_rx = req->req.num_rx;
 	v->resp_pkts = req->state == SRV_RESPONDED ? req->resp_pkts : 0;
 	v->status_only = v->resp_pkts != 0 && req->resp_mb == NULL;
 }
@@ -136,9 +140,9 @@ fz_cli_slot(const struct pmr_worker *w, uint16_t sn, uint16_t i,
 	}
 	v->req_num = r->req_num;
 	v->req_pkts = r->req_pkts;
-	v->resp_pkts = r->resp_pkts;
+	v->resp_pkts = r->resp.pkts;
 	/* Set with the first response packet: stale until then. */
-	v->resp_size = r->resp_pkts != 0 ? r->resp_size : 0;
+	v->resp_size = r->resp.pkts != 0 ? r->resp.size : 0;
 	v->num_tx = r->num_tx;
 	v->num_rx = r->num_rx;
 }
@@ -149,11 +153,10 @@ fz_advance_time(struct pmr_worker *w, enum fz_time t)
 	uint64_t later = t == FZ_TIME_RTO ? w->rto + 1 : w->req_timeout + 1;
 	uint64_t now = rte_get_timer_cycles();
 
-	/* rpc_timers() and rpc_srv_timers() take the time: a time hook. */
-	if (!TAILQ_EMPTY(&w->all))
-		rpc_timers(w, now + later);
+	/* The timer scans take the time: a time hook. */
+	rpc_timers_client(w, now + later);
 	if (t != FZ_TIME_RTO)
-		rpc_srv_timers(w, now + w->srv_timeout + 1);
+		rpc_timers_server(w, now + w->srv_timeout + 1);
 	if (w->nb_tx != 0)
 		rpc_tx_flush(w);
 }
@@ -180,7 +183,7 @@ fz_rx_accounted(const struct pmr_worker_stats *st)
 	/* rpc_rx_one()'s drops: decode errors, then the session checks. */
 	for (i = 0; i <= RPC_DROP_ROLE; i++)
 		n += st->drops[i];
-	/* TOKEN packets (rpc_rx_token()): taken, or dropped. */
+	/* TOKEN packets (rpc_hs_rx_token()): taken, or dropped. */
 	return n + st->tokens_received + st->drops[RPC_DROP_TOKEN_PKT];
 }
 
@@ -227,8 +230,8 @@ fz_sessions_resync(struct pmr_worker *srv, struct pmr_worker *cli,
 				s->srv[i].resp_buf = NULL;
 			}
 			/* What a free slot keeps of its last request. */
-			s->srv[i].req_size = 0;
-			s->srv[i].num_rx = 0;
+			s->srv[i].req.size = 0;
+			s->srv[i].req.num_rx = 0;
 			s->srv[i].resp_pkts = 0;
 		}
 		/*
@@ -236,7 +239,7 @@ fz_sessions_resync(struct pmr_worker *srv, struct pmr_worker *cli,
 		 * index as its first request number, as the client's
 		 * slot_req_num[] below; no timeouts counted.
 		 */
-		rpc_slots_init(srv, s);
+		rpc_server_session_init(srv, s);
 	}
 	for (k = 0; k < n; k++) {
 		struct rpc_session *s;

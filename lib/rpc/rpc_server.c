@@ -3,7 +3,7 @@
  */
 
 /*
- * Server side. Each session has a slot per window position; a request
+ * The server side. Each session has a slot per window position; a request
  * takes the slot of its request number from its first packet (packets are
  * taken in order, each but the last answered by a credit return), goes to
  * its handler zero-copy (single-packet) or reassembled once (multi-packet),
@@ -18,11 +18,15 @@
 #include <rte_per_lcore.h>
 
 #include "rpc_private.h"
+#include "rpc_server.h"
+#include "rpc_session.h"
+#include "rpc_timers.h"
+#include "rpc_tx.h"
 
 /* srv_tx_resp() for all but a single-packet response. */
 static void
 srv_tx_resp_slow(struct pmr_worker *w, struct rpc_session *s,
-		struct pmr_req *req, uint16_t j)
+		struct pmr_srv_slot *req, uint16_t j)
 {
 	struct pmr_pkthdr h;
 
@@ -37,77 +41,62 @@ srv_tx_resp_slow(struct pmr_worker *w, struct rpc_session *s,
 		.status = req->resp_status,
 	};
 
-	rpc_tx_msg_pkt(w, s, &h, req->resp_mb, w->plen, false);
+	rpc_tx_pkt(w, s, &h, req->resp_mb, w->plen);
 }
 
 /* Send packet j of the slot's response (the header alone for errors). */
 static __rte_always_inline void
-srv_tx_resp(struct pmr_worker *w, struct rpc_session *s, struct pmr_req *req,
-		uint16_t j)
+srv_tx_resp(struct pmr_worker *w, struct rpc_session *s,
+		struct pmr_srv_slot *req, uint16_t j)
 {
 	if (likely(j == 0 && req->resp_mb != NULL &&
 		   rpc_tx_inplace_ok(w, req->resp_mb))) {
 		rpc_tx_inplace(w, s, req->resp_mb, PMR_PKT_RESP, req->req_type,
-				req->req_num, req->resp_status);
+				req->req_num, req->resp_status, false);
+		req->tx_round = w->tx_bursts;
 		return;
 	}
 	srv_tx_resp_slow(w, s, req, j);
+	req->tx_round = w->tx_bursts;
 }
 
 static void
-srv_tx_cr(struct pmr_worker *w, struct rpc_session *s, struct pmr_req *req,
-		uint16_t k)
+srv_tx_cr(struct pmr_worker *w, struct rpc_session *s,
+		struct pmr_srv_slot *req, uint16_t k)
 {
 	struct pmr_pkthdr h = {
 		.pkt_type = PMR_PKT_CR,
 		.req_type = req->req_type,
 		.dest_session = s->remote_session,
 		.pkt_num = k,
-		.msg_size = req->req_size,
+		.msg_size = req->req.size,
 		.token = s->token,
 		.req_num = req->req_num,
 	};
 
-	rpc_tx_msg_pkt(w, s, &h, NULL, 0, false);
+	rpc_tx_ctrl(w, s, &h);
 }
 
 /*
- * Timers of the slots a client may leave behind: a partial request (from
- * its first packet), a response kept for retransmissions (from the
- * response). Packets of the client do not renew them: a correct client
- * is done within its own request timeout, and a hostile one cannot keep
- * the state alive by trickling packets. The list is in start order (the
- * timeout is the same for all), so the timer looks at its head only.
+ * The request's input goes back: its packet to the driver (single-packet)
+ * or its reassembly buffer to the pool.
  */
 static inline void
-srv_timer_stop(struct pmr_worker *w, struct pmr_req *req)
+srv_input_release(struct pmr_worker *w, struct pmr_srv_slot *req)
 {
-	if (req->timed) {
-		TAILQ_REMOVE(&w->srv_timed, req, tnext);
-		req->timed = false;
-	}
-}
-
-/* Start the slot's timer (again, for the slot's next state). */
-static inline void
-srv_timer_start(struct pmr_worker *w, struct pmr_req *req)
-{
-	srv_timer_stop(w, req);
-	req->tstamp = rte_get_timer_cycles();
-	TAILQ_INSERT_TAIL(&w->srv_timed, req, tnext);
-	req->timed = true;
-}
-
-/* Forget the slot's request and response: its buffers go back. */
-void
-rpc_srv_slot_clear(struct pmr_worker *w, struct pmr_req *req)
-{
-	srv_timer_stop(w, req);
 	if (req->has_pkt)
 		pmr_transport_rx_release(w->q, &req->pkt, 1);
 	req->has_pkt = false;
-	rpc_msgbuf_put(req->req_mb);
-	req->req_mb = NULL;
+	rpc_msgbuf_put(req->req.mb);
+	req->req.mb = NULL;
+}
+
+/* Forget the slot's request and response: its buffers go back. */
+static void
+srv_slot_clear(struct pmr_worker *w, struct pmr_srv_slot *req)
+{
+	rpc_timer_slot_stop(w, req);
+	srv_input_release(w, req);
 	rpc_msgbuf_put(req->resp_buf);
 	req->resp_buf = NULL;
 	if (req->resp_mb != NULL)
@@ -119,44 +108,51 @@ rpc_srv_slot_clear(struct pmr_worker *w, struct pmr_req *req)
 
 /*
  * The slots of a new session: none used, so that the first number each
- * takes is its index (cur + window, k = 1, see rpc_rx_req()); no client
- * timeouts counted.
+ * takes is its index (cur + window, k = 1, see rpc_server_rx()); no
+ * client timeouts counted.
  */
 void
-rpc_slots_init(struct pmr_worker *w, struct rpc_session *s)
+rpc_server_session_init(struct pmr_worker *w, struct rpc_session *s)
 {
 	uint16_t i;
 
 	for (i = 0; i < w->window; i++) {
-		struct pmr_req *req = &s->srv[i];
+		struct pmr_srv_slot *req = &s->srv[i];
 
 		if (req->state != SRV_FREE)
-			rpc_srv_slot_clear(w, req);
+			srv_slot_clear(w, req);
 		req->req_num = ((uint64_t)i - w->window) & PMR_REQ_NUM_MASK;
 		req->orphaned = false;
 		s->slot_timeouts[i] = 0;
 	}
 }
 
+/* Every slot of s forgets its request and response. */
+void
+rpc_server_session_clear(struct pmr_worker *w, struct rpc_session *s)
+{
+	uint16_t i;
+
+	for (i = 0; i < w->window; i++)
+		if (s->srv[i].state != SRV_FREE)
+			srv_slot_clear(w, &s->srv[i]);
+}
+
 /*
- * Free what clients left behind past the timeout: partial requests
- * (never run: a late copy is dropped all the same) and kept responses.
- * A slot's state lives srv_state_timeout_ms at most.
- * The slot keeps its request number, so that request never runs again.
+ * The slot's timer expired (rpc_timers.c): free what the client left
+ * behind, a partial request (never run: a late copy is dropped all the
+ * same) or a kept response. A slot's state lives srv_state_timeout_ms at
+ * most. The slot keeps its request number, so that request never runs
+ * again.
  */
 void
-rpc_srv_timers(struct pmr_worker *w, uint64_t now)
+rpc_server_expire(struct pmr_worker *w, struct pmr_srv_slot *req)
 {
-	struct pmr_req *req;
-
-	while ((req = TAILQ_FIRST(&w->srv_timed)) != NULL &&
-	       now - req->tstamp >= w->srv_timeout) {
-		if (req->state == SRV_RECEIVING)
-			w->stats.srv_reclaimed++;
-		else if (req->resp_mb != NULL)	/* not a status, nor acked */
-			w->stats.resps_expired++;
-		rpc_srv_slot_clear(w, req);
-	}
+	if (req->state == SRV_RECEIVING)
+		w->stats.srv_reclaimed++;
+	else if (req->resp_mb != NULL)	/* not a status, nor acked */
+		w->stats.resps_expired++;
+	srv_slot_clear(w, req);
 }
 
 /*
@@ -165,50 +161,50 @@ rpc_srv_timers(struct pmr_worker *w, uint64_t now)
  * next pmr_req_resp_buf() rather than going back to the pool.
  */
 static inline void
-srv_slot_recycle(struct pmr_worker *w, struct pmr_req *req)
+srv_slot_recycle(struct pmr_worker *w, struct pmr_srv_slot *req)
 {
 	struct pmr_msgbuf *mb = req->resp_mb;
 
+	/*
+	 * RESPONDED: the request's input and the offered buffer are gone
+	 * (pmr_respond()). A single-packet response was queued in place
+	 * (tx_round): still in the unsent burst if that is the current one.
+	 */
 	if (likely(req->state == SRV_RESPONDED && mb != NULL &&
-		   !req->has_pkt && req->req_mb == NULL &&
-		   req->resp_buf == NULL && mb->pool == w->pools[0] &&
-		   pmr_msgbuf_tx_pending(mb) == 0 && !rpc_tx_queued(w, mb))) {
-		srv_timer_stop(w, req);
+		   mb->pool == w->pools[0] && req->tx_round != w->tx_bursts &&
+		   pmr_msgbuf_tx_pending(mb) == 0)) {
+		rpc_timer_slot_stop(w, req);
 		mb->len = 0;
 		req->resp_buf = mb;
 		req->resp_mb = NULL;
 		req->state = SRV_FREE;
 		return;
 	}
-	rpc_srv_slot_clear(w, req);
+	srv_slot_clear(w, req);
 }
 
 /* Answer in the slot without running a handler (no handler, no memory). */
 static void
 srv_answer_status(struct pmr_worker *w, struct rpc_session *s,
-		struct pmr_req *req, enum pmr_status status)
+		struct pmr_srv_slot *req, enum pmr_status status)
 {
 	req->state = SRV_RESPONDED;
 	req->resp_status = (uint8_t)status;
 	req->resp_pkts = 1;
-	srv_timer_start(w, req);
+	rpc_timer_slot_start(w, req);
 	srv_tx_resp(w, s, req, 0);
 	w->stats.resps_sent++;
 }
 
 /* The whole request is there: hand it to its handler. */
 static inline void
-srv_handle(struct pmr_worker *w, struct rpc_session *s, struct pmr_req *req)
+srv_handle(struct pmr_worker *w, struct rpc_session *s,
+		struct pmr_srv_slot *req)
 {
 	const struct pmr_nexus_handler *hd = &w->handlers[req->req_type];
 
-	srv_timer_stop(w, req);
 	if (unlikely(hd->fn == NULL)) {
-		if (req->has_pkt)
-			pmr_transport_rx_release(w->q, &req->pkt, 1);
-		req->has_pkt = false;
-		rpc_msgbuf_put(req->req_mb);
-		req->req_mb = NULL;
+		srv_input_release(w, req);
 		srv_answer_status(w, s, req, PMR_E_REMOTE_ERROR);
 		return;
 	}
@@ -243,49 +239,44 @@ srv_large_held(const struct pmr_worker *w, const struct rpc_session *s)
 	uint32_t i, n = 0;
 
 	for (i = 0; i < w->window; i++)
-		n += s->srv[i].req_mb != NULL &&
-			s->srv[i].req_mb->pool == w->pools[RPC_NB_CLASSES - 1];
+		n += s->srv[i].req.mb != NULL &&
+			s->srv[i].req.mb->pool == w->pools[RPC_NB_CLASSES - 1];
 	return n;
 }
 
 /*
- * Packet 0 of a new request in its slot: false if dropped (the caller
- * releases it then), with the slot's previous request untouched.
+ * Packet 0 of a new request in its slot, with the slot's previous request
+ * untouched if it is dropped. True if the packet was kept (a
+ * single-packet request, read in place by the handler).
  */
 static inline bool
-srv_req_start(struct pmr_worker *w, struct rpc_session *s, uint16_t sn,
-		struct pmr_req *req, const struct pmr_pkthdr *h,
+srv_req_start(struct pmr_worker *w, struct rpc_session *s,
+		struct pmr_srv_slot *req, const struct pmr_pkthdr *h,
 		struct pmr_rx_pkt *pkt)
 {
 	bool single = pkt->len == h->msg_size;
-	uint32_t pkts = 1;
+	struct rpc_msg_rx m = { .pkts = 1 };
 
 	if (single) {
 		if (unlikely(!srv_may_hold(w, s)))
 			return false;
-	} else {
-		/* Packets of a message are all the same size but the last. */
-		pkts = rpc_msg_pkts(h->msg_size, pkt->len);
-		if (unlikely(pkts > RPC_MSG_PKTS_MAX ||
-			     pkt->len < RPC_FIRST_PKT_MIN)) {
-			rpc_count_drop(w, RPC_DROP_BAD_PKT);
-			return false;
-		}
+	} else if (unlikely(rpc_msg_rx_shape(&m, h->msg_size,
+			pkt->len) != 0)) {
+		rpc_count_drop(w, RPC_DROP_BAD_PKT);
+		return false;
 	}
 	if (req->state != SRV_FREE)
 		srv_slot_recycle(w, req);
 	req->gen++;		/* references to the last request are stale */
-	req->w = w;
 	req->req_num = h->req_num;
-	req->session = sn;
 	req->req_type = h->req_type;
-	req->req_size = h->msg_size;
 	req->resp_status = PMR_OK;
 	req->resp_pkts = 0;
-	req->req_pkts = pkts;
-	req->num_rx = 1;
 	if (single) {
 		/* Single-packet: the handler reads it in place. */
+		req->req.size = h->msg_size;
+		req->req.pkts = 1;
+		req->req.num_rx = 1;
 		req->pkt = *pkt;
 		req->has_pkt = true;
 		req->data = pkt->data;
@@ -293,68 +284,60 @@ srv_req_start(struct pmr_worker *w, struct rpc_session *s, uint16_t sn,
 		srv_handle(w, s, req);
 		return true;
 	}
-	req->req_plen = pkt->len;
-	req->req_mb = NULL;
+	req->req = m;
 	if (h->msg_size > w->max_msg)
 		;	/* no buffer for it */
 	else if (h->msg_size > w->pool_cap[RPC_NB_CLASSES - 2] &&
 		 srv_large_held(w, s) >= w->max_large_sess)
 		w->stats.large_refused++;	/* its share is taken */
 	else
-		req->req_mb = rpc_msgbuf_alloc(w, h->msg_size);
-	if (req->req_mb == NULL) {
+		req->req.mb = rpc_msgbuf_alloc(w, h->msg_size);
+	if (req->req.mb == NULL) {
 		/*
 		 * Refused before it ran: at most once still holds. The
 		 * client takes the status whatever it sent meanwhile.
 		 */
-		pmr_transport_rx_release(w->q, pkt, 1);
 		srv_answer_status(w, s, req, PMR_E_NOMEM);
-		return true;
+		return false;
 	}
-	memcpy(req->req_mb->data, pkt->data, pkt->len);
-	pmr_transport_rx_release(w->q, pkt, 1);
+	rpc_msg_rx_put(&req->req, 0, pkt->data, pkt->len);
 	req->state = SRV_RECEIVING;
-	srv_timer_start(w, req);
+	rpc_timer_slot_start(w, req);
 	srv_tx_cr(w, s, req, 0);
-	return true;
+	return false;
 }
 
 /* Packet k of the request in the slot, in order. */
 static void
-srv_req_more(struct pmr_worker *w, struct rpc_session *s, struct pmr_req *req,
-		const struct pmr_pkthdr *h, struct pmr_rx_pkt *pkt)
+srv_req_more(struct pmr_worker *w, struct rpc_session *s,
+		struct pmr_srv_slot *req, const struct pmr_pkthdr *h,
+		struct pmr_rx_pkt *pkt)
 {
-	uint32_t k = h->pkt_num, off = k * req->req_plen;
+	uint32_t k = h->pkt_num;
 
-	if (h->msg_size != req->req_size || h->req_type != req->req_type ||
-	    k >= req->req_pkts ||
-	    pkt->len != RTE_MIN(req->req_plen, req->req_size - off)) {
+	if (h->req_type != req->req_type ||
+	    !rpc_msg_rx_fits(&req->req, k, h->msg_size, pkt->len)) {
 		rpc_count_drop(w, RPC_DROP_BAD_PKT);
-		pmr_transport_rx_release(w->q, pkt, 1);
 		return;
 	}
-	if (k + 1 == req->req_pkts && !srv_may_hold(w, s)) {
-		pmr_transport_rx_release(w->q, pkt, 1);
+	if (k + 1 == req->req.pkts && !srv_may_hold(w, s))
 		return;
-	}
-	memcpy(req->req_mb->data + off, pkt->data, pkt->len);
-	pmr_transport_rx_release(w->q, pkt, 1);
-	req->num_rx++;
-	if (req->num_rx < req->req_pkts) {
+	if (!rpc_msg_rx_put(&req->req, k, pkt->data, pkt->len)) {
 		srv_tx_cr(w, s, req, (uint16_t)k);
 		return;
 	}
-	req->data = req->req_mb->data;
-	req->len = req->req_size;
+	req->data = req->req.mb->data;
+	req->len = req->req.size;
+	rpc_timer_slot_stop(w, req);	/* the partial request's */
 	srv_handle(w, s, req);
 }
 
 /* A retransmitted request packet: answer it again from the slot. */
 static void
-srv_req_dup(struct pmr_worker *w, struct rpc_session *s, struct pmr_req *req,
-		const struct pmr_pkthdr *h)
+srv_req_dup(struct pmr_worker *w, struct rpc_session *s,
+		struct pmr_srv_slot *req, const struct pmr_pkthdr *h)
 {
-	if (h->pkt_num + 1u < req->req_pkts) {
+	if (h->pkt_num + 1u < req->req.pkts) {
 		srv_tx_cr(w, s, req, h->pkt_num);
 	} else if (req->state == SRV_RESPONDED && req->resp_pkts != 0) {
 		srv_tx_resp(w, s, req, 0);
@@ -365,8 +348,8 @@ srv_req_dup(struct pmr_worker *w, struct rpc_session *s, struct pmr_req *req,
 
 /* A request for response packet (or the ack past the last) of the slot. */
 static void
-srv_rx_rfr(struct pmr_worker *w, struct rpc_session *s, struct pmr_req *req,
-		const struct pmr_pkthdr *h)
+srv_rx_rfr(struct pmr_worker *w, struct rpc_session *s,
+		struct pmr_srv_slot *req, const struct pmr_pkthdr *h)
 {
 	if (req->state != SRV_RESPONDED || req->resp_mb == NULL ||
 	    h->pkt_num == 0 || h->pkt_num > req->resp_pkts) {
@@ -384,21 +367,17 @@ srv_rx_rfr(struct pmr_worker *w, struct rpc_session *s, struct pmr_req *req,
 
 /* A packet of the request the slot holds (or held), in any state. */
 static void
-srv_rx_same(struct pmr_worker *w, struct rpc_session *s, struct pmr_req *req,
-		const struct pmr_pkthdr *h, struct pmr_rx_pkt *pkt)
+srv_rx_same(struct pmr_worker *w, struct rpc_session *s,
+		struct pmr_srv_slot *req, const struct pmr_pkthdr *h,
+		struct pmr_rx_pkt *pkt)
 {
 	if (h->pkt_type == PMR_PKT_RFR) {
-		pmr_transport_rx_release(w->q, pkt, 1);
 		srv_rx_rfr(w, s, req, h);
-		return;
-	}
-	if (req->state == SRV_RECEIVING && h->pkt_num == req->num_rx) {
+	} else if (req->state == SRV_RECEIVING &&
+		   h->pkt_num == req->req.num_rx) {
 		srv_req_more(w, s, req, h, pkt);
-		return;
-	}
-	pmr_transport_rx_release(w->q, pkt, 1);
-	if (req->state == SRV_RESPONDED && req->resp_mb == NULL &&
-	    req->resp_pkts != 0) {
+	} else if (req->state == SRV_RESPONDED && req->resp_mb == NULL &&
+		   req->resp_pkts != 0) {
 		/*
 		 * Refused with a status, maybe at its first packet: the
 		 * client's go-back-N sends packet 0 again if it was lost.
@@ -409,7 +388,7 @@ srv_rx_same(struct pmr_worker *w, struct rpc_session *s, struct pmr_req *req,
 		} else {
 			rpc_count_drop(w, RPC_DROP_STALE);
 		}
-	} else if (h->pkt_num < req->num_rx) {
+	} else if (h->pkt_num < req->req.num_rx) {
 		srv_req_dup(w, s, req, h);
 	} else {
 		rpc_count_drop(w, RPC_DROP_ORDER);
@@ -417,36 +396,36 @@ srv_rx_same(struct pmr_worker *w, struct rpc_session *s, struct pmr_req *req,
 }
 
 /*
- * A request packet or a request for response, for session sn. A slot
- * takes request number cur + k * window for 1 <= k <= RPC_REQ_SKIP_MAX
- * (cur its last one): the client skips a number for each request that
- * timed out there unseen, and resets the session before it skips more.
- * Anything further is forged or from another life of the session.
+ * A request packet or a request for response, for session sn (a server
+ * session, the packet authenticated). A slot takes request number
+ * cur + k * window for 1 <= k <= RPC_REQ_SKIP_MAX (cur its last one): the
+ * client skips a number for each request that timed out there unseen,
+ * and resets the session before it skips more. Anything further is forged
+ * or from another life of the session. True if the packet was kept (a
+ * single-packet request, until pmr_respond()); else the caller releases
+ * it.
  */
-void
-rpc_rx_req(struct pmr_worker *w, uint16_t sn, const struct pmr_pkthdr *h,
+bool
+rpc_server_rx(struct pmr_worker *w, uint16_t sn, const struct pmr_pkthdr *h,
 		struct pmr_rx_pkt *pkt)
 {
 	struct rpc_session *s = &w->sessions[sn];
-	struct pmr_req *req = &s->srv[rpc_slot_of(w, h->req_num)];
+	struct pmr_srv_slot *req = &s->srv[rpc_slot_of(w, h->req_num)];
 	uint64_t d = (h->req_num - req->req_num) & PMR_REQ_NUM_MASK;
 
 	/* The common case first: the first packet of a new request. */
 	if (likely(d - w->window <= (RPC_REQ_SKIP_MAX - 1u) * w->window)) {
 		if (likely(h->pkt_type == PMR_PKT_REQ && h->pkt_num == 0 &&
-			   req->state != SRV_HANDLING)) {
-			if (likely(srv_req_start(w, s, sn, req, h, pkt)))
-				return;
-		} else if (req->state == SRV_HANDLING) {
+			   req->state != SRV_HANDLING))
+			return srv_req_start(w, s, req, h, pkt);
+		if (req->state == SRV_HANDLING)
 			/* The client gave up on it; its slot is still busy. */
 			rpc_count_drop(w, RPC_DROP_BUSY);
-		} else {
+		else
 			rpc_count_drop(w, h->pkt_type == PMR_PKT_RFR ?
 					RPC_DROP_STALE : RPC_DROP_ORDER);
-		}
 	} else if (d == 0 && req->state != SRV_FREE) {
 		srv_rx_same(w, s, req, h, pkt);
-		return;
 	} else if (d == 0) {
 		/* Its state timed out: it never runs (again). */
 		rpc_count_drop(w, RPC_DROP_EXPIRED);
@@ -455,17 +434,17 @@ rpc_rx_req(struct pmr_worker *w, uint16_t sn, const struct pmr_pkthdr *h,
 	} else {
 		rpc_count_drop(w, RPC_DROP_REQ_NUM);
 	}
-	pmr_transport_rx_release(w->q, pkt, 1);
+	return false;
 }
 
 /*
  * The slot of a handler's reference to a request it has not answered
  * yet, or NULL: a NULL, answered or recycled one.
  */
-static inline struct pmr_req *
+static inline struct pmr_srv_slot *
 srv_ref_slot(struct pmr_req_ref ref)
 {
-	struct pmr_req *req = ref.slot;
+	struct pmr_srv_slot *req = ref.slot;
 
 	if (unlikely(req == NULL || req->gen != ref.gen ||
 		     req->state != SRV_HANDLING))
@@ -476,7 +455,7 @@ srv_ref_slot(struct pmr_req_ref ref)
 const void *
 pmr_req_data(struct pmr_req_ref ref)
 {
-	struct pmr_req *req = srv_ref_slot(ref);
+	struct pmr_srv_slot *req = srv_ref_slot(ref);
 
 	return req != NULL ? req->data : NULL;
 }
@@ -484,7 +463,7 @@ pmr_req_data(struct pmr_req_ref ref)
 uint32_t
 pmr_req_len(struct pmr_req_ref ref)
 {
-	struct pmr_req *req = srv_ref_slot(ref);
+	struct pmr_srv_slot *req = srv_ref_slot(ref);
 
 	return req != NULL ? req->len : 0;
 }
@@ -492,7 +471,7 @@ pmr_req_len(struct pmr_req_ref ref)
 uint8_t
 pmr_req_type(struct pmr_req_ref ref)
 {
-	struct pmr_req *req = srv_ref_slot(ref);
+	struct pmr_srv_slot *req = srv_ref_slot(ref);
 
 	return req != NULL ? req->req_type : 0;
 }
@@ -500,7 +479,7 @@ pmr_req_type(struct pmr_req_ref ref)
 struct pmr_worker *
 pmr_req_worker(struct pmr_req_ref ref)
 {
-	struct pmr_req *req = srv_ref_slot(ref);
+	struct pmr_srv_slot *req = srv_ref_slot(ref);
 
 	return req != NULL ? req->w : NULL;
 }
@@ -508,7 +487,7 @@ pmr_req_worker(struct pmr_req_ref ref)
 int
 pmr_req_session(struct pmr_req_ref ref)
 {
-	struct pmr_req *req = srv_ref_slot(ref);
+	struct pmr_srv_slot *req = srv_ref_slot(ref);
 
 	return req != NULL ? req->session : -ESTALE;
 }
@@ -516,7 +495,7 @@ pmr_req_session(struct pmr_req_ref ref)
 struct pmr_msgbuf *
 pmr_req_resp_buf(struct pmr_req_ref ref)
 {
-	struct pmr_req *req = srv_ref_slot(ref);
+	struct pmr_srv_slot *req = srv_ref_slot(ref);
 
 	if (unlikely(req == NULL)) {
 		rte_errno = ESTALE;
@@ -542,7 +521,7 @@ static RTE_DEFINE_PER_LCORE(uint64_t, stale_log_quiet);
 static __rte_noinline int
 srv_ref_stale(struct pmr_req_ref ref, const char *what)
 {
-	struct pmr_req *req = ref.slot;
+	struct pmr_srv_slot *req = ref.slot;
 	uint64_t now = rte_get_timer_cycles();
 
 	if (req == NULL)
@@ -563,13 +542,10 @@ srv_ref_stale(struct pmr_req_ref ref, const char *what)
 
 /* The handler is done: give back the request's packet or buffer. */
 static void
-srv_req_end(struct pmr_worker *w, struct rpc_session *s, struct pmr_req *req)
+srv_req_end(struct pmr_worker *w, struct rpc_session *s,
+		struct pmr_srv_slot *req)
 {
-	if (req->has_pkt)
-		pmr_transport_rx_release(w->q, &req->pkt, 1);
-	req->has_pkt = false;
-	rpc_msgbuf_put(req->req_mb);
-	req->req_mb = NULL;
+	srv_input_release(w, req);
 	s->srv_active--;
 	req->gen++;		/* answered: the handler's reference is stale */
 }
@@ -580,7 +556,7 @@ srv_req_end(struct pmr_worker *w, struct rpc_session *s, struct pmr_req *req)
  */
 static void
 srv_req_orphan_end(struct pmr_worker *w, struct rpc_session *s,
-		struct pmr_req *req)
+		struct pmr_srv_slot *req)
 {
 	req->state = SRV_FREE;
 	if (s->closing && s->srv_active == 0)
@@ -589,7 +565,7 @@ srv_req_orphan_end(struct pmr_worker *w, struct rpc_session *s,
 
 /* Answer a handler's request with a status alone. */
 static void
-srv_req_fail(struct pmr_worker *w, struct pmr_req *req,
+srv_req_fail(struct pmr_worker *w, struct pmr_srv_slot *req,
 		enum pmr_status status)
 {
 	struct rpc_session *s = &w->sessions[req->session];
@@ -607,7 +583,7 @@ srv_req_fail(struct pmr_worker *w, struct pmr_req *req,
 int
 pmr_respond(struct pmr_req_ref ref, struct pmr_msgbuf *resp)
 {
-	struct pmr_req *req = srv_ref_slot(ref);
+	struct pmr_srv_slot *req = srv_ref_slot(ref);
 	struct pmr_worker *w;
 	struct rpc_session *s;
 
@@ -654,7 +630,7 @@ pmr_respond(struct pmr_req_ref ref, struct pmr_msgbuf *resp)
 	req->state = SRV_RESPONDED;
 	req->resp_mb = resp;
 	req->resp_pkts = rpc_msg_pkts(resp->len, w->plen);
-	srv_timer_start(w, req);
+	rpc_timer_slot_start(w, req);
 	srv_tx_resp(w, s, req, 0);
 	w->stats.resps_sent++;
 	return 0;
@@ -663,7 +639,7 @@ pmr_respond(struct pmr_req_ref ref, struct pmr_msgbuf *resp)
 int
 pmr_respond_error(struct pmr_req_ref ref, enum pmr_status status)
 {
-	struct pmr_req *req = srv_ref_slot(ref);
+	struct pmr_srv_slot *req = srv_ref_slot(ref);
 	bool ok = status == PMR_E_REMOTE_ERROR || status == PMR_E_NOMEM ||
 		status == PMR_E_MSGSIZE;
 
@@ -673,18 +649,21 @@ pmr_respond_error(struct pmr_req_ref ref, enum pmr_status status)
 	return ok ? 0 : -EINVAL;
 }
 
-/* The session is going away: orphan requests still with handlers. */
+/*
+ * The session is going away: requests still with handlers are orphaned
+ * (their answer goes nowhere), the other slots forget theirs.
+ */
 void
-rpc_srv_drop_all(struct pmr_worker *w, struct rpc_session *s)
+rpc_server_session_orphan(struct pmr_worker *w, struct rpc_session *s)
 {
 	uint16_t i;
 
 	for (i = 0; i < w->window; i++) {
-		struct pmr_req *req = &s->srv[i];
+		struct pmr_srv_slot *req = &s->srv[i];
 
 		if (req->state == SRV_HANDLING)
 			req->orphaned = true;
 		else if (req->state != SRV_FREE)
-			rpc_srv_slot_clear(w, req);
+			srv_slot_clear(w, req);
 	}
 }

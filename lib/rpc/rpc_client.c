@@ -3,10 +3,11 @@
  */
 
 /*
- * Client requests: the session window and the backlog beyond it, sending
- * request packets and requests for response packets as credits allow,
- * taking credit returns and response packets in order (go-back-N),
- * retransmission and request timeouts, and running each continuation
+ * The client side: pmr_request() and its variants, the session window and
+ * the backlog beyond it, sending request packets and requests for
+ * response packets as credits allow, taking credit returns and response
+ * packets in order (go-back-N), what a retransmission or a timeout does
+ * to a request (rpc_timers.c says when), and running each continuation
  * exactly once.
  *
  * A request of R packets with a response of S packets is a sequence of
@@ -19,7 +20,11 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "rpc_client.h"
 #include "rpc_private.h"
+#include "rpc_session.h"
+#include "rpc_timers.h"
+#include "rpc_tx.h"
 
 static struct rpc_creq *
 creq_get(struct pmr_worker *w)
@@ -38,8 +43,8 @@ creq_put(struct pmr_worker *w, struct rpc_creq *r)
 static inline uint32_t
 creq_total_tx(const struct rpc_creq *r)
 {
-	return r->resp_pkts == 0 ? r->req_pkts :
-		r->req_pkts + r->resp_pkts - 1;
+	return r->resp.pkts == 0 ? r->req_pkts :
+		r->req_pkts + r->resp.pkts - 1;
 }
 
 /* creq_tx() for all but a fresh single-packet request. */
@@ -68,12 +73,12 @@ creq_tx_slow(struct pmr_worker *w, struct rpc_session *s, struct rpc_creq *r)
 			h.pkt_type = PMR_PKT_REQ;
 			h.pkt_num = (uint16_t)r->num_tx;
 			h.msg_size = r->mb->len;
-			rpc_tx_msg_pkt(w, s, &h, r->mb, w->plen, false);
+			rpc_tx_pkt(w, s, &h, r->mb, w->plen);
 		} else {
 			h.pkt_type = PMR_PKT_RFR;
 			h.pkt_num = (uint16_t)(r->num_tx - r->req_pkts + 1);
-			h.msg_size = r->resp_size;
-			rpc_tx_msg_pkt(w, s, &h, NULL, 0, false);
+			h.msg_size = r->resp.size;
+			rpc_tx_ctrl(w, s, &h);
 		}
 		r->num_tx++;
 		r->last_tx = rte_get_timer_cycles();
@@ -93,7 +98,7 @@ creq_tx(struct pmr_worker *w, struct rpc_session *s, struct rpc_creq *r)
 		   rpc_tx_inplace_ok(w, r->mb))) {
 		s->credits--;
 		rpc_tx_inplace(w, s, r->mb, PMR_PKT_REQ, r->req_type,
-				r->req_num, 0);
+				r->req_num, 0, false);
 		r->num_tx = 1;
 		r->last_tx = rte_get_timer_cycles();
 		r->tx_round = w->tx_bursts;
@@ -142,7 +147,6 @@ creq_enter_window(struct pmr_worker *w, struct rpc_session *s,
 	r->in_window = true;
 	s->window[i] = r;
 	s->in_flight++;
-	TAILQ_INSERT_TAIL(&w->active, r, active);
 	w->stats.reqs_sent++;
 	/*
 	 * Requests already waiting for credits go first: a new one takes
@@ -169,27 +173,6 @@ rpc_window_fill(struct pmr_worker *w, uint16_t sn)
 		TAILQ_REMOVE(&s->backlog, r, next);
 		creq_enter_window(w, s, r, i);
 	}
-}
-
-/*
- * r has a deadline of its own: into w->timed, sorted by deadline, from
- * the tail (after those of the same deadline). O(1) when requests come in
- * deadline order (one timeout for all of them, say); else a walk back
- * over those with later deadlines.
- */
-static void
-creq_insert_timed(struct pmr_worker *w, struct rpc_creq *r)
-{
-	struct rpc_creq *p;
-
-	r->tlist = &w->timed;
-	TAILQ_FOREACH_REVERSE(p, &w->timed, rpc_creq_list, all) {
-		if (p->deadline <= r->deadline) {
-			TAILQ_INSERT_AFTER(&w->timed, p, r, all);
-			return;
-		}
-	}
-	TAILQ_INSERT_HEAD(&w->timed, r, all);
 }
 
 /* A request, with the worker's req_timeout, at the tail of w->all. */
@@ -230,23 +213,21 @@ request_submit(struct pmr_worker *w, int session, uint8_t req_type,
 	r->h = h;
 	/*
 	 * Not here: req_num and slot (set on entering the window), last_tx
-	 * (on sending), resp_size and resp_plen (with the first response
-	 * packet), status and has_resp (on completion).
+	 * (on sending), the response's shape (with its first packet),
+	 * status and has_resp (on completion).
 	 */
 	r->req_num = 0;		/* logged if it times out queued */
-	r->deadline = rte_get_timer_cycles() + w->req_timeout;
 	r->req_pkts = rpc_msg_pkts(req->len, w->plen);
-	r->resp_pkts = 0;
+	r->resp.pkts = 0;
+	r->resp.mb = NULL;
 	r->num_tx = 0;
 	r->tx_round = w->tx_bursts - 1;	/* not queued */
 	r->num_rx = 0;
-	r->resp_mb = NULL;
 	r->session = (uint16_t)session;
 	r->req_type = req_type;
 	r->in_window = false;
 	/* Deadline order is submit order (see pmr_request_timeout()). */
-	r->tlist = &w->all;
-	TAILQ_INSERT_TAIL(&w->all, r, all);
+	rpc_timer_creq_add(w, r, rte_get_timer_cycles());
 	if (s->state != PMR_SESSION_CONNECTED) {
 		TAILQ_INSERT_TAIL(&s->backlog, r, next);
 		return 0;
@@ -295,9 +276,7 @@ pmr_request_timeout(struct pmr_worker *w, int session, uint8_t req_type,
 	 * pays nothing for this.
 	 */
 	r = TAILQ_LAST(&w->all, rpc_creq_list);
-	TAILQ_REMOVE(&w->all, r, all);
-	r->deadline = r->deadline - w->req_timeout + ticks;
-	creq_insert_timed(w, r);
+	rpc_timer_creq_own(w, r, ticks);
 	return 0;
 }
 
@@ -336,9 +315,9 @@ creq_finish(struct pmr_worker *w, struct rpc_creq *r, struct pmr_rx_pkt *pkt)
 	};
 
 	if (r->status == PMR_OK) {
-		if (r->resp_mb != NULL) {
-			resp.data = r->resp_mb->data;
-			resp.len = r->resp_mb->len;
+		if (r->resp.mb != NULL) {
+			resp.data = r->resp.mb->data;
+			resp.len = r->resp.mb->len;
 		} else if (pkt != NULL) {
 			resp.data = pkt->data;
 			resp.len = pkt->len;
@@ -365,8 +344,8 @@ creq_finish(struct pmr_worker *w, struct rpc_creq *r, struct pmr_rx_pkt *pkt)
 	}
 	if (pkt != NULL)
 		pmr_transport_rx_release(w->q, pkt, 1);
-	if (unlikely(r->resp_mb != NULL))
-		rpc_msgbuf_put(r->resp_mb);
+	if (unlikely(r->resp.mb != NULL))
+		rpc_msgbuf_put(r->resp.mb);
 	creq_put(w, r);
 }
 
@@ -381,7 +360,7 @@ creq_complete(struct pmr_worker *w, struct rpc_creq *r,
 {
 	struct rpc_session *s = &w->sessions[r->session];
 
-	TAILQ_REMOVE(r->tlist, r, all);
+	rpc_timer_creq_del(r);
 	if (r->in_window) {
 		/* The server answered in this slot: it works. */
 		if (status != PMR_E_TIMEOUT && status != PMR_E_SESSION_RESET)
@@ -390,15 +369,14 @@ creq_complete(struct pmr_worker *w, struct rpc_creq *r,
 		s->in_flight--;
 		/* Packets still unanswered will not be: their credits back. */
 		s->credits += (uint16_t)(r->num_tx - r->num_rx);
-		TAILQ_REMOVE(&w->active, r, active);
 		r->in_window = false;
 	} else {
 		TAILQ_REMOVE(&s->backlog, r, next);
 	}
 	r->status = status;
 	if (unlikely(status != PMR_OK)) {
-		rpc_msgbuf_put(r->resp_mb);
-		r->resp_mb = NULL;
+		rpc_msgbuf_put(r->resp.mb);
+		r->resp.mb = NULL;
 		if (status == PMR_E_TIMEOUT)
 			w->stats.timeouts++;
 	}
@@ -459,13 +437,13 @@ creq_ack(struct pmr_worker *w, struct rpc_session *s,
 		.pkt_type = PMR_PKT_RFR,
 		.req_type = r->req_type,
 		.dest_session = s->remote_session,
-		.pkt_num = (uint16_t)r->resp_pkts,
-		.msg_size = r->resp_size,
+		.pkt_num = (uint16_t)r->resp.pkts,
+		.msg_size = r->resp.size,
 		.token = s->token,
 		.req_num = r->req_num,
 	};
 
-	rpc_tx_msg_pkt(w, s, &h, NULL, 0, false);
+	rpc_tx_ctrl(w, s, &h);
 }
 
 /*
@@ -478,65 +456,89 @@ static int
 creq_rx_resp(struct pmr_worker *w, struct rpc_creq *r,
 		const struct pmr_pkthdr *h, struct pmr_rx_pkt *pkt)
 {
-	uint32_t j = h->pkt_num, off, pkts;
+	uint32_t j = h->pkt_num;
 
 	if (j == 0) {
-		pkts = rpc_msg_pkts(h->msg_size, pkt->len);
-		if (pkts > 1 && (pkts > RPC_MSG_PKTS_MAX ||
-				 pkt->len < RPC_FIRST_PKT_MIN))
+		if (rpc_msg_rx_shape(&r->resp, h->msg_size, pkt->len) != 0)
 			return -EPROTO;
-		if (h->msg_size > w->max_msg)
+		if (h->msg_size > w->max_msg) {
+			r->resp.pkts = 0;
 			return -EMSGSIZE;
-		r->resp_size = h->msg_size;
-		r->resp_plen = pkt->len;
-		r->resp_pkts = pkts;
-		if (pkts == 1)
+		}
+		if (r->resp.pkts == 1)
 			return 0;	/* complete: zero-copy */
-		r->resp_mb = rpc_msgbuf_alloc(w, h->msg_size);
-		if (r->resp_mb == NULL)
+		r->resp.mb = rpc_msgbuf_alloc(w, h->msg_size);
+		if (r->resp.mb == NULL)
 			return -ENOMEM;
 	}
-	off = j * r->resp_plen;
-	if (h->msg_size != r->resp_size || j >= r->resp_pkts ||
-	    pkt->len != RTE_MIN(r->resp_plen, r->resp_size - off))
+	if (!rpc_msg_rx_fits(&r->resp, j, h->msg_size, pkt->len))
 		return -EPROTO;
-	memcpy(r->resp_mb->data + off, pkt->data, pkt->len);
+	rpc_msg_rx_put(&r->resp, j, pkt->data, pkt->len);
 	return 0;
 }
 
-/* A credit return or response packet for a request of session sn. */
-void
-rpc_rx_reply(struct pmr_worker *w, uint16_t sn, const struct pmr_pkthdr *h,
+/*
+ * The request may send on, others waiting for the credit get their turn,
+ * the window refills: after a reply, r still pending (NULL if completed:
+ * it is recycled then). The continuation may have closed the session.
+ */
+static inline void
+session_next(struct pmr_worker *w, struct rpc_session *s, uint16_t sn,
+		struct rpc_creq *r)
+{
+	if (s->state != PMR_SESSION_CONNECTED || s->closing)
+		return;
+	if (r != NULL)
+		creq_tx(w, s, r);
+	if (s->starved)
+		session_kick(w, s);
+	if (!TAILQ_EMPTY(&s->backlog))
+		rpc_window_fill(w, sn);
+}
+
+/*
+ * A status alone (the server refused the request, maybe at its first
+ * packet while we still send the others): r is done, at whatever point
+ * of the exchange.
+ */
+static bool
+creq_rx_status(struct pmr_worker *w, struct rpc_session *s, uint16_t sn,
+		struct rpc_creq *r, const struct pmr_pkthdr *h)
+{
+	if (h->pkt_num != 0 || r->num_tx == 0) {
+		rpc_count_drop(w, RPC_DROP_BAD_PKT);
+		return false;
+	}
+	/* Only what a server answers; TIMEOUT and the like are ours. */
+	creq_complete(w, r, h->status == PMR_E_NOMEM ||
+			h->status == PMR_E_MSGSIZE ?
+			(enum pmr_status)h->status : PMR_E_REMOTE_ERROR, NULL);
+	session_next(w, s, sn, NULL);
+	return false;
+}
+
+/*
+ * A credit return or response packet for a request of session sn (a
+ * client session, the packet authenticated). True if the packet was kept
+ * (a single-packet response, handed to the continuation in place, then
+ * released); else the caller releases it.
+ */
+bool
+rpc_client_rx(struct pmr_worker *w, uint16_t sn, const struct pmr_pkthdr *h,
 		struct pmr_rx_pkt *pkt)
 {
 	struct rpc_session *s = &w->sessions[sn];
 	struct rpc_creq *r = s->window[rpc_slot_of(w, h->req_num)];
+	bool kept = false;
 	uint32_t idx;
 	int ret;
 
 	if (unlikely(r == NULL || r->req_num != h->req_num)) {
 		rpc_count_drop(w, RPC_DROP_STALE);
-		goto release;
+		return false;
 	}
-	/*
-	 * A status alone (the server refused the request, maybe at its
-	 * first packet while we still send the others): r is done, at
-	 * whatever point of the exchange.
-	 */
-	if (unlikely(h->pkt_type == PMR_PKT_RESP && h->status != PMR_OK)) {
-		if (h->pkt_num != 0 || r->num_tx == 0) {
-			rpc_count_drop(w, RPC_DROP_BAD_PKT);
-			goto release;
-		}
-		pmr_transport_rx_release(w->q, pkt, 1);
-		/* Only what a server answers; TIMEOUT and the like are ours. */
-		creq_complete(w, r, h->status == PMR_E_NOMEM ||
-				h->status == PMR_E_MSGSIZE ?
-				(enum pmr_status)h->status :
-				PMR_E_REMOTE_ERROR, NULL);
-		r = NULL;
-		goto next;
-	}
+	if (unlikely(h->pkt_type == PMR_PKT_RESP && h->status != PMR_OK))
+		return creq_rx_status(w, s, sn, r, h);
 	/*
 	 * The common case: the whole response in one packet, in order, OK,
 	 * after the last request packet (what the code below does for it).
@@ -547,75 +549,55 @@ rpc_rx_reply(struct pmr_worker *w, uint16_t sn, const struct pmr_pkthdr *h,
 		r->num_rx++;
 		s->credits++;
 		creq_complete(w, r, PMR_OK, pkt);	/* zero-copy */
-		r = NULL;
-		goto next;
+		session_next(w, s, sn, NULL);
+		return true;
 	}
 	idx = h->pkt_type == PMR_PKT_CR ? h->pkt_num :
 		r->req_pkts - 1 + h->pkt_num;
 	if (unlikely(h->pkt_type == PMR_PKT_CR &&
 		     h->pkt_num >= r->req_pkts - 1)) {
 		rpc_count_drop(w, RPC_DROP_BAD_PKT);
-		goto release;
+		return false;
 	}
 	if (idx != r->num_rx || idx >= r->num_tx) {
 		/* A duplicate, or ahead of a lost one: go-back-N. */
 		rpc_count_drop(w, idx < r->num_rx ? RPC_DROP_STALE :
 				RPC_DROP_ORDER);
-		goto release;
+		return false;
 	}
-	r->num_rx++;
-	s->credits++;
 	if (h->pkt_type == PMR_PKT_RESP) {
 		ret = creq_rx_resp(w, r, h, pkt);
 		if (unlikely(ret == -EPROTO)) {
-			r->num_rx--;
-			s->credits--;
 			rpc_count_drop(w, RPC_DROP_BAD_PKT);
-			goto release;
+			return false;
 		}
+		r->num_rx++;
+		s->credits++;
 		if (unlikely(ret != 0)) {
 			/* The server frees the response on its timer. */
-			pmr_transport_rx_release(w->q, pkt, 1);
 			creq_complete(w, r, ret == -EMSGSIZE ? PMR_E_MSGSIZE :
 					PMR_E_NOMEM, NULL);
 			r = NULL;
-		} else if (r->resp_pkts == 1) {
+		} else if (r->resp.pkts == 1) {
 			creq_complete(w, r, PMR_OK, pkt);	/* zero-copy */
 			r = NULL;
-		} else {
-			pmr_transport_rx_release(w->q, pkt, 1);
-			if (r->num_rx == creq_total_tx(r)) {
-				r->resp_mb->len = r->resp_size;
-				creq_ack(w, s, r);
-				creq_complete(w, r, PMR_OK, NULL);
-				r = NULL;
-			}
+			kept = true;
+		} else if (r->num_rx == creq_total_tx(r)) {
+			creq_ack(w, s, r);
+			creq_complete(w, r, PMR_OK, NULL);
+			r = NULL;
 		}
 	} else {
-		pmr_transport_rx_release(w->q, pkt, 1);
+		r->num_rx++;
+		s->credits++;
 	}
-next:
-	/*
-	 * r (if not completed: r is recycled then) may send on; others
-	 * waiting for the credit get their turn; the window refills. The
-	 * continuation may have closed the session.
-	 */
-	if (s->state == PMR_SESSION_CONNECTED && !s->closing) {
-		if (r != NULL)
-			creq_tx(w, s, r);
-		if (s->starved)
-			session_kick(w, s);
-		if (!TAILQ_EMPTY(&s->backlog))
-			rpc_window_fill(w, sn);
-	}
-	return;
-release:
-	pmr_transport_rx_release(w->q, pkt, 1);
+	session_next(w, s, sn, r);
+	return kept;
 }
 
 /*
  * RPC_SLOT_TIMEOUTS_MAX requests in a row timed out in one slot of the
- * session: the server skips no more numbers in it (rpc_rx_req()), and
+ * session: the server skips no more numbers in it (rpc_server_rx()), and
  * something is wrong anyway. Reset the session as if the peer went, and
  * tell the server as for a close.
  */
@@ -628,72 +610,53 @@ session_timeout_reset(struct pmr_worker *w, uint16_t sn)
 		"in a window slot", w->worker_id, sn, RPC_SLOT_TIMEOUTS_MAX);
 	w->stats.timeout_resets++;
 	s->state = PMR_SESSION_RESET;
+	rpc_session_rx_update(s);
 	rpc_creq_fail_all(w, s, PMR_E_SESSION_RESET);
 	rpc_session_release(w, sn, true);
 	if (s->cb != NULL && !s->closing)
 		s->cb(w, sn, PMR_SESSION_EV_RESET, -ETIMEDOUT, s->cb_arg);
 }
 
-/*
- * The pending request of the earliest deadline, if that is now or past:
- * the first of w->all or of w->timed.
- */
-static inline struct rpc_creq *
-creq_expired(struct pmr_worker *w, uint64_t now)
+/* r's deadline passed (rpc_timers.c): it completes with PMR_E_TIMEOUT. */
+void
+rpc_client_expire(struct pmr_worker *w, struct rpc_creq *r)
 {
-	struct rpc_creq *r = TAILQ_FIRST(&w->all);
-	struct rpc_creq *t = TAILQ_FIRST(&w->timed);
+	uint16_t sn = r->session, slot = r->slot;
+	bool in_window = r->in_window;
+	struct rpc_session *s = &w->sessions[sn];
 
-	if (t != NULL && (r == NULL || t->deadline < r->deadline))
-		r = t;
-	return r != NULL && r->deadline <= now ? r : NULL;
+	RPC_LOG(DEBUG, "worker %u: request %" PRIu64 " of session %u "
+		"timed out: %s, packets %u+%u, sent %u, answered %u, "
+		"session credits %u", w->worker_id, r->req_num, sn,
+		r->in_window ? "in window" : "queued", r->req_pkts,
+		r->resp.pkts, r->num_tx, r->num_rx, s->credits);
+	creq_complete(w, r, PMR_E_TIMEOUT, NULL);	/* r is gone */
+	if (in_window && s->state == PMR_SESSION_CONNECTED && !s->closing &&
+	    ++s->slot_timeouts[slot] >= RPC_SLOT_TIMEOUTS_MAX) {
+		session_timeout_reset(w, sn);
+		return;
+	}
+	if (s->state == PMR_SESSION_CONNECTED && !s->closing) {
+		if (s->starved)
+			session_kick(w, s);	/* its credits */
+		rpc_window_fill(w, sn);
+	}
 }
 
 /*
- * Retransmission (go-back-N from the first unanswered packet, once per
- * RTO without an answer, until the request's deadline) and request
- * timeouts, in deadline order.
+ * No answer to r's last packets for an RTO (rpc_timers.c): go back to the
+ * first unanswered one (go-back-N), taking back the credits of those sent
+ * since.
  */
 void
-rpc_timers(struct pmr_worker *w, uint64_t now)
+rpc_client_retransmit(struct pmr_worker *w, struct rpc_creq *r)
 {
-	struct rpc_creq *r, *tmp;
-	struct rpc_session *s;
+	struct rpc_session *s = &w->sessions[r->session];
 
-	w->next_timer = now + w->rto / 4;
-	while ((r = creq_expired(w, now)) != NULL) {
-		uint16_t sn = r->session, slot = r->slot;
-		bool in_window = r->in_window;
-
-		s = &w->sessions[sn];
-		RPC_LOG(DEBUG, "worker %u: request %" PRIu64 " of session %u "
-			"timed out: %s, packets %u+%u, sent %u, answered %u, "
-			"session credits %u", w->worker_id, r->req_num, sn,
-			r->in_window ? "in window" : "queued", r->req_pkts,
-			r->resp_pkts, r->num_tx, r->num_rx, s->credits);
-		creq_complete(w, r, PMR_E_TIMEOUT, NULL);	/* r is gone */
-		if (in_window && s->state == PMR_SESSION_CONNECTED &&
-		    !s->closing &&
-		    ++s->slot_timeouts[slot] >= RPC_SLOT_TIMEOUTS_MAX) {
-			session_timeout_reset(w, sn);
-			continue;
-		}
-		if (s->state == PMR_SESSION_CONNECTED && !s->closing) {
-			if (s->starved)
-				session_kick(w, s);	/* its credits */
-			rpc_window_fill(w, sn);
-		}
-	}
-	for (r = TAILQ_FIRST(&w->active); r != NULL; r = tmp) {
-		tmp = TAILQ_NEXT(r, active);
-		if (r->num_tx == r->num_rx || now - r->last_tx < w->rto)
-			continue;
-		s = &w->sessions[r->session];
-		s->credits += (uint16_t)(r->num_tx - r->num_rx);
-		r->num_tx = r->num_rx;
-		w->stats.retransmissions++;
-		creq_tx(w, s, r);
-	}
+	s->credits += (uint16_t)(r->num_tx - r->num_rx);
+	r->num_tx = r->num_rx;
+	w->stats.retransmissions++;
+	creq_tx(w, s, r);
 }
 
 /* Complete every request of s, in the window and queued, with status. */

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The pmrpc authors
+ */
+
+#ifndef PMR_RPC_CLIENT_H
+#define PMR_RPC_CLIENT_H
+
+/* The client side (rpc_client.c): requests, their windows and replies. */
+
+#include "rpc_msg.h"
+#include "rpc_private.h"
+
+#pragma GCC visibility push(hidden)
+
+/* A client request: in the session window, queued, or completing. */
+struct rpc_creq {
+	TAILQ_ENTRY(rpc_creq) next;	/* backlog, or completing list */
+	TAILQ_ENTRY(rpc_creq) all;	/* in *tlist, by deadline */
+	struct rpc_creq_list *tlist;	/* &w->all or &w->timed */
+	struct pmr_msgbuf *mb;
+	pmr_cont_t cont;
+	void *tag;
+	struct pmr_req_handle *h;	/* instead of cont */
+	uint64_t req_num;
+	uint64_t deadline;		/* TSC: the request times out */
+	uint64_t last_tx;		/* TSC of the last packet sent */
+	uint32_t tx_round;		/* w->tx_bursts when last queued */
+	uint32_t req_pkts;		/* packets of the request */
+	uint32_t num_tx;		/* next packet index to send */
+	uint32_t num_rx;		/* replies received, in order */
+	/* The response; resp.pkts is 0 until its packet 0 came. */
+	struct rpc_msg_rx resp;
+	uint16_t session;
+	uint16_t slot;			/* in the session window */
+	uint8_t req_type;
+	bool in_window;
+	/* Completing: waiting for the driver to let go of mb. */
+	enum pmr_status status;
+	struct pmr_rx_pkt resp_pkt;	/* valid if has_resp */
+	bool has_resp;
+};
+
+bool rpc_client_rx(struct pmr_worker *w, uint16_t sn,
+		const struct pmr_pkthdr *h, struct pmr_rx_pkt *pkt);
+void rpc_client_expire(struct pmr_worker *w, struct rpc_creq *r);
+void rpc_client_retransmit(struct pmr_worker *w, struct rpc_creq *r);
+void rpc_creq_fail_all(struct pmr_worker *w, struct rpc_session *s,
+		enum pmr_status status);
+void rpc_window_fill(struct pmr_worker *w, uint16_t sn);
+int rpc_completing_poll(struct pmr_worker *w);
+
+#pragma GCC visibility pop
+
+#endif /* PMR_RPC_CLIENT_H */

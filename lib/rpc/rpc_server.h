@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The pmrpc authors
+ */
+
+#ifndef PMR_RPC_SERVER_H
+#define PMR_RPC_SERVER_H
+
+/* The server side (rpc_server.c): slots, handlers, responses. */
+
+#include "rpc_msg.h"
+#include "rpc_private.h"
+
+#pragma GCC visibility push(hidden)
+
+/* Server slot states. */
+enum rpc_srv_state {
+	SRV_FREE = 0,
+	SRV_RECEIVING,		/* packets of a multi-packet request */
+	SRV_HANDLING,		/* with the handler */
+	SRV_RESPONDED,		/* response kept for retransmissions */
+};
+
+/*
+ * A server slot (session, req_num % window): the request from its first
+ * packet to pmr_respond(), then the response until the slot's next request.
+ * pmr_req_ref names one (pmr_rpc.h).
+ */
+struct pmr_srv_slot {
+	struct pmr_worker *w;		/* fixed, as session */
+	/*
+	 * Changes when the slot takes a request and when that request is
+	 * answered or dropped: a pmr_req_ref of another generation is stale.
+	 */
+	uint32_t gen;
+	TAILQ_ENTRY(pmr_srv_slot) tnext; /* in w->srv_timed, if timed */
+	uint64_t tstamp;		/* TSC: timer start, if timed */
+	bool timed;			/* RECEIVING or RESPONDED: a timer */
+	uint64_t req_num;
+	uint16_t session;		/* fixed: the slot's session */
+	uint8_t req_type;
+	uint8_t state;			/* enum rpc_srv_state */
+	bool orphaned;			/* session reset while handling */
+	bool has_pkt;			/* pkt holds a single-packet request */
+	/* The request: in pkt (single-packet) or reassembled in req.mb. */
+	struct rpc_msg_rx req;
+	struct pmr_rx_pkt pkt;
+	const uint8_t *data;
+	uint32_t len;
+	struct pmr_msgbuf *resp_buf;	/* offered, lazily allocated */
+	/* response */
+	struct pmr_msgbuf *resp_mb;	/* NULL for an empty or error one */
+	uint32_t resp_pkts;
+	uint32_t tx_round;		/* w->tx_bursts when queued in place */
+	uint8_t resp_status;
+};
+
+bool rpc_server_rx(struct pmr_worker *w, uint16_t sn,
+		const struct pmr_pkthdr *h, struct pmr_rx_pkt *pkt);
+void rpc_server_expire(struct pmr_worker *w, struct pmr_srv_slot *slot);
+void rpc_server_session_init(struct pmr_worker *w, struct rpc_session *s);
+void rpc_server_session_clear(struct pmr_worker *w, struct rpc_session *s);
+void rpc_server_session_orphan(struct pmr_worker *w, struct rpc_session *s);
+
+#pragma GCC visibility pop
+
+#endif /* PMR_RPC_SERVER_H */

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The pmrpc authors
+ */
+
+/*
+ * The timer scan, every rto/4 at most while timers are pending: client
+ * request deadlines (in deadline order), retransmission of requests whose
+ * last packets went unanswered for an RTO, and server slot states past
+ * srv_state_timeout_ms (in start order). What an expired timer does is
+ * rpc_client_expire(), rpc_client_retransmit() and rpc_server_expire().
+ */
+
+#include "rpc_client.h"
+#include "rpc_private.h"
+#include "rpc_server.h"
+#include "rpc_timers.h"
+
+/*
+ * r has a deadline of its own, ticks from its submission: from the tail of
+ * w->all, where rpc_timer_creq_add() put it, into w->timed, sorted by
+ * deadline, after those of the same deadline. O(1) when requests come in
+ * deadline order (one timeout for all of them, say); else a walk back
+ * over those with later deadlines.
+ */
+void
+rpc_timer_creq_own(struct pmr_worker *w, struct rpc_creq *r, uint64_t ticks)
+{
+	struct rpc_creq *p;
+
+	TAILQ_REMOVE(&w->all, r, all);
+	r->deadline = r->deadline - w->req_timeout + ticks;
+	r->tlist = &w->timed;
+	TAILQ_FOREACH_REVERSE(p, &w->timed, rpc_creq_list, all) {
+		if (p->deadline <= r->deadline) {
+			TAILQ_INSERT_AFTER(&w->timed, p, r, all);
+			return;
+		}
+	}
+	TAILQ_INSERT_HEAD(&w->timed, r, all);
+}
+
+/*
+ * The pending request of the earliest deadline, if that is now or past:
+ * the first of w->all or of w->timed.
+ */
+static inline struct rpc_creq *
+creq_expired(struct pmr_worker *w, uint64_t now)
+{
+	struct rpc_creq *r = TAILQ_FIRST(&w->all);
+	struct rpc_creq *t = TAILQ_FIRST(&w->timed);
+
+	if (t != NULL && (r == NULL || t->deadline < r->deadline))
+		r = t;
+	return r != NULL && r->deadline <= now ? r : NULL;
+}
+
+/*
+ * Requests with packets unanswered for an RTO go back to the first of
+ * them. A request in the backlog has sent nothing (num_tx is 0).
+ */
+static void
+creq_list_rto(struct pmr_worker *w, struct rpc_creq_list *list, uint64_t now)
+{
+	struct rpc_creq *r, *tmp;
+
+	for (r = TAILQ_FIRST(list); r != NULL; r = tmp) {
+		tmp = TAILQ_NEXT(r, all);
+		if (r->num_tx == r->num_rx || now - r->last_tx < w->rto)
+			continue;
+		rpc_client_retransmit(w, r);
+	}
+}
+
+/* Client requests: deadlines, then retransmissions. */
+void
+rpc_timers_client(struct pmr_worker *w, uint64_t now)
+{
+	struct rpc_creq *r;
+
+	while ((r = creq_expired(w, now)) != NULL)
+		rpc_client_expire(w, r);	/* r is gone */
+	creq_list_rto(w, &w->all, now);
+	creq_list_rto(w, &w->timed, now);
+}
+
+/* Server slots whose state is past srv_state_timeout_ms. */
+void
+rpc_timers_server(struct pmr_worker *w, uint64_t now)
+{
+	struct pmr_srv_slot *slot;
+
+	while ((slot = TAILQ_FIRST(&w->srv_timed)) != NULL &&
+	       now - slot->tstamp >= w->srv_timeout)
+		rpc_server_expire(w, slot);
+}
+
+void
+rpc_timers_run(struct pmr_worker *w, uint64_t now)
+{
+	w->next_timer = now + w->rto / 4;
+	rpc_timers_client(w, now);
+	rpc_timers_server(w, now);
+}

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The pmrpc authors
+ */
+
+#ifndef PMR_RPC_TIMERS_H
+#define PMR_RPC_TIMERS_H
+
+/*
+ * Timers (rpc_timers.c runs them): a client request's deadline and its
+ * retransmission timer, a server slot's state timer. The lists are kept
+ * here, in the order that makes the scan look at their heads only; what
+ * an expired timer does is the client's and the server's.
+ */
+
+#include "rpc_client.h"
+#include "rpc_private.h"
+#include "rpc_server.h"
+
+#pragma GCC visibility push(hidden)
+
+void rpc_timers_run(struct pmr_worker *w, uint64_t now);
+void rpc_timers_client(struct pmr_worker *w, uint64_t now);
+void rpc_timers_server(struct pmr_worker *w, uint64_t now);
+void rpc_timer_creq_own(struct pmr_worker *w, struct rpc_creq *r,
+		uint64_t ticks);
+
+/* r times out after the worker's req_timeout: the tail of w->all. */
+static inline void
+rpc_timer_creq_add(struct pmr_worker *w, struct rpc_creq *r, uint64_t now)
+{
+	r->deadline = now + w->req_timeout;
+	r->tlist = &w->all;
+	TAILQ_INSERT_TAIL(&w->all, r, all);
+}
+
+static inline void
+rpc_timer_creq_del(struct rpc_creq *r)
+{
+	TAILQ_REMOVE(r->tlist, r, all);
+}
+
+/*
+ * A server slot's timer: from a partial request's first packet, from a
+ * kept response. Packets of the client do not renew it: a correct client
+ * is done within its own request timeout, and a hostile one cannot keep
+ * the state alive by trickling packets. The timeout is the same for all,
+ * so the list is in start order.
+ */
+static inline void
+rpc_timer_slot_stop(struct pmr_worker *w, struct pmr_srv_slot *slot)
+{
+	if (slot->timed) {
+		TAILQ_REMOVE(&w->srv_timed, slot, tnext);
+		slot->timed = false;
+	}
+}
+
+/* Start the slot's timer (again, for the slot's next state). */
+static inline void
+rpc_timer_slot_start(struct pmr_worker *w, struct pmr_srv_slot *slot)
+{
+	rpc_timer_slot_stop(w, slot);
+	slot->tstamp = rte_get_timer_cycles();
+	TAILQ_INSERT_TAIL(&w->srv_timed, slot, tnext);
+	slot->timed = true;
+}
+
+/*
+ * From the poll: run the timers if any is pending and the next scan is
+ * due. Client requests have timers of rto_us; the server's timers
+ * (srv_state_timeout_ms) are coarse: a look every few polls.
+ */
+static inline void
+rpc_timers_poll(struct pmr_worker *w)
+{
+	uint64_t now;
+
+	if (!TAILQ_EMPTY(&w->all) || !TAILQ_EMPTY(&w->timed) ||
+	    (!TAILQ_EMPTY(&w->srv_timed) &&
+	     (w->nb_polls & (RPC_SM_POLL_EVERY - 1)) == 1)) {
+		now = rte_get_timer_cycles();
+		if (unlikely(now >= w->next_timer))
+			rpc_timers_run(w, now);
+	}
+}
+
+#pragma GCC visibility pop
+
+#endif /* PMR_RPC_TIMERS_H */
