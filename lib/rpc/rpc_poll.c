@@ -127,8 +127,10 @@ pmr_worker_poll(struct pmr_worker *w)
 
 	w->polling++;	/* see pmr_session_connect() */
 	/* Session events are rare: look for them every few polls. */
-	work = (w->nb_polls++ & (RPC_SM_POLL_EVERY - 1)) == 0 ?
-		rpc_sm_poll(w) : 0;
+	work = 0;
+	if ((w->nb_polls++ & (RPC_SM_POLL_EVERY - 1)) == 0 &&
+	    (!rte_ring_empty(w->to_worker) || !rte_ring_empty(w->outbox)))
+		work = rpc_sm_poll(w);	/* not called for nothing */
 	if (unlikely(!TAILQ_EMPTY(&w->completing)))
 		work += rpc_completing_poll(w);
 
