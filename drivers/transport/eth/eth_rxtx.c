@@ -142,6 +142,48 @@ eth_tx_valid(const struct eth_queue *eq, const struct pmr_tx_pkt *p)
 		      p->data + p->len <= mb->data + mb->capacity);
 }
 
+/*
+ * rte_mempool_get_bulk(mp, mbufs, n)'s common case, n objects in the
+ * lcore's cache, written out (the same objects in the same order: the
+ * cache's top first); false if it is not that case (nothing done then).
+ * The inline get costs some 39 instructions a burst with its fallback
+ * paths' registers. With mempool debug checks or statistics compiled in,
+ * which this path would skip, always false.
+ */
+static inline bool
+eth_mempool_get_cached(struct rte_mempool *mp, struct rte_mbuf **mbufs,
+		unsigned int n)
+{
+#if defined(RTE_LIBRTE_MEMPOOL_DEBUG) || defined(RTE_LIBRTE_MEMPOOL_STATS) || \
+	defined(RTE_ENABLE_TRACE_FP)
+	RTE_SET_USED(mp);
+	RTE_SET_USED(mbufs);
+	RTE_SET_USED(n);
+	return false;
+#else
+	struct rte_mempool_cache *cache =
+		rte_mempool_default_cache(mp, rte_lcore_id());
+	void **top;
+	unsigned int i;
+
+	if (unlikely(cache == NULL || cache->len < n))
+		return false;
+	top = &cache->objs[cache->len];
+	cache->len -= n;
+	for (i = 0; i < n; i++)
+		mbufs[i] = *--top;
+	return true;
+#endif
+}
+
+/* The general case of the above, out of line. */
+static __rte_noinline int
+eth_mempool_get_slow(struct rte_mempool *mp, struct rte_mbuf **mbufs,
+		unsigned int n)
+{
+	return rte_mempool_get_bulk(mp, (void **)mbufs, n);
+}
+
 uint16_t
 eth_tx_burst(struct pmr_transport_queue *q, const struct pmr_tx_pkt *pkts,
 		uint16_t n)
@@ -162,8 +204,8 @@ eth_tx_burst(struct pmr_transport_queue *q, const struct pmr_tx_pkt *pkts,
 	n = i;
 	if (unlikely(n == 0))
 		return 0;
-	if (unlikely(rte_mempool_get_bulk(eq->tx_pool, (void **)mbufs,
-			n) != 0)) {
+	if (unlikely(!eth_mempool_get_cached(eq->tx_pool, mbufs, n) &&
+		     eth_mempool_get_slow(eq->tx_pool, mbufs, n) != 0)) {
 		eq->stats.tx_full += n;
 		return 0;
 	}
