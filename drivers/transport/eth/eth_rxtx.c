@@ -142,48 +142,6 @@ eth_tx_valid(const struct eth_queue *eq, const struct pmr_tx_pkt *p)
 		      p->data + p->len <= mb->data + mb->capacity);
 }
 
-/*
- * rte_mempool_get_bulk(mp, mbufs, n)'s common case, n objects in the
- * lcore's cache, written out (the same objects in the same order: the
- * cache's top first); false if it is not that case (nothing done then).
- * The inline get costs some 39 instructions a burst with its fallback
- * paths' registers. With mempool debug checks or statistics compiled in,
- * which this path would skip, always false.
- */
-static inline bool
-eth_mempool_get_cached(struct rte_mempool *mp, struct rte_mbuf **mbufs,
-		unsigned int n)
-{
-#if defined(RTE_LIBRTE_MEMPOOL_DEBUG) || defined(RTE_LIBRTE_MEMPOOL_STATS) || \
-	defined(RTE_ENABLE_TRACE_FP)
-	RTE_SET_USED(mp);
-	RTE_SET_USED(mbufs);
-	RTE_SET_USED(n);
-	return false;
-#else
-	struct rte_mempool_cache *cache =
-		rte_mempool_default_cache(mp, rte_lcore_id());
-	void **top;
-	unsigned int i;
-
-	if (unlikely(cache == NULL || cache->len < n))
-		return false;
-	top = &cache->objs[cache->len];
-	cache->len -= n;
-	for (i = 0; i < n; i++)
-		mbufs[i] = *--top;
-	return true;
-#endif
-}
-
-/* The general case of the above, out of line. */
-static __rte_noinline int
-eth_mempool_get_slow(struct rte_mempool *mp, struct rte_mbuf **mbufs,
-		unsigned int n)
-{
-	return rte_mempool_get_bulk(mp, (void **)mbufs, n);
-}
-
 uint16_t
 eth_tx_burst(struct pmr_transport_queue *q, const struct pmr_tx_pkt *pkts,
 		uint16_t n)
@@ -204,8 +162,8 @@ eth_tx_burst(struct pmr_transport_queue *q, const struct pmr_tx_pkt *pkts,
 	n = i;
 	if (unlikely(n == 0))
 		return 0;
-	if (unlikely(!eth_mempool_get_cached(eq->tx_pool, mbufs, n) &&
-		     eth_mempool_get_slow(eq->tx_pool, mbufs, n) != 0)) {
+	if (unlikely(rte_mempool_get_bulk(eq->tx_pool, (void **)mbufs,
+			n) != 0)) {
 		eq->stats.tx_full += n;
 		return 0;
 	}
@@ -320,31 +278,6 @@ drop:
 	return k;
 }
 
-/*
- * rte_mempool_put(m->pool, m)'s common case, room in the lcore's cache,
- * written out; false if it is not that case (nothing done then). The
- * inline put keeps m in a stack slot and two registers across its
- * fallback paths. With mempool debug checks or statistics compiled in,
- * which this path would skip, always false.
- */
-static inline bool
-eth_mempool_put_cached(struct rte_mbuf *m)
-{
-#if defined(RTE_LIBRTE_MEMPOOL_DEBUG) || defined(RTE_LIBRTE_MEMPOOL_STATS) || \
-	defined(RTE_ENABLE_TRACE_FP)
-	RTE_SET_USED(m);
-	return false;
-#else
-	struct rte_mempool_cache *cache =
-		rte_mempool_default_cache(m->pool, rte_lcore_id());
-
-	if (unlikely(cache == NULL || cache->len >= cache->flushthresh))
-		return false;
-	cache->objs[cache->len++] = m;
-	return true;
-#endif
-}
-
 static __rte_noinline void
 eth_rx_release_n(struct pmr_rx_pkt *pkts, uint16_t n)
 {
@@ -356,22 +289,14 @@ eth_rx_release_n(struct pmr_rx_pkt *pkts, uint16_t n)
 
 /*
  * The engine releases its packets one at a time (n == 1) as it is done
- * with each: that case without the loop, into the mempool cache directly;
- * anything else (more packets, a full cache, an indirect mbuf) out of
- * line.
+ * with each: that case without the loop; more, out of line.
  */
 void
 eth_rx_release(struct pmr_transport_queue *q __rte_unused,
 		struct pmr_rx_pkt *pkts, uint16_t n)
 {
-	struct rte_mbuf *m;
-
-	if (likely(n == 1)) {
-		m = pkts[0].handle;
-		if (likely(RTE_MBUF_DIRECT(m) &&
-			   rte_mbuf_refcnt_read(m) == 1 &&
-			   eth_mempool_put_cached(m)))
-			return;
-	}
-	eth_rx_release_n(pkts, n);
+	if (likely(n == 1))
+		eth_rx_mbuf_free(pkts[0].handle);
+	else
+		eth_rx_release_n(pkts, n);
 }
