@@ -4,7 +4,8 @@
 
 /*
  * The worker's hot path, top to bottom: pmr_worker_poll() takes session
- * events from the nexus, receives a burst, checks every packet against its
+ * events from the nexus and runs handshake timers every few polls,
+ * receives a burst, checks every packet against its
  * session (the RX dispatch: header, session, token, source, role), hands
  * request packets to the server side and replies to the client side,
  * runs the timers now and then, and sends what all of that produced in
@@ -117,6 +118,25 @@ rpc_rx_one(struct pmr_worker *w, struct pmr_rx_pkt *pkt, uint16_t *pkts,
 	return rpc_server_rx(w, h.dest_session, &h, pkt);
 }
 
+/*
+ * What a poll looks at every RPC_SM_POLL_EVERY polls only: session events
+ * from the nexus, handshake timers (TOKEN copies are rto apart), sent
+ * msgbufs the driver has let go of.
+ */
+static __rte_noinline int
+rpc_poll_rare(struct pmr_worker *w)
+{
+	int work = 0;
+
+	if (!rte_ring_empty(w->to_worker) || !rte_ring_empty(w->outbox))
+		work = rpc_sm_poll(w);	/* not called for nothing */
+	if (!TAILQ_EMPTY(&w->hs_pending))
+		rpc_hs_timers(w);
+	if (w->txfree.head != w->txfree.tail)
+		rpc_txfree_poll(w);
+	return work;
+}
+
 int
 pmr_worker_poll(struct pmr_worker *w)
 {
@@ -126,9 +146,9 @@ pmr_worker_poll(struct pmr_worker *w)
 	int work;
 
 	w->polling++;	/* see pmr_session_connect() */
-	/* Session events are rare: look for them every few polls. */
-	work = (w->nb_polls++ & (RPC_SM_POLL_EVERY - 1)) == 0 ?
-		rpc_sm_poll(w) : 0;
+	work = 0;
+	if (unlikely((w->nb_polls++ & (RPC_SM_POLL_EVERY - 1)) == 0))
+		work = rpc_poll_rare(w);
 	if (unlikely(!TAILQ_EMPTY(&w->completing)))
 		work += rpc_completing_poll(w);
 
@@ -149,12 +169,8 @@ pmr_worker_poll(struct pmr_worker *w)
 	}
 
 	rpc_timers_poll(w);
-	if (unlikely(!TAILQ_EMPTY(&w->hs_pending)))
-		rpc_hs_timers(w);
 	if (w->nb_tx != 0)
 		rpc_tx_flush(w);
-	if (unlikely(w->txfree.head != w->txfree.tail))
-		rpc_txfree_poll(w);
 	w->polling--;
 	return work;
 }

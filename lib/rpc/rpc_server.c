@@ -492,6 +492,16 @@ pmr_req_session(struct pmr_req_ref ref)
 	return req != NULL ? req->session : -ESTALE;
 }
 
+/* The slot's first response buffer (out of line: later ones are kept). */
+static __rte_noinline struct pmr_msgbuf *
+srv_resp_buf_alloc(struct pmr_srv_slot *req)
+{
+	req->resp_buf = pmr_msgbuf_alloc(req->w->pools[0], 0);
+	if (req->resp_buf != NULL)
+		rpc_msgbuf_hold(req->resp_buf);	/* the slot's */
+	return req->resp_buf;
+}
+
 struct pmr_msgbuf *
 pmr_req_resp_buf(struct pmr_req_ref ref)
 {
@@ -501,12 +511,9 @@ pmr_req_resp_buf(struct pmr_req_ref ref)
 		rte_errno = ESTALE;
 		return NULL;
 	}
-	if (req->resp_buf == NULL) {
-		req->resp_buf = pmr_msgbuf_alloc(req->w->pools[0], 0);
-		if (req->resp_buf != NULL)
-			rpc_msgbuf_hold(req->resp_buf);	/* the slot's */
-	}
-	return req->resp_buf;
+	if (likely(req->resp_buf != NULL))
+		return req->resp_buf;
+	return srv_resp_buf_alloc(req);
 }
 
 /* Stale references: at most one log line a second per lcore. */

@@ -205,7 +205,6 @@ rpc_tx_pkt(struct pmr_worker *w, const struct rpc_session *s,
 		p->hdr = w->tx_hdr[idx];
 		p->hdr_len = PMR_PKTHDR_LEN;
 	}
-	w->stats.tx_pkts++;
 	w->stats.tx_bytes += len;
 }
 

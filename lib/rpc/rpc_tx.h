@@ -38,6 +38,8 @@ rpc_tx_flush(struct pmr_worker *w)
 
 	/* What is queued from now on goes in the next burst. */
 	w->tx_bursts++;
+	/* Counted per burst, not per packet queued (sent or dropped). */
+	w->stats.tx_pkts += w->nb_tx;
 	if (likely(!w->faults.on && w->nb_tx_free == 0)) {
 		sent = pmr_transport_tx_burst(w->q, w->tx, w->nb_tx);
 		if (likely(sent == w->nb_tx)) {
@@ -94,7 +96,6 @@ rpc_tx_inplace(struct pmr_worker *w, const struct rpc_session *s,
 	p->len = PMR_PKTHDR_LEN + len;
 	p->hdr = NULL;
 	p->hdr_len = 0;
-	w->stats.tx_pkts++;
 	w->stats.tx_bytes += len;
 }
 

@@ -278,12 +278,25 @@ drop:
 	return k;
 }
 
-void
-eth_rx_release(struct pmr_transport_queue *q __rte_unused,
-		struct pmr_rx_pkt *pkts, uint16_t n)
+static __rte_noinline void
+eth_rx_release_n(struct pmr_rx_pkt *pkts, uint16_t n)
 {
 	uint16_t i;
 
 	for (i = 0; i < n; i++)
 		eth_rx_mbuf_free(pkts[i].handle);
+}
+
+/*
+ * The engine releases its packets one at a time (n == 1) as it is done
+ * with each: that case without the loop; more, out of line.
+ */
+void
+eth_rx_release(struct pmr_transport_queue *q __rte_unused,
+		struct pmr_rx_pkt *pkts, uint16_t n)
+{
+	if (likely(n == 1))
+		eth_rx_mbuf_free(pkts[0].handle);
+	else
+		eth_rx_release_n(pkts, n);
 }
