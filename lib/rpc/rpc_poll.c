@@ -120,8 +120,7 @@ rpc_rx_one(struct pmr_worker *w, struct pmr_rx_pkt *pkt, uint16_t *pkts,
 
 /*
  * What a poll looks at every RPC_SM_POLL_EVERY polls only: session events
- * from the nexus, handshake timers (TOKEN copies are rto apart), sent
- * msgbufs the driver has let go of.
+ * from the nexus, handshake timers (TOKEN copies are rto apart).
  */
 static __rte_noinline int
 rpc_poll_rare(struct pmr_worker *w)
@@ -132,8 +131,6 @@ rpc_poll_rare(struct pmr_worker *w)
 		work = rpc_sm_poll(w);	/* not called for nothing */
 	if (!TAILQ_EMPTY(&w->hs_pending))
 		rpc_hs_timers(w);
-	if (w->txfree.head != w->txfree.tail)
-		rpc_txfree_poll(w);
 	return work;
 }
 
@@ -171,6 +168,9 @@ pmr_worker_poll(struct pmr_worker *w)
 	rpc_timers_poll(w);
 	if (w->nb_tx != 0)
 		rpc_tx_flush(w);
+	/* Sent msgbufs go back once the driver lets go (every poll). */
+	if (unlikely(w->txfree.head != w->txfree.tail))
+		rpc_txfree_poll(w);
 	w->polling--;
 	return work;
 }
