@@ -114,8 +114,14 @@ srv_slot_clear(struct pmr_worker *w, struct pmr_srv_slot *req)
 void
 rpc_server_session_init(struct pmr_worker *w, struct rpc_session *s)
 {
+	uint64_t epoch = w->srv_timeout / 16;
 	uint16_t i;
 
+	/*
+	 * The server timers' epoch (rpc_timers.h): a power of 2 of TSC
+	 * cycles, srv_timeout / 16 or less (the same each time).
+	 */
+	w->srv_tmask = epoch < 2 ? 1 : rte_align64prevpow2(epoch) - 1;
 	for (i = 0; i < w->window; i++) {
 		struct pmr_srv_slot *req = &s->srv[i];
 
@@ -173,7 +179,7 @@ srv_slot_recycle(struct pmr_worker *w, struct pmr_srv_slot *req)
 	if (likely(req->state == SRV_RESPONDED && mb != NULL &&
 		   mb->pool == w->pools[0] && req->tx_round != w->tx_bursts &&
 		   pmr_msgbuf_tx_pending(mb) == 0)) {
-		rpc_timer_slot_stop(w, req);
+		/* Its timer stops: the slot is no longer RESPONDED. */
 		mb->len = 0;
 		req->resp_buf = mb;
 		req->resp_mb = NULL;

@@ -32,9 +32,13 @@ struct pmr_srv_slot {
 	 * answered or dropped: a pmr_req_ref of another generation is stale.
 	 */
 	uint32_t gen;
-	TAILQ_ENTRY(pmr_srv_slot) tnext; /* in w->srv_timed, if timed */
-	uint64_t tstamp;		/* TSC: timer start, if timed */
-	bool timed;			/* RECEIVING or RESPONDED: a timer */
+	/*
+	 * The timer (rpc_timers.h) runs while RECEIVING or RESPONDED, from
+	 * tstamp; the slot is in w->srv_timed while tepoch is not 0.
+	 */
+	TAILQ_ENTRY(pmr_srv_slot) tnext;
+	uint64_t tstamp;		/* TSC: timer start */
+	uint64_t tepoch;		/* last TSC of the link's epoch */
 	uint64_t req_num;
 	uint16_t session;		/* fixed: the slot's session */
 	uint8_t req_type;
