@@ -285,8 +285,6 @@ srv_req_start(struct pmr_worker *w, struct rpc_session *s,
 		req->req.num_rx = 1;
 		req->pkt = *pkt;
 		req->has_pkt = true;
-		req->data = pkt->data;
-		req->len = pkt->len;
 		srv_handle(w, s, req);
 		return true;
 	}
@@ -332,8 +330,9 @@ srv_req_more(struct pmr_worker *w, struct rpc_session *s,
 		srv_tx_cr(w, s, req, (uint16_t)k);
 		return;
 	}
-	req->data = req->req.mb->data;
-	req->len = req->req.size;
+	/* What the handler reads (pmr_req_data()): no packet is kept. */
+	req->pkt.data = req->req.mb->data;
+	req->pkt.len = req->req.size;
 	rpc_timer_slot_stop(w, req);	/* the partial request's */
 	srv_handle(w, s, req);
 }
@@ -402,17 +401,11 @@ srv_rx_same(struct pmr_worker *w, struct rpc_session *s,
 }
 
 /*
- * A request packet or a request for response, for session sn (a server
- * session, the packet authenticated). A slot takes request number
- * cur + k * window for 1 <= k <= RPC_REQ_SKIP_MAX (cur its last one): the
- * client skips a number for each request that timed out there unseen,
- * and resets the session before it skips more. Anything further is forged
- * or from another life of the session. True if the packet was kept (a
- * single-packet request, until pmr_respond()); else the caller releases
- * it.
+ * rpc_server_rx() for all but a single-packet request that its slot and
+ * session take as they are (srv_rx_fast_ok()).
  */
-bool
-rpc_server_rx(struct pmr_worker *w, uint16_t sn, const struct pmr_pkthdr *h,
+static __rte_noinline bool
+srv_rx_slow(struct pmr_worker *w, uint16_t sn, const struct pmr_pkthdr *h,
 		struct pmr_rx_pkt *pkt)
 {
 	struct rpc_session *s = &w->sessions[sn];
@@ -444,6 +437,98 @@ rpc_server_rx(struct pmr_worker *w, uint16_t sn, const struct pmr_pkthdr *h,
 }
 
 /*
+ * Does srv_req_start() take the packet (a new request's first, d in
+ * range) as a single-packet request, for a handler, with no more than
+ * the slot's own response to recycle (srv_slot_recycle()'s fast case)?
+ * Then the fast path below does what it would. Only tests: the slot and
+ * the session are untouched.
+ */
+static __rte_always_inline bool
+srv_rx_fast_ok(const struct pmr_worker *w, const struct rpc_session *s,
+		const struct pmr_srv_slot *req, const struct pmr_pkthdr *h,
+		const struct pmr_rx_pkt *pkt, uint64_t d)
+{
+	const struct pmr_msgbuf *mb = req->resp_mb;
+
+	if (unlikely(d - w->window > (RPC_REQ_SKIP_MAX - 1u) * w->window))
+		return false;
+	/*
+	 * The slot first: the atomic load of tx_pending would make the
+	 * compiler load the header's fields again after it.
+	 */
+	if (req->state != SRV_FREE &&
+	    unlikely(req->state != SRV_RESPONDED || mb == NULL ||
+		     mb->pool != w->pools[0] ||
+		     req->tx_round == w->tx_bursts ||
+		     pmr_msgbuf_tx_pending(mb) != 0))
+		return false;
+	return likely(h->pkt_type == PMR_PKT_REQ && h->pkt_num == 0 &&
+		      pkt->len == h->msg_size &&
+		      s->srv_active < s->rx_reserve &&
+		      w->handlers[h->req_type].fn != NULL);
+}
+
+/*
+ * A request packet or a request for response, for session sn (a server
+ * session, the packet authenticated). A slot takes request number
+ * cur + k * window for 1 <= k <= RPC_REQ_SKIP_MAX (cur its last one): the
+ * client skips a number for each request that timed out there unseen,
+ * and resets the session before it skips more. Anything further is forged
+ * or from another life of the session. True if the packet was kept (a
+ * single-packet request, until pmr_respond()); else the caller releases
+ * it.
+ *
+ * The fast path is srv_req_start() of a single-packet request, with
+ * srv_slot_recycle() and srv_handle() for a slot and a session that take
+ * it as they are; the rest goes to srv_rx_slow().
+ */
+bool
+rpc_server_rx(struct pmr_worker *w, uint16_t sn, const struct pmr_pkthdr *h,
+		struct pmr_rx_pkt *pkt)
+{
+	struct rpc_session *s = &w->sessions[sn];
+	struct pmr_srv_slot *req = &s->srv[rpc_slot_of(w, h->req_num)];
+	uint64_t d = (h->req_num - req->req_num) & PMR_REQ_NUM_MASK;
+	const struct pmr_nexus_handler *hd;
+	struct pmr_msgbuf *mb;
+	uint32_t gen;
+
+	if (unlikely(!srv_rx_fast_ok(w, s, req, h, pkt, d)))
+		return srv_rx_slow(w, sn, h, pkt);
+	/* Loads first: the stores below could alias them for the compiler. */
+	hd = &w->handlers[h->req_type];
+	mb = req->resp_mb;
+	gen = req->gen + 1;	/* references to the last request are stale */
+	req->req_num = h->req_num;
+	req->req_type = h->req_type;
+	/* Single-packet: the handler reads it in place. */
+	req->req.size = h->msg_size;
+	req->pkt = *pkt;
+	req->gen = gen;
+	req->req.pkts = 1;
+	req->req.num_rx = 1;
+	req->resp_status = PMR_OK;
+	req->resp_pkts = 0;
+	req->has_pkt = true;
+	if (mb != NULL) {
+		/*
+		 * srv_slot_recycle(): the response msgbuf is the slot's next
+		 * pmr_req_resp_buf(); the timer stops (rpc_timers.h).
+		 */
+		mb->len = 0;
+		req->resp_buf = mb;
+		req->resp_mb = NULL;
+	}
+	/* srv_handle() */
+	req->state = SRV_HANDLING;
+	req->orphaned = false;
+	s->srv_active++;
+	w->stats.reqs_handled++;
+	hd->fn((struct pmr_req_ref){ .slot = req, .gen = gen }, hd->arg);
+	return true;
+}
+
+/*
  * The slot of a handler's reference to a request it has not answered
  * yet, or NULL: a NULL, answered or recycled one.
  */
@@ -463,7 +548,7 @@ pmr_req_data(struct pmr_req_ref ref)
 {
 	struct pmr_srv_slot *req = srv_ref_slot(ref);
 
-	return req != NULL ? req->data : NULL;
+	return req != NULL ? req->pkt.data : NULL;
 }
 
 uint32_t
@@ -471,7 +556,7 @@ pmr_req_len(struct pmr_req_ref ref)
 {
 	struct pmr_srv_slot *req = srv_ref_slot(ref);
 
-	return req != NULL ? req->len : 0;
+	return req != NULL ? req->pkt.len : 0;
 }
 
 uint8_t

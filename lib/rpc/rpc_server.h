@@ -45,11 +45,12 @@ struct pmr_srv_slot {
 	uint8_t state;			/* enum rpc_srv_state */
 	bool orphaned;			/* session reset while handling */
 	bool has_pkt;			/* pkt holds a single-packet request */
-	/* The request: in pkt (single-packet) or reassembled in req.mb. */
+	/*
+	 * The request: in pkt (single-packet, has_pkt) or reassembled in
+	 * req.mb; pkt.data and pkt.len are what the handler reads in both.
+	 */
 	struct rpc_msg_rx req;
 	struct pmr_rx_pkt pkt;
-	const uint8_t *data;
-	uint32_t len;
 	struct pmr_msgbuf *resp_buf;	/* offered, lazily allocated */
 	/* response */
 	struct pmr_msgbuf *resp_mb;	/* NULL for an empty or error one */
