@@ -118,10 +118,13 @@ rpc_server_session_init(struct pmr_worker *w, struct rpc_session *s)
 	uint16_t i;
 
 	/*
-	 * The server timers' epoch (rpc_timers.h): a power of 2 of TSC
-	 * cycles, srv_timeout / 16 or less (the same each time).
+	 * Worker constants of the server's fast paths, the same each time:
+	 * the timers' epoch (rpc_timers.h), a power of 2 of TSC cycles,
+	 * srv_timeout / 16 or less; the largest response pmr_respond()
+	 * sends in place as one packet.
 	 */
 	w->srv_tmask = epoch < 2 ? 1 : rte_align64prevpow2(epoch) - 1;
+	w->srv_resp_inplace = RTE_MIN(w->plen, w->max_msg);
 	for (i = 0; i < w->window; i++) {
 		struct pmr_srv_slot *req = &s->srv[i];
 
@@ -678,8 +681,9 @@ srv_req_fail(struct pmr_worker *w, struct pmr_srv_slot *req,
 	srv_answer_status(w, s, req, status);
 }
 
-int
-pmr_respond(struct pmr_req_ref ref, struct pmr_msgbuf *resp)
+/* pmr_respond() for all but srv_respond_fast_ok()'s case. */
+static __rte_noinline int
+srv_respond_slow(struct pmr_req_ref ref, struct pmr_msgbuf *resp)
 {
 	struct pmr_srv_slot *req = srv_ref_slot(ref);
 	struct pmr_worker *w;
@@ -731,6 +735,92 @@ pmr_respond(struct pmr_req_ref ref, struct pmr_msgbuf *resp)
 	rpc_timer_slot_start(w, req);
 	srv_tx_resp(w, s, req, 0);
 	w->stats.resps_sent++;
+	return 0;
+}
+
+/*
+ * rpc_tx_inplace() of the slot's OK response, for pmr_respond()'s fast
+ * path, which checked that the burst has room: the burst entry comes
+ * first, before any store the compiler could not tell from w->nb_tx, so
+ * that it knows rpc_tx_next() does not flush and the path has no call
+ * (nor the callee-saved registers one would need).
+ */
+static __rte_always_inline void
+srv_tx_resp_inplace(struct pmr_worker *w, const struct rpc_session *s,
+		const struct pmr_srv_slot *req, struct pmr_msgbuf *mb)
+{
+	struct pmr_tx_pkt *p = rpc_tx_next(w, false);
+	uint8_t *hdr = mb->data - PMR_PKTHDR_LEN;
+	uint32_t len = mb->len;
+
+	p->peer = s->peer;
+	p->mb = mb;
+	p->data = hdr;
+	p->len = PMR_PKTHDR_LEN + len;
+	p->hdr = NULL;
+	p->hdr_len = 0;
+	w->stats.tx_bytes += len;
+	pmr_pkthdr_write(hdr, PMR_PKT_RESP, req->req_type, s->remote_session,
+			0, len, s->token, req->req_num, PMR_OK);
+}
+
+/*
+ * Does pmr_respond() take the fast path: a valid reference to a
+ * single-packet request, answered in the slot's own response buffer
+ * (pmr_req_resp_buf(): of pools[0], whose headroom is w->headroom, held
+ * by the worker so that no driver sends it) with one packet that
+ * max_msg_size allows, its session still there?
+ */
+static __rte_always_inline bool
+srv_respond_fast_ok(struct pmr_req_ref ref, const struct pmr_msgbuf *resp,
+		uint64_t now)
+{
+	const struct pmr_srv_slot *req = ref.slot;
+
+	return likely(req != NULL && req->gen == ref.gen &&
+		      req->state == SRV_HANDLING && resp != NULL &&
+		      resp == req->resp_buf && req->has_pkt &&
+		      !req->orphaned &&
+		      resp->len <= req->w->srv_resp_inplace &&
+		      req->tepoch == (now | req->w->srv_tmask) &&
+		      req->w->nb_tx < PMR_BURST_MAX);
+}
+
+int
+pmr_respond(struct pmr_req_ref ref, struct pmr_msgbuf *resp)
+{
+	struct pmr_srv_slot *req = ref.slot;
+	uint64_t now = rte_get_timer_cycles();
+	struct pmr_worker *w;
+	struct rpc_session *s;
+
+	/*
+	 * Also: the slot is on the timer list for this epoch already, and
+	 * the TX burst has room.
+	 */
+	if (unlikely(!srv_respond_fast_ok(ref, resp, now)))
+		return srv_respond_slow(ref, resp);
+	w = req->w;
+	s = &w->sessions[req->session];
+	srv_tx_resp_inplace(w, s, req, resp);
+	/* srv_req_end(), the packet's release last (below) */
+	req->resp_buf = NULL;
+	s->srv_active--;
+	req->gen = ref.gen + 1;	/* answered: the reference is stale */
+	req->has_pkt = false;
+	/* resp_status is PMR_OK since the request started. */
+	req->state = SRV_RESPONDED;
+	req->resp_mb = resp;
+	req->resp_pkts = 1;
+	req->tstamp = now;	/* rpc_timer_slot_start() */
+	req->tx_round = w->tx_bursts;
+	w->stats.resps_sent++;
+	/*
+	 * The request's packet goes back before the response leaves (it
+	 * is only queued): the client then finds its request buffer free
+	 * when the response arrives.
+	 */
+	pmr_transport_rx_release(w->q, &req->pkt, 1);
 	return 0;
 }
 
