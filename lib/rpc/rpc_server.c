@@ -276,7 +276,7 @@ srv_req_start(struct pmr_worker *w, struct rpc_session *s,
 	}
 	if (req->state != SRV_FREE)
 		srv_slot_recycle(w, req);
-	req->gen++;		/* references to the last request are stale */
+	/* References to the last request went stale when it ended. */
 	req->req_num = h->req_num;
 	req->req_type = h->req_type;
 	req->resp_status = PMR_OK;
@@ -501,13 +501,12 @@ rpc_server_rx(struct pmr_worker *w, uint16_t sn, const struct pmr_pkthdr *h,
 	/* Loads first: the stores below could alias them for the compiler. */
 	hd = &w->handlers[h->req_type];
 	mb = req->resp_mb;
-	gen = req->gen + 1;	/* references to the last request are stale */
+	gen = req->gen;		/* see srv_req_start() */
 	req->req_num = h->req_num;
 	req->req_type = h->req_type;
 	/* Single-packet: the handler reads it in place. */
 	req->req.size = h->msg_size;
 	req->pkt = *pkt;
-	req->gen = gen;
 	req->req.pkts = 1;
 	req->req.num_rx = 1;
 	req->resp_status = PMR_OK;
@@ -533,16 +532,18 @@ rpc_server_rx(struct pmr_worker *w, uint16_t sn, const struct pmr_pkthdr *h,
 
 /*
  * The slot of a handler's reference to a request it has not answered
- * yet, or NULL: a NULL, answered or recycled one.
+ * yet, or NULL: a NULL, answered or recycled one. The generation tells
+ * (struct pmr_srv_slot): a reference of the slot's generation is to the
+ * request the slot is HANDLING.
  */
 static inline struct pmr_srv_slot *
 srv_ref_slot(struct pmr_req_ref ref)
 {
 	struct pmr_srv_slot *req = ref.slot;
 
-	if (unlikely(req == NULL || req->gen != ref.gen ||
-		     req->state != SRV_HANDLING))
+	if (unlikely(req == NULL || req->gen != ref.gen))
 		return NULL;
+	RTE_ASSERT(req->state == SRV_HANDLING);
 	return req;
 }
 
@@ -778,7 +779,7 @@ srv_respond_fast_ok(struct pmr_req_ref ref, const struct pmr_msgbuf *resp,
 	const struct pmr_srv_slot *req = ref.slot;
 
 	return likely(req != NULL && req->gen == ref.gen &&
-		      req->state == SRV_HANDLING && resp != NULL &&
+		      resp != NULL &&
 		      resp == req->resp_buf && req->has_pkt &&
 		      !req->orphaned &&
 		      resp->len <= req->w->srv_resp_inplace &&

@@ -28,8 +28,11 @@ enum rpc_srv_state {
 struct pmr_srv_slot {
 	struct pmr_worker *w;		/* fixed, as session */
 	/*
-	 * Changes when the slot takes a request and when that request is
-	 * answered or dropped: a pmr_req_ref of another generation is stale.
+	 * A handler's pmr_req_ref carries the generation of its request,
+	 * made while the slot is HANDLING it; the generation changes when
+	 * the slot stops HANDLING it (answered, or dropped): a reference
+	 * of another generation is stale, and one of this generation is
+	 * to a HANDLING slot.
 	 */
 	uint32_t gen;
 	/*
