@@ -509,9 +509,7 @@ rpc_server_rx(struct pmr_worker *w, uint16_t sn, const struct pmr_pkthdr *h,
 	req->pkt = *pkt;
 	req->req.pkts = 1;
 	req->req.num_rx = 1;
-	req->resp_status = PMR_OK;
-	req->resp_pkts = 0;
-	req->has_pkt = true;
+	/* resp_pkts is only read when RESPONDED, and set to get there. */
 	if (mb != NULL) {
 		/*
 		 * srv_slot_recycle(): the response msgbuf is the slot's next
@@ -521,9 +519,11 @@ rpc_server_rx(struct pmr_worker *w, uint16_t sn, const struct pmr_pkthdr *h,
 		req->resp_buf = mb;
 		req->resp_mb = NULL;
 	}
-	/* srv_handle() */
+	/* srv_handle(); four bytes side by side: one store */
 	req->state = SRV_HANDLING;
 	req->orphaned = false;
+	req->has_pkt = true;
+	req->resp_status = PMR_OK;
 	s->srv_active++;
 	w->stats.reqs_handled++;
 	hd->fn((struct pmr_req_ref){ .slot = req, .gen = gen }, hd->arg);
@@ -808,9 +808,14 @@ pmr_respond(struct pmr_req_ref ref, struct pmr_msgbuf *resp)
 	req->resp_buf = NULL;
 	s->srv_active--;
 	req->gen = ref.gen + 1;	/* answered: the reference is stale */
-	req->has_pkt = false;
-	/* resp_status is PMR_OK since the request started. */
+	/*
+	 * Four bytes side by side, one store: orphaned was false, and
+	 * resp_status PMR_OK since the request started.
+	 */
 	req->state = SRV_RESPONDED;
+	req->orphaned = false;
+	req->has_pkt = false;
+	req->resp_status = PMR_OK;
 	req->resp_mb = resp;
 	req->resp_pkts = 1;
 	req->tstamp = now;	/* rpc_timer_slot_start() */

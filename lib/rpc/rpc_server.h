@@ -48,6 +48,7 @@ struct pmr_srv_slot {
 	uint8_t state;			/* enum rpc_srv_state */
 	bool orphaned;			/* session reset while handling */
 	bool has_pkt;			/* pkt holds a single-packet request */
+	uint8_t resp_status;		/* of the response; PMR_OK before */
 	/*
 	 * The request: in pkt (single-packet, has_pkt) or reassembled in
 	 * req.mb; pkt.data and pkt.len are what the handler reads in both.
@@ -57,9 +58,8 @@ struct pmr_srv_slot {
 	struct pmr_msgbuf *resp_buf;	/* offered, lazily allocated */
 	/* response */
 	struct pmr_msgbuf *resp_mb;	/* NULL for an empty or error one */
-	uint32_t resp_pkts;
+	uint32_t resp_pkts;		/* set when RESPONDED */
 	uint32_t tx_round;		/* w->tx_bursts when queued in place */
-	uint8_t resp_status;
 };
 
 bool rpc_server_rx(struct pmr_worker *w, uint16_t sn,
