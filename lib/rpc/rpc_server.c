@@ -495,11 +495,13 @@ rpc_server_rx(struct pmr_worker *w, uint16_t sn, const struct pmr_pkthdr *h,
 	const struct pmr_nexus_handler *hd;
 	struct pmr_msgbuf *mb;
 	uint32_t gen;
+	bool recycle;
 
 	if (unlikely(!srv_rx_fast_ok(w, s, req, h, pkt, d)))
 		return srv_rx_slow(w, sn, h, pkt);
 	/* Loads first: the stores below could alias them for the compiler. */
 	hd = &w->handlers[h->req_type];
+	recycle = req->state == SRV_RESPONDED;
 	mb = req->resp_mb;
 	gen = req->gen;		/* see srv_req_start() */
 	req->req_num = h->req_num;
@@ -510,7 +512,7 @@ rpc_server_rx(struct pmr_worker *w, uint16_t sn, const struct pmr_pkthdr *h,
 	req->req.pkts = 1;
 	req->req.num_rx = 1;
 	/* resp_pkts is only read when RESPONDED, and set to get there. */
-	if (mb != NULL) {
+	if (recycle) {
 		/*
 		 * srv_slot_recycle(): the response msgbuf is the slot's next
 		 * pmr_req_resp_buf(); the timer stops (rpc_timers.h).
