@@ -130,6 +130,7 @@ rpc_server_session_init(struct pmr_worker *w, struct rpc_session *s)
 
 		if (req->state != SRV_FREE)
 			srv_slot_clear(w, req);
+		req->s = s;	/* fixed, as session: for the fast paths */
 		req->req_num = ((uint64_t)i - w->window) & PMR_REQ_NUM_MASK;
 		req->orphaned = false;
 		s->slot_timeouts[i] = 0;
@@ -804,7 +805,7 @@ pmr_respond(struct pmr_req_ref ref, struct pmr_msgbuf *resp)
 	if (unlikely(!srv_respond_fast_ok(ref, resp, now)))
 		return srv_respond_slow(ref, resp);
 	w = req->w;
-	s = &w->sessions[req->session];
+	s = req->s;
 	srv_tx_resp_inplace(w, s, req, resp);
 	/* srv_req_end(), the packet's release last (below) */
 	req->resp_buf = NULL;

@@ -27,6 +27,7 @@ enum rpc_srv_state {
  */
 struct pmr_srv_slot {
 	struct pmr_worker *w;		/* fixed, as session */
+	struct rpc_session *s;		/* &w->sessions[session] */
 	/*
 	 * A handler's pmr_req_ref carries the generation of its request,
 	 * made while the slot is HANDLING it; the generation changes when
