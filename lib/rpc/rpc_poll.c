@@ -120,7 +120,9 @@ rpc_rx_one(struct pmr_worker *w, struct pmr_rx_pkt *pkt, uint16_t *pkts,
 
 /*
  * What a poll looks at every RPC_SM_POLL_EVERY polls only: session events
- * from the nexus, handshake timers (TOKEN copies are rto apart).
+ * from the nexus, the timers (the finest, rto, is milliseconds; polls are
+ * microseconds apart), handshake timers (TOKEN copies are rto apart).
+ * Their packets go in this poll's burst.
  */
 static __rte_noinline int
 rpc_poll_rare(struct pmr_worker *w)
@@ -129,6 +131,7 @@ rpc_poll_rare(struct pmr_worker *w)
 
 	if (!rte_ring_empty(w->to_worker) || !rte_ring_empty(w->outbox))
 		work = rpc_sm_poll(w);	/* not called for nothing */
+	rpc_timers_poll(w);
 	if (!TAILQ_EMPTY(&w->hs_pending))
 		rpc_hs_timers(w);
 	return work;
@@ -165,7 +168,6 @@ pmr_worker_poll(struct pmr_worker *w)
 		work += nb;
 	}
 
-	rpc_timers_poll(w);
 	if (w->nb_tx != 0)
 		rpc_tx_flush(w);
 	/* Sent msgbufs go back once the driver lets go (every poll). */

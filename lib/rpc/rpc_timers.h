@@ -82,9 +82,8 @@ rpc_timer_slot_start(struct pmr_worker *w, struct pmr_srv_slot *slot)
 }
 
 /*
- * From the poll: run the timers if any is pending and the next scan is
- * due. Client requests have timers of rto_us; the server's timers
- * (srv_state_timeout_ms) are coarse: a look every few polls.
+ * From the poll, every RPC_SM_POLL_EVERY polls: run the timers if any is
+ * pending and the next scan is due.
  */
 static inline void
 rpc_timers_poll(struct pmr_worker *w)
@@ -92,10 +91,9 @@ rpc_timers_poll(struct pmr_worker *w)
 	uint64_t now;
 
 	if (!TAILQ_EMPTY(&w->all) || !TAILQ_EMPTY(&w->timed) ||
-	    (!TAILQ_EMPTY(&w->srv_timed) &&
-	     (w->nb_polls & (RPC_SM_POLL_EVERY - 1)) == 1)) {
+	    !TAILQ_EMPTY(&w->srv_timed)) {
 		now = rte_get_timer_cycles();
-		if (unlikely(now >= w->next_timer))
+		if (now >= w->next_timer)
 			rpc_timers_run(w, now);
 	}
 }
