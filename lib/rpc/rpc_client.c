@@ -26,6 +26,12 @@
 #include "rpc_timers.h"
 #include "rpc_tx.h"
 
+/*
+ * rx_accept of a client session CONNECTED and not closing, and of no
+ * other (rpc_session_rx_update()): the hot paths test it alone.
+ */
+#define RPC_RX_CLIENT (RTE_BIT32(PMR_PKT_RESP) | RTE_BIT32(PMR_PKT_CR))
+
 static struct rpc_creq *
 creq_get(struct pmr_worker *w)
 {
@@ -214,16 +220,16 @@ request_submit(struct pmr_worker *w, int session, uint8_t req_type,
 	r->mb = req;
 	r->cont = cont;
 	r->tag = tag;
-	r->h = h;
+	/* NULL in a free record (creq_finish() leaves them so). */
+	if (h != NULL)
+		r->h = h;
 	/*
-	 * Not here: req_num and slot (set on entering the window), last_tx
-	 * (on sending), the response's shape (with its first packet),
-	 * status and has_resp (on completion).
+	 * Not here: req_num and slot (set on entering the window, req_num
+	 * too on queueing), last_tx (on sending), the response's shape
+	 * (with its first packet), status and has_resp (on completion).
 	 */
-	r->req_num = 0;		/* logged if it times out queued */
 	r->req_pkts = rpc_msg_pkts(req->len, w->plen);
 	r->resp.pkts = 0;
-	r->resp.mb = NULL;
 	r->num_tx = 0;
 	r->tx_round = w->tx_bursts - 1;	/* not queued */
 	r->num_rx = 0;
@@ -233,6 +239,7 @@ request_submit(struct pmr_worker *w, int session, uint8_t req_type,
 	/* Deadline order is submit order (see pmr_request_timeout()). */
 	rpc_timer_creq_add(w, r, rte_get_timer_cycles());
 	if (s->state != PMR_SESSION_CONNECTED) {
+		r->req_num = 0;		/* logged if it times out queued */
 		TAILQ_INSERT_TAIL(&s->backlog, r, next);
 		return 0;
 	}
@@ -243,18 +250,86 @@ request_submit(struct pmr_worker *w, int session, uint8_t req_type,
 		creq_enter_window(w, s, r, i);
 		return 0;
 	}
+	r->req_num = 0;
 	TAILQ_INSERT_TAIL(&s->backlog, r, next);
 	rpc_window_fill(w, (uint16_t)session);
 	return 0;
 }
 
+/* request_submit() out of line, for pmr_request()'s other cases. */
+static __rte_noinline int
+request_submit_slow(struct pmr_worker *w, int session, uint8_t req_type,
+		struct pmr_msgbuf *req, pmr_cont_t cont, void *tag)
+{
+	return request_submit(w, session, req_type, req, cont, tag, NULL);
+}
+
+/*
+ * The common case of pmr_request(), straight through: a single-packet
+ * request on a connected session with a free window slot, no backlog and
+ * a credit, sent in place at once. What request_submit() and creq_tx()
+ * would do for it, with one test per condition, no stores that the send
+ * overwrites and one clock read for the deadline and last_tx. Anything
+ * else (and every error) goes to request_submit(), which checks again.
+ */
 int
 pmr_request(struct pmr_worker *w, int session, uint8_t req_type,
 		struct pmr_msgbuf *req, pmr_cont_t cont, void *tag)
 {
-	if (cont == NULL)
+	struct rpc_session *s;
+	struct rpc_creq *r;
+	uint64_t now, num;
+	uint16_t i;
+
+	/* Unsigned: a negative session is past max_sessions (<= 65536). */
+	if (unlikely(w == NULL || cont == NULL || req == NULL ||
+		     (uint32_t)session >= w->max_sessions))
 		return -EINVAL;
-	return request_submit(w, session, req_type, req, cont, tag, NULL);
+	s = &w->sessions[session];
+	/*
+	 * rx_accept is RPC_RX_CLIENT for a client session CONNECTED and
+	 * not closing, exactly (rpc_session_rx_update() keeps it).
+	 */
+	if (unlikely(s->rx_accept != RPC_RX_CLIENT ||
+		     req->len > w->max_msg || req->len > w->plen ||
+		     req->headroom < w->headroom || req->flags != 0 ||
+		     pmr_msgbuf_tx_pending(req) != 0 ||
+		     w->nb_creq_free == 0 || s->in_flight >= w->window ||
+		     !TAILQ_EMPTY(&s->backlog) || s->starved ||
+		     s->credits == 0))
+		return request_submit_slow(w, session, req_type, req, cont,
+				tag);
+	r = w->creq_free[--w->nb_creq_free];
+	req->flags = PMR_MSGBUF_F_WORKER;	/* rpc_msgbuf_hold(): was 0 */
+	for (i = 0; s->window[i] != NULL; i++)
+		;
+	/* r->h and r->resp.mb are NULL in a free record (creq_finish()). */
+	r->mb = req;
+	r->cont = cont;
+	r->tag = tag;
+	r->req_pkts = 1;
+	r->resp.pkts = 0;
+	r->num_tx = 1;
+	r->num_rx = 0;
+	r->session = (uint16_t)session;
+	r->req_type = req_type;
+	/* creq_enter_window() */
+	num = s->slot_req_num[i] & PMR_REQ_NUM_MASK;
+	r->req_num = num;
+	s->slot_req_num[i] += w->window;
+	r->slot = i;
+	r->in_window = true;
+	s->window[i] = r;
+	s->in_flight++;
+	w->stats.reqs_sent++;
+	/* creq_tx() */
+	s->credits--;
+	rpc_tx_inplace(w, s, req, PMR_PKT_REQ, req_type, num, 0, false);
+	now = rte_get_timer_cycles();
+	r->last_tx = now;
+	r->tx_round = w->tx_bursts;
+	rpc_timer_creq_add(w, r, now);
+	return 0;
 }
 
 int
@@ -344,12 +419,15 @@ creq_finish(struct pmr_worker *w, struct rpc_creq *r, struct pmr_rx_pkt *pkt)
 				h->status = PMR_E_MSGSIZE;
 			}
 		}
+		r->h = NULL;	/* as a free record has it */
 		__atomic_store_n(&h->done, true, __ATOMIC_RELEASE);
 	}
 	if (pkt != NULL)
 		pmr_transport_rx_release(w->q, pkt, 1);
-	if (unlikely(r->resp.mb != NULL))
+	if (unlikely(r->resp.mb != NULL)) {
 		rpc_msgbuf_put(r->resp.mb);
+		r->resp.mb = NULL;	/* as a free record has it */
+	}
 	creq_put(w, r);
 }
 
@@ -407,6 +485,70 @@ creq_complete_inl(struct pmr_worker *w, struct rpc_creq *r,
 		r->resp_pkt = *resp;
 	pmr_transport_tx_flush(w->q);
 	TAILQ_INSERT_TAIL(&w->completing, r, next);
+}
+
+/* creq_finish() out of line, for a handle's completion. */
+static __rte_noinline void
+creq_finish_slow(struct pmr_worker *w, struct rpc_creq *r,
+		struct pmr_rx_pkt *pkt)
+{
+	creq_finish(w, r, pkt);
+}
+
+/*
+ * creq_complete_inl(w, r, PMR_OK, pkt) then session_next() for the one
+ * case rpc_client_rx() takes straight through: the single-packet OK
+ * response answering the last packet of r, which is in the window. That
+ * answer gives back r's last credit (its others came back with their
+ * credit returns), and a single-packet response leaves r no kept
+ * response to free.
+ */
+static __rte_always_inline void
+creq_complete_fast(struct pmr_worker *w, struct rpc_session *s, uint16_t sn,
+		struct rpc_creq *r, struct pmr_rx_pkt *pkt)
+{
+	struct pmr_resp resp;
+
+	rpc_timer_creq_del(r);
+	/* The server answered in this slot: it works. */
+	s->slot_timeouts[r->slot] = 0;
+	s->window[r->slot] = NULL;
+	s->in_flight--;
+	s->credits++;
+	/* r->in_window stays: nothing reads it before r is submitted again. */
+	/* As in creq_complete_inl(): the driver must be done with r->mb. */
+	if (unlikely(r->tx_round == w->tx_bursts) && w->nb_tx != 0 &&
+	    rpc_tx_queued(w, r->mb))
+		rpc_tx_flush(w);
+	if (unlikely(pmr_msgbuf_tx_pending(r->mb) != 0 || r->h != NULL)) {
+		r->status = PMR_OK;
+		if (pmr_msgbuf_tx_pending(r->mb) == 0) {
+			creq_finish_slow(w, r, pkt);
+		} else {
+			r->has_resp = true;
+			r->resp_pkt = *pkt;
+			pmr_transport_tx_flush(w->q);
+			TAILQ_INSERT_TAIL(&w->completing, r, next);
+		}
+	} else {
+		/* creq_finish() */
+		w->stats.reqs_completed++;
+		rpc_msgbuf_unhold(r->mb);	/* the caller's again */
+		resp.status = PMR_OK;
+		resp.data = pkt->data;
+		resp.len = pkt->len;
+		resp.req = r->mb;
+		r->cont(w, &resp, r->tag);
+		pmr_transport_rx_release(w->q, pkt, 1);
+		creq_put(w, r);
+	}
+	/* session_next(w, s, sn, NULL); rx_accept as in pmr_request(). */
+	if (unlikely(s->rx_accept != RPC_RX_CLIENT))
+		return;
+	if (unlikely(s->starved))
+		session_kick(w, s);
+	if (unlikely(!TAILQ_EMPTY(&s->backlog)))
+		rpc_window_fill(w, sn);
 }
 
 /* Out of line for the rarer completions (errors, timeouts, big ones). */
@@ -549,22 +691,19 @@ rpc_client_rx(struct pmr_worker *w, uint16_t sn, const struct pmr_pkthdr *h,
 		rpc_count_drop(w, RPC_DROP_STALE);
 		return false;
 	}
-	if (unlikely(h->pkt_type == PMR_PKT_RESP && h->status != PMR_OK))
-		return creq_rx_status(w, s, sn, r, h);
 	/*
 	 * The common case: the whole response in one packet, in order, OK,
 	 * after the last request packet (what the code below does for it).
+	 * Inline here: the one completion of every small RPC, zero-copy.
 	 */
 	if (likely(h->pkt_type == PMR_PKT_RESP && h->pkt_num == 0 &&
 		   h->status == PMR_OK && pkt->len == h->msg_size &&
 		   r->num_rx == r->req_pkts - 1 && r->num_rx < r->num_tx)) {
-		r->num_rx++;
-		s->credits++;
-		/* Inline here: the one completion of every small RPC. */
-		creq_complete_inl(w, r, PMR_OK, pkt);	/* zero-copy */
-		session_next(w, s, sn, NULL);
+		creq_complete_fast(w, s, sn, r, pkt);
 		return true;
 	}
+	if (unlikely(h->pkt_type == PMR_PKT_RESP && h->status != PMR_OK))
+		return creq_rx_status(w, s, sn, r, h);
 	idx = h->pkt_type == PMR_PKT_CR ? h->pkt_num :
 		r->req_pkts - 1 + h->pkt_num;
 	if (unlikely(h->pkt_type == PMR_PKT_CR &&
