@@ -508,11 +508,12 @@ creq_complete_fast(struct pmr_worker *w, struct rpc_session *s, uint16_t sn,
 		struct rpc_creq *r, struct pmr_rx_pkt *pkt)
 {
 	struct pmr_resp resp;
+	uint16_t slot = r->slot;
 
 	rpc_timer_creq_del(r);
 	/* The server answered in this slot: it works. */
-	s->slot_timeouts[r->slot] = 0;
-	s->window[r->slot] = NULL;
+	s->slot_timeouts[slot] = 0;
+	s->window[slot] = NULL;
 	s->in_flight--;
 	s->credits++;
 	/* r->in_window stays: nothing reads it before r is submitted again. */
