@@ -182,9 +182,9 @@ rpc_window_fill(struct pmr_worker *w, uint16_t sn)
 }
 
 /*
- * A request, with the worker's req_timeout, at the tail of w->all. Inlined
- * in its three callers: pmr_request() then costs one call, not two (and
- * h == NULL folds away there).
+ * A request, with the worker's req_timeout, at the tail of w->all. h: a
+ * handle (cont is handle_done()), whose response msgbuf the worker holds
+ * too. Inlined in its callers (h == NULL folds away in two of them).
  */
 static __rte_always_inline int
 request_submit(struct pmr_worker *w, int session, uint8_t req_type,
@@ -220,9 +220,6 @@ request_submit(struct pmr_worker *w, int session, uint8_t req_type,
 	r->mb = req;
 	r->cont = cont;
 	r->tag = tag;
-	/* NULL in a free record (creq_finish() leaves them so). */
-	if (h != NULL)
-		r->h = h;
 	/*
 	 * Not here: req_num and slot (set on entering the window, req_num
 	 * too on queueing), last_tx (on sending), the response's shape
@@ -303,7 +300,7 @@ pmr_request(struct pmr_worker *w, int session, uint8_t req_type,
 	req->flags = PMR_MSGBUF_F_WORKER;	/* rpc_msgbuf_hold(): was 0 */
 	for (i = 0; s->window[i] != NULL; i++)
 		;
-	/* r->h and r->resp.mb are NULL in a free record (creq_finish()). */
+	/* r->resp.mb is NULL in a free record (creq_finish()). */
 	r->mb = req;
 	r->cont = cont;
 	r->tag = tag;
@@ -359,6 +356,30 @@ pmr_request_timeout(struct pmr_worker *w, int session, uint8_t req_type,
 	return 0;
 }
 
+/*
+ * The continuation of a request made with pmr_request_start(): the
+ * response goes into the handle's msgbuf. A continuation like any other,
+ * so that completion has no second case to test.
+ */
+static void
+handle_done(struct pmr_worker *w, const struct pmr_resp *resp, void *tag)
+{
+	struct pmr_req_handle *h = tag;
+
+	RTE_SET_USED(w);
+	rpc_msgbuf_unhold(h->resp);
+	h->status = resp->status;
+	if (resp->status == PMR_OK) {
+		if (pmr_msgbuf_resize(h->resp, resp->len) == 0) {
+			memcpy(h->resp->data, resp->data, resp->len);
+			h->resp_len = resp->len;
+		} else {
+			h->status = PMR_E_MSGSIZE;
+		}
+	}
+	__atomic_store_n(&h->done, true, __ATOMIC_RELEASE);
+}
+
 int
 pmr_request_start(struct pmr_worker *w, int session, uint8_t req_type,
 		struct pmr_msgbuf *req, struct pmr_msgbuf *resp,
@@ -370,7 +391,7 @@ pmr_request_start(struct pmr_worker *w, int session, uint8_t req_type,
 	h->status = PMR_OK;
 	h->resp = resp;
 	h->resp_len = 0;
-	return request_submit(w, session, req_type, req, NULL, NULL, h);
+	return request_submit(w, session, req_type, req, handle_done, h, h);
 }
 
 enum pmr_status
@@ -382,8 +403,8 @@ pmr_request_wait(struct pmr_worker *w, struct pmr_req_handle *h)
 }
 
 /*
- * Run the continuation (or finish the handle), then recycle r. pkt: its
- * single-packet response, if not kept in r.
+ * Run the continuation (handle_done() for a handle), then recycle r.
+ * pkt: its single-packet response, if not kept in r.
  */
 static inline void
 creq_finish(struct pmr_worker *w, struct rpc_creq *r, struct pmr_rx_pkt *pkt)
@@ -404,24 +425,7 @@ creq_finish(struct pmr_worker *w, struct rpc_creq *r, struct pmr_rx_pkt *pkt)
 	}
 	w->stats.reqs_completed++;
 	rpc_msgbuf_unhold(r->mb);		/* the caller's again */
-	if (likely(r->h == NULL)) {
-		r->cont(w, &resp, r->tag);
-	} else {
-		struct pmr_req_handle *h = r->h;
-
-		rpc_msgbuf_unhold(h->resp);
-		h->status = resp.status;
-		if (resp.status == PMR_OK) {
-			if (pmr_msgbuf_resize(h->resp, resp.len) == 0) {
-				memcpy(h->resp->data, resp.data, resp.len);
-				h->resp_len = resp.len;
-			} else {
-				h->status = PMR_E_MSGSIZE;
-			}
-		}
-		r->h = NULL;	/* as a free record has it */
-		__atomic_store_n(&h->done, true, __ATOMIC_RELEASE);
-	}
+	r->cont(w, &resp, r->tag);
 	if (pkt != NULL)
 		pmr_transport_rx_release(w->q, pkt, 1);
 	if (unlikely(r->resp.mb != NULL)) {
@@ -487,14 +491,6 @@ creq_complete_inl(struct pmr_worker *w, struct rpc_creq *r,
 	TAILQ_INSERT_TAIL(&w->completing, r, next);
 }
 
-/* creq_finish() out of line, for a handle's completion. */
-static __rte_noinline void
-creq_finish_slow(struct pmr_worker *w, struct rpc_creq *r,
-		struct pmr_rx_pkt *pkt)
-{
-	creq_finish(w, r, pkt);
-}
-
 /*
  * creq_complete_inl(w, r, PMR_OK, pkt) then session_next() for the one
  * case rpc_client_rx() takes straight through: the single-packet OK
@@ -521,16 +517,12 @@ creq_complete_fast(struct pmr_worker *w, struct rpc_session *s, uint16_t sn,
 	if (unlikely(r->tx_round == w->tx_bursts) && w->nb_tx != 0 &&
 	    rpc_tx_queued(w, r->mb))
 		rpc_tx_flush(w);
-	if (unlikely(pmr_msgbuf_tx_pending(r->mb) != 0 || r->h != NULL)) {
+	if (unlikely(pmr_msgbuf_tx_pending(r->mb) != 0)) {
 		r->status = PMR_OK;
-		if (pmr_msgbuf_tx_pending(r->mb) == 0) {
-			creq_finish_slow(w, r, pkt);
-		} else {
-			r->has_resp = true;
-			r->resp_pkt = *pkt;
-			pmr_transport_tx_flush(w->q);
-			TAILQ_INSERT_TAIL(&w->completing, r, next);
-		}
+		r->has_resp = true;
+		r->resp_pkt = *pkt;
+		pmr_transport_tx_flush(w->q);
+		TAILQ_INSERT_TAIL(&w->completing, r, next);
 	} else {
 		/* creq_finish() */
 		w->stats.reqs_completed++;
