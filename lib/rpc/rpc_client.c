@@ -21,16 +21,11 @@
 #include <string.h>
 
 #include "rpc_client.h"
+#include "rpc_client_rx.h"
 #include "rpc_private.h"
 #include "rpc_session.h"
 #include "rpc_timers.h"
 #include "rpc_tx.h"
-
-/*
- * rx_accept of a client session CONNECTED and not closing, and of no
- * other (rpc_session_rx_update()): the hot paths test it alone.
- */
-#define RPC_RX_CLIENT (RTE_BIT32(PMR_PKT_RESP) | RTE_BIT32(PMR_PKT_CR))
 
 static struct rpc_creq *
 creq_get(struct pmr_worker *w)
@@ -38,12 +33,6 @@ creq_get(struct pmr_worker *w)
 	if (w->nb_creq_free == 0)
 		return NULL;
 	return w->creq_free[--w->nb_creq_free];
-}
-
-static void
-creq_put(struct pmr_worker *w, struct rpc_creq *r)
-{
-	w->creq_free[w->nb_creq_free++] = r;
 }
 
 static inline uint32_t
@@ -119,8 +108,8 @@ creq_tx(struct pmr_worker *w, struct rpc_session *s, struct rpc_creq *r)
  * kick reached, so that a request waits at most one round of the window
  * whatever the slots around it do.
  */
-static void
-session_kick(struct pmr_worker *w, struct rpc_session *s)
+void
+rpc_session_kick(struct pmr_worker *w, struct rpc_session *s)
 {
 	uint16_t n, i = s->kick_pos;
 
@@ -160,7 +149,7 @@ creq_enter_window(struct pmr_worker *w, struct rpc_session *s,
 	 * complete would take every credit that comes back.
 	 */
 	if (unlikely(s->starved))
-		session_kick(w, s);
+		rpc_session_kick(w, s);
 	else
 		creq_tx(w, s, r);
 }
@@ -432,7 +421,7 @@ creq_finish(struct pmr_worker *w, struct rpc_creq *r, struct pmr_rx_pkt *pkt)
 		rpc_msgbuf_put(r->resp.mb);
 		r->resp.mb = NULL;	/* as a free record has it */
 	}
-	creq_put(w, r);
+	rpc_creq_put(w, r);
 }
 
 /*
@@ -489,59 +478,6 @@ creq_complete_inl(struct pmr_worker *w, struct rpc_creq *r,
 		r->resp_pkt = *resp;
 	pmr_transport_tx_flush(w->q);
 	TAILQ_INSERT_TAIL(&w->completing, r, next);
-}
-
-/*
- * creq_complete_inl(w, r, PMR_OK, pkt) then session_next() for the one
- * case rpc_client_rx() takes straight through: the single-packet OK
- * response answering the last packet of r, which is in the window. That
- * answer gives back r's last credit (its others came back with their
- * credit returns), and a single-packet response leaves r no kept
- * response to free.
- */
-static __rte_always_inline void
-creq_complete_fast(struct pmr_worker *w, struct rpc_session *s, uint16_t sn,
-		struct rpc_creq *r, struct pmr_rx_pkt *pkt)
-{
-	struct pmr_resp resp;
-	uint16_t slot = r->slot;
-
-	rpc_timer_creq_del(r);
-	/* The server answered in this slot: it works. */
-	s->slot_timeouts[slot] = 0;
-	s->window[slot] = NULL;
-	s->in_flight--;
-	s->credits++;
-	/* r->in_window stays: nothing reads it before r is submitted again. */
-	/* As in creq_complete_inl(): the driver must be done with r->mb. */
-	if (unlikely(r->tx_round == w->tx_bursts) && w->nb_tx != 0 &&
-	    rpc_tx_queued(w, r->mb))
-		rpc_tx_flush(w);
-	if (unlikely(pmr_msgbuf_tx_pending(r->mb) != 0)) {
-		r->status = PMR_OK;
-		r->has_resp = true;
-		r->resp_pkt = *pkt;
-		pmr_transport_tx_flush(w->q);
-		TAILQ_INSERT_TAIL(&w->completing, r, next);
-	} else {
-		/* creq_finish() */
-		w->stats.reqs_completed++;
-		rpc_msgbuf_unhold(r->mb);	/* the caller's again */
-		resp.status = PMR_OK;
-		resp.data = pkt->data;
-		resp.len = pkt->len;
-		resp.req = r->mb;
-		r->cont(w, &resp, r->tag);
-		pmr_transport_rx_release(w->q, pkt, 1);
-		creq_put(w, r);
-	}
-	/* session_next(w, s, sn, NULL); rx_accept as in pmr_request(). */
-	if (unlikely(s->rx_accept != RPC_RX_CLIENT))
-		return;
-	if (unlikely(s->starved))
-		session_kick(w, s);
-	if (unlikely(!TAILQ_EMPTY(&s->backlog)))
-		rpc_window_fill(w, sn);
 }
 
 /* Out of line for the rarer completions (errors, timeouts, big ones). */
@@ -638,7 +574,7 @@ session_next(struct pmr_worker *w, struct rpc_session *s, uint16_t sn,
 	if (r != NULL)
 		creq_tx(w, s, r);
 	if (s->starved)
-		session_kick(w, s);
+		rpc_session_kick(w, s);
 	if (!TAILQ_EMPTY(&s->backlog))
 		rpc_window_fill(w, sn);
 }
@@ -684,15 +620,9 @@ rpc_client_rx(struct pmr_worker *w, uint16_t sn, const struct pmr_pkthdr *h,
 		rpc_count_drop(w, RPC_DROP_STALE);
 		return false;
 	}
-	/*
-	 * The common case: the whole response in one packet, in order, OK,
-	 * after the last request packet (what the code below does for it).
-	 * Inline here: the one completion of every small RPC, zero-copy.
-	 */
-	if (likely(h->pkt_type == PMR_PKT_RESP && h->pkt_num == 0 &&
-		   h->status == PMR_OK && pkt->len == h->msg_size &&
-		   r->num_rx == r->req_pkts - 1 && r->num_rx < r->num_tx)) {
-		creq_complete_fast(w, s, sn, r, pkt);
+	/* The common case (rpc_client_rx_fast() may have looked already). */
+	if (likely(rpc_creq_fast_reply(r, h, pkt))) {
+		rpc_creq_complete_fast(w, s, sn, r, pkt);
 		return true;
 	}
 	if (unlikely(h->pkt_type == PMR_PKT_RESP && h->status != PMR_OK))
@@ -783,7 +713,7 @@ rpc_client_expire(struct pmr_worker *w, struct rpc_creq *r)
 	}
 	if (s->state == PMR_SESSION_CONNECTED && !s->closing) {
 		if (s->starved)
-			session_kick(w, s);	/* its credits */
+			rpc_session_kick(w, s);	/* its credits */
 		rpc_window_fill(w, sn);
 	}
 }
