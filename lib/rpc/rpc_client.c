@@ -285,10 +285,11 @@ pmr_request(struct pmr_worker *w, int session, uint8_t req_type,
 		     s->credits == 0))
 		return request_submit_slow(w, session, req_type, req, cont,
 				tag);
+	/* The session's counts first: their values die here. */
+	s->in_flight++;
+	s->credits--;
+	w->stats.reqs_sent++;
 	r = w->creq_free[--w->nb_creq_free];
-	req->flags = PMR_MSGBUF_F_WORKER;	/* rpc_msgbuf_hold(): was 0 */
-	for (i = 0; s->window[i] != NULL; i++)
-		;
 	/* r->resp.mb is NULL in a free record (creq_finish()). */
 	r->mb = req;
 	r->cont = cont;
@@ -299,6 +300,9 @@ pmr_request(struct pmr_worker *w, int session, uint8_t req_type,
 	r->num_rx = 0;
 	r->session = (uint16_t)session;
 	r->req_type = req_type;
+	req->flags = PMR_MSGBUF_F_WORKER;	/* rpc_msgbuf_hold(): was 0 */
+	for (i = 0; s->window[i] != NULL; i++)
+		;
 	/* creq_enter_window() */
 	num = s->slot_req_num[i] & PMR_REQ_NUM_MASK;
 	r->req_num = num;
@@ -306,10 +310,7 @@ pmr_request(struct pmr_worker *w, int session, uint8_t req_type,
 	r->slot = i;
 	r->in_window = true;
 	s->window[i] = r;
-	s->in_flight++;
-	w->stats.reqs_sent++;
 	/* creq_tx() */
-	s->credits--;
 	rpc_tx_inplace(w, s, req, PMR_PKT_REQ, req_type, num, 0, false);
 	now = rte_get_timer_cycles();
 	r->last_tx = now;
