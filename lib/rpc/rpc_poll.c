@@ -17,6 +17,7 @@
 #include <sched.h>
 
 #include "rpc_client.h"
+#include "rpc_client_rx.h"
 #include "rpc_private.h"
 #include "rpc_server.h"
 #include "rpc_session.h"
@@ -114,7 +115,7 @@ rpc_rx_one(struct pmr_worker *w, struct pmr_rx_pkt *pkt, uint16_t *pkts,
 	*bytes += pkt->len;
 	(*pkts)++;
 	if (s->client)
-		return rpc_client_rx(w, h.dest_session, &h, pkt);
+		return rpc_client_rx_fast(w, h.dest_session, &h, pkt);
 	return rpc_server_rx(w, h.dest_session, &h, pkt);
 }
 
