@@ -20,6 +20,7 @@
 #include "rpc_client_rx.h"
 #include "rpc_private.h"
 #include "rpc_server.h"
+#include "rpc_server_rx.h"
 #include "rpc_session.h"
 #include "rpc_timers.h"
 #include "rpc_tx.h"
@@ -116,7 +117,7 @@ rpc_rx_one(struct pmr_worker *w, struct pmr_rx_pkt *pkt, uint16_t *pkts,
 	(*pkts)++;
 	if (s->client)
 		return rpc_client_rx_fast(w, h.dest_session, &h, pkt);
-	return rpc_server_rx(w, h.dest_session, &h, pkt);
+	return rpc_server_rx_fast(w, h.dest_session, &h, pkt);
 }
 
 /*
