@@ -28,6 +28,8 @@
 #include "pmr_pkthdr.h"
 #include "pmr_rpc.h"
 #include "rpc_private.h"
+#include "rpc_server.h"
+#include "rpc_timers.h"
 #include "rpc_tx.h"
 
 #define T_ECHO 1	/* answers the request with its bytes inverted */
@@ -1028,6 +1030,93 @@ test_register_after_workers(void **state)
 			NULL), -EBUSY);
 }
 
+/* The server slot of env.srv[0] holding a kept response, or NULL. */
+static struct pmr_srv_slot *
+responded_slot(void)
+{
+	struct pmr_worker *w = env.srv[0];
+	struct pmr_srv_slot *found = NULL;
+	uint32_t sn, i;
+
+	for (sn = 0; sn < w->max_sessions; sn++)
+		for (i = 0; i < w->window; i++)
+			if (w->sessions[sn].srv[i].state == SRV_RESPONDED &&
+			    w->sessions[sn].srv[i].resp_mb != NULL) {
+				assert_null(found);
+				found = &w->sessions[sn].srv[i];
+			}
+	return found;
+}
+
+/* One echo RPC on session s of env.cli[0]. */
+static void
+echo_once(int s)
+{
+	struct cont_rec c = { 0 };
+	struct pmr_msgbuf *req = pmr_worker_msgbuf_alloc(env.cli[0], 16);
+
+	assert_non_null(req);
+	assert_int_equal(pmr_request(env.cli[0], s, T_ECHO, req, on_resp,
+			&c), 0);
+	POLL_UNTIL(c.runs > 0);
+	assert_int_equal(c.status, PMR_OK);
+	assert_int_equal(c.bad, 0);
+}
+
+/*
+ * A kept response lives srv_state_timeout_ms from when it was sent, not a
+ * tick less, not a tick more, also when its slot's timer started again
+ * in the same epoch of the timer list (issue 12 made a slot stay on the
+ * list across its requests instead of an insert and a remove each): the
+ * timer scan is driven by hand with the time it is given.
+ */
+static void
+test_srv_timer_exact(void **state)
+{
+	struct pmr_worker *w = env.srv[0];
+	struct pmr_worker_stats st;
+	struct pmr_srv_slot *slot;
+	struct sess_ev e;
+	uint64_t t;
+	int s, round;
+
+	(void)state;
+	s = connect_to(env.cli[0], 0, &e);
+	for (round = 0; round < 2; round++) {
+		/* Round 1: the same slot again, a later start. */
+		echo_once(s);
+		slot = responded_slot();
+		assert_non_null(slot);
+		t = slot->tstamp;
+		rpc_timers_server(w, t + w->srv_timeout - 1);
+		assert_ptr_equal(responded_slot(), slot);
+	}
+	assert_int_equal(pmr_worker_stats_get(w, &st), 0);
+	assert_int_equal(st.resps_expired, 0);
+	rpc_timers_server(w, t + w->srv_timeout);
+	assert_null(responded_slot());
+	assert_int_equal(pmr_worker_stats_get(w, &st), 0);
+	assert_int_equal(st.resps_expired, 1);
+	/* The slot takes its next request as usual. */
+	echo_once(s);
+	assert_non_null(responded_slot());
+	assert_int_equal(pmr_session_destroy(env.cli[0], s), 0);
+}
+
+static int
+setup_long_srv_timeout(void **state)
+{
+	struct pmr_worker_conf conf = {
+		.nb_msgbufs = 1024,
+		/* Long epochs: both rounds above start in the same one. */
+		.srv_state_timeout_ms = 60000,
+	};
+
+	(void)state;
+	pmr_test_env_up(&env, 1, handlers, &conf, &conf);
+	return 0;
+}
+
 /*
  * The FIFO of sent msgbufs is full of ones a driver still holds (the
  * application's own pools can put more there than the worker's): a push
@@ -1117,6 +1206,8 @@ main(void)
 			setup1, teardown),
 		cmocka_unit_test_setup_teardown(test_txfree_full, setup1,
 				teardown),
+		cmocka_unit_test_setup_teardown(test_srv_timer_exact,
+				setup_long_srv_timeout, teardown),
 		cmocka_unit_test_setup_teardown(test_register_after_workers,
 			setup1, teardown),
 	};

@@ -307,10 +307,21 @@ pmr_pkthdr_decode(const void *buf, uint32_t len, struct pmr_pkthdr *h)
 #endif
 	h->token = tok;
 	h->req_num = rs & PMR_REQ_NUM_MASK;
+	len -= PMR_PKTHDR_LEN;
+	/*
+	 * The common shapes in one test: no reserved bit, no status, and
+	 * either a request or response whole in its packet 0 or a credit
+	 * return or request for response without payload.
+	 */
+	if (likely(((w1 >> 32) | (rs >> PMR_REQ_NUM_BITS)) == 0 &&
+		   (type <= PMR_PKT_RESP ?
+		    (w0 >> 48) == 0 && (uint32_t)w1 == len :
+		    type != PMR_PKT_TOKEN && len == 0)))
+		return PMR_PKTHDR_OK;
 	if (unlikely((w1 >> 32) != 0))
 		return PMR_PKTHDR_E_RESERVED;
 	return pmr_pkthdr_check_size(type, (uint16_t)(w0 >> 48),
-			(uint32_t)w1, len - PMR_PKTHDR_LEN, w0, rs);
+			(uint32_t)w1, len, w0, rs);
 }
 
 #ifdef __cplusplus

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "rpc_client.h"
+#include "rpc_client_rx.h"
 #include "rpc_private.h"
 #include "rpc_session.h"
 #include "rpc_timers.h"
@@ -32,12 +33,6 @@ creq_get(struct pmr_worker *w)
 	if (w->nb_creq_free == 0)
 		return NULL;
 	return w->creq_free[--w->nb_creq_free];
-}
-
-static void
-creq_put(struct pmr_worker *w, struct rpc_creq *r)
-{
-	w->creq_free[w->nb_creq_free++] = r;
 }
 
 static inline uint32_t
@@ -113,8 +108,8 @@ creq_tx(struct pmr_worker *w, struct rpc_session *s, struct rpc_creq *r)
  * kick reached, so that a request waits at most one round of the window
  * whatever the slots around it do.
  */
-static void
-session_kick(struct pmr_worker *w, struct rpc_session *s)
+void
+rpc_session_kick(struct pmr_worker *w, struct rpc_session *s)
 {
 	uint16_t n, i = s->kick_pos;
 
@@ -154,7 +149,7 @@ creq_enter_window(struct pmr_worker *w, struct rpc_session *s,
 	 * complete would take every credit that comes back.
 	 */
 	if (unlikely(s->starved))
-		session_kick(w, s);
+		rpc_session_kick(w, s);
 	else
 		creq_tx(w, s, r);
 }
@@ -176,9 +171,9 @@ rpc_window_fill(struct pmr_worker *w, uint16_t sn)
 }
 
 /*
- * A request, with the worker's req_timeout, at the tail of w->all. Inlined
- * in its three callers: pmr_request() then costs one call, not two (and
- * h == NULL folds away there).
+ * A request, with the worker's req_timeout, at the tail of w->all. h: a
+ * handle (cont is handle_done()), whose response msgbuf the worker holds
+ * too. Inlined in its callers (h == NULL folds away in two of them).
  */
 static __rte_always_inline int
 request_submit(struct pmr_worker *w, int session, uint8_t req_type,
@@ -214,16 +209,13 @@ request_submit(struct pmr_worker *w, int session, uint8_t req_type,
 	r->mb = req;
 	r->cont = cont;
 	r->tag = tag;
-	r->h = h;
 	/*
-	 * Not here: req_num and slot (set on entering the window), last_tx
-	 * (on sending), the response's shape (with its first packet),
-	 * status and has_resp (on completion).
+	 * Not here: req_num and slot (set on entering the window, req_num
+	 * too on queueing), last_tx (on sending), the response's shape
+	 * (with its first packet), status and has_resp (on completion).
 	 */
-	r->req_num = 0;		/* logged if it times out queued */
 	r->req_pkts = rpc_msg_pkts(req->len, w->plen);
 	r->resp.pkts = 0;
-	r->resp.mb = NULL;
 	r->num_tx = 0;
 	r->tx_round = w->tx_bursts - 1;	/* not queued */
 	r->num_rx = 0;
@@ -233,6 +225,7 @@ request_submit(struct pmr_worker *w, int session, uint8_t req_type,
 	/* Deadline order is submit order (see pmr_request_timeout()). */
 	rpc_timer_creq_add(w, r, rte_get_timer_cycles());
 	if (s->state != PMR_SESSION_CONNECTED) {
+		r->req_num = 0;		/* logged if it times out queued */
 		TAILQ_INSERT_TAIL(&s->backlog, r, next);
 		return 0;
 	}
@@ -243,18 +236,87 @@ request_submit(struct pmr_worker *w, int session, uint8_t req_type,
 		creq_enter_window(w, s, r, i);
 		return 0;
 	}
+	r->req_num = 0;
 	TAILQ_INSERT_TAIL(&s->backlog, r, next);
 	rpc_window_fill(w, (uint16_t)session);
 	return 0;
 }
 
+/* request_submit() out of line, for pmr_request()'s other cases. */
+static __rte_noinline int
+request_submit_slow(struct pmr_worker *w, int session, uint8_t req_type,
+		struct pmr_msgbuf *req, pmr_cont_t cont, void *tag)
+{
+	return request_submit(w, session, req_type, req, cont, tag, NULL);
+}
+
+/*
+ * The common case of pmr_request(), straight through: a single-packet
+ * request on a connected session with a free window slot, no backlog and
+ * a credit, sent in place at once. What request_submit() and creq_tx()
+ * would do for it, with one test per condition, no stores that the send
+ * overwrites and one clock read for the deadline and last_tx. Anything
+ * else (and every error) goes to request_submit(), which checks again.
+ */
 int
 pmr_request(struct pmr_worker *w, int session, uint8_t req_type,
 		struct pmr_msgbuf *req, pmr_cont_t cont, void *tag)
 {
-	if (cont == NULL)
+	struct rpc_session *s;
+	struct rpc_creq *r;
+	uint64_t now, num;
+	uint16_t i;
+
+	/* Unsigned: a negative session is past max_sessions (<= 65536). */
+	if (unlikely(w == NULL || cont == NULL || req == NULL ||
+		     (uint32_t)session >= w->max_sessions))
 		return -EINVAL;
-	return request_submit(w, session, req_type, req, cont, tag, NULL);
+	s = &w->sessions[session];
+	/*
+	 * rx_accept is RPC_RX_CLIENT for a client session CONNECTED and
+	 * not closing, exactly (rpc_session_rx_update() keeps it).
+	 */
+	if (unlikely(s->rx_accept != RPC_RX_CLIENT ||
+		     req->len > w->max_msg || req->len > w->plen ||
+		     req->headroom < w->headroom || req->flags != 0 ||
+		     pmr_msgbuf_tx_pending(req) != 0 ||
+		     w->nb_creq_free == 0 || s->in_flight >= w->window ||
+		     !TAILQ_EMPTY(&s->backlog) || s->starved ||
+		     s->credits == 0))
+		return request_submit_slow(w, session, req_type, req, cont,
+				tag);
+	/* The session's counts first: their values die here. */
+	s->in_flight++;
+	s->credits--;
+	w->stats.reqs_sent++;
+	r = w->creq_free[--w->nb_creq_free];
+	/* r->resp.mb is NULL in a free record (creq_finish()). */
+	r->mb = req;
+	r->cont = cont;
+	r->tag = tag;
+	r->req_pkts = 1;
+	r->resp.pkts = 0;
+	r->num_tx = 1;
+	r->num_rx = 0;
+	r->session = (uint16_t)session;
+	r->req_type = req_type;
+	req->flags = PMR_MSGBUF_F_WORKER;	/* rpc_msgbuf_hold(): was 0 */
+	for (i = 0; s->window[i] != NULL; i++)
+		;
+	/* creq_enter_window() */
+	num = s->slot_req_num[i] & PMR_REQ_NUM_MASK;
+	r->req_num = num;
+	s->slot_req_num[i] += w->window;
+	r->slot = i;
+	r->in_window = true;
+	s->window[i] = r;
+	/* creq_tx() */
+	rpc_tx_inplace(w, s, req, PMR_PKT_REQ, req_type, num, 0, false);
+	now = rte_get_timer_cycles();
+	r->last_tx = now;
+	r->tx_round = w->tx_bursts;
+	rpc_timer_creq_add(w, r, now);
+	return 0;
 }
 
 int
@@ -284,6 +346,30 @@ pmr_request_timeout(struct pmr_worker *w, int session, uint8_t req_type,
 	return 0;
 }
 
+/*
+ * The continuation of a request made with pmr_request_start(): the
+ * response goes into the handle's msgbuf. A continuation like any other,
+ * so that completion has no second case to test.
+ */
+static void
+handle_done(struct pmr_worker *w, const struct pmr_resp *resp, void *tag)
+{
+	struct pmr_req_handle *h = tag;
+
+	RTE_SET_USED(w);
+	rpc_msgbuf_unhold(h->resp);
+	h->status = resp->status;
+	if (resp->status == PMR_OK) {
+		if (pmr_msgbuf_resize(h->resp, resp->len) == 0) {
+			memcpy(h->resp->data, resp->data, resp->len);
+			h->resp_len = resp->len;
+		} else {
+			h->status = PMR_E_MSGSIZE;
+		}
+	}
+	__atomic_store_n(&h->done, true, __ATOMIC_RELEASE);
+}
+
 int
 pmr_request_start(struct pmr_worker *w, int session, uint8_t req_type,
 		struct pmr_msgbuf *req, struct pmr_msgbuf *resp,
@@ -295,7 +381,7 @@ pmr_request_start(struct pmr_worker *w, int session, uint8_t req_type,
 	h->status = PMR_OK;
 	h->resp = resp;
 	h->resp_len = 0;
-	return request_submit(w, session, req_type, req, NULL, NULL, h);
+	return request_submit(w, session, req_type, req, handle_done, h, h);
 }
 
 enum pmr_status
@@ -307,8 +393,8 @@ pmr_request_wait(struct pmr_worker *w, struct pmr_req_handle *h)
 }
 
 /*
- * Run the continuation (or finish the handle), then recycle r. pkt: its
- * single-packet response, if not kept in r.
+ * Run the continuation (handle_done() for a handle), then recycle r.
+ * pkt: its single-packet response, if not kept in r.
  */
 static inline void
 creq_finish(struct pmr_worker *w, struct rpc_creq *r, struct pmr_rx_pkt *pkt)
@@ -329,28 +415,14 @@ creq_finish(struct pmr_worker *w, struct rpc_creq *r, struct pmr_rx_pkt *pkt)
 	}
 	w->stats.reqs_completed++;
 	rpc_msgbuf_unhold(r->mb);		/* the caller's again */
-	if (likely(r->h == NULL)) {
-		r->cont(w, &resp, r->tag);
-	} else {
-		struct pmr_req_handle *h = r->h;
-
-		rpc_msgbuf_unhold(h->resp);
-		h->status = resp.status;
-		if (resp.status == PMR_OK) {
-			if (pmr_msgbuf_resize(h->resp, resp.len) == 0) {
-				memcpy(h->resp->data, resp.data, resp.len);
-				h->resp_len = resp.len;
-			} else {
-				h->status = PMR_E_MSGSIZE;
-			}
-		}
-		__atomic_store_n(&h->done, true, __ATOMIC_RELEASE);
-	}
+	r->cont(w, &resp, r->tag);
 	if (pkt != NULL)
 		pmr_transport_rx_release(w->q, pkt, 1);
-	if (unlikely(r->resp.mb != NULL))
+	if (unlikely(r->resp.mb != NULL)) {
 		rpc_msgbuf_put(r->resp.mb);
-	creq_put(w, r);
+		r->resp.mb = NULL;	/* as a free record has it */
+	}
+	rpc_creq_put(w, r);
 }
 
 /*
@@ -503,7 +575,7 @@ session_next(struct pmr_worker *w, struct rpc_session *s, uint16_t sn,
 	if (r != NULL)
 		creq_tx(w, s, r);
 	if (s->starved)
-		session_kick(w, s);
+		rpc_session_kick(w, s);
 	if (!TAILQ_EMPTY(&s->backlog))
 		rpc_window_fill(w, sn);
 }
@@ -549,22 +621,13 @@ rpc_client_rx(struct pmr_worker *w, uint16_t sn, const struct pmr_pkthdr *h,
 		rpc_count_drop(w, RPC_DROP_STALE);
 		return false;
 	}
-	if (unlikely(h->pkt_type == PMR_PKT_RESP && h->status != PMR_OK))
-		return creq_rx_status(w, s, sn, r, h);
-	/*
-	 * The common case: the whole response in one packet, in order, OK,
-	 * after the last request packet (what the code below does for it).
-	 */
-	if (likely(h->pkt_type == PMR_PKT_RESP && h->pkt_num == 0 &&
-		   h->status == PMR_OK && pkt->len == h->msg_size &&
-		   r->num_rx == r->req_pkts - 1 && r->num_rx < r->num_tx)) {
-		r->num_rx++;
-		s->credits++;
-		/* Inline here: the one completion of every small RPC. */
-		creq_complete_inl(w, r, PMR_OK, pkt);	/* zero-copy */
-		session_next(w, s, sn, NULL);
+	/* The common case (rpc_client_rx_fast() may have looked already). */
+	if (likely(rpc_creq_fast_reply(r, h, pkt))) {
+		rpc_creq_complete_fast(w, s, sn, r, pkt);
 		return true;
 	}
+	if (unlikely(h->pkt_type == PMR_PKT_RESP && h->status != PMR_OK))
+		return creq_rx_status(w, s, sn, r, h);
 	idx = h->pkt_type == PMR_PKT_CR ? h->pkt_num :
 		r->req_pkts - 1 + h->pkt_num;
 	if (unlikely(h->pkt_type == PMR_PKT_CR &&
@@ -651,7 +714,7 @@ rpc_client_expire(struct pmr_worker *w, struct rpc_creq *r)
 	}
 	if (s->state == PMR_SESSION_CONNECTED && !s->closing) {
 		if (s->starved)
-			session_kick(w, s);	/* its credits */
+			rpc_session_kick(w, s);	/* its credits */
 		rpc_window_fill(w, sn);
 	}
 }

@@ -18,9 +18,8 @@ struct rpc_creq {
 	TAILQ_ENTRY(rpc_creq) all;	/* in *tlist, by deadline */
 	struct rpc_creq_list *tlist;	/* &w->all or &w->timed */
 	struct pmr_msgbuf *mb;
-	pmr_cont_t cont;
-	void *tag;
-	struct pmr_req_handle *h;	/* instead of cont */
+	pmr_cont_t cont;		/* handle_done() for a handle */
+	void *tag;			/* the handle for a handle */
 	uint64_t req_num;
 	uint64_t deadline;		/* TSC: the request times out */
 	uint64_t last_tx;		/* TSC of the last packet sent */

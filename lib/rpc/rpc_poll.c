@@ -17,8 +17,10 @@
 #include <sched.h>
 
 #include "rpc_client.h"
+#include "rpc_client_rx.h"
 #include "rpc_private.h"
 #include "rpc_server.h"
+#include "rpc_server_rx.h"
 #include "rpc_session.h"
 #include "rpc_timers.h"
 #include "rpc_tx.h"
@@ -114,13 +116,15 @@ rpc_rx_one(struct pmr_worker *w, struct pmr_rx_pkt *pkt, uint16_t *pkts,
 	*bytes += pkt->len;
 	(*pkts)++;
 	if (s->client)
-		return rpc_client_rx(w, h.dest_session, &h, pkt);
-	return rpc_server_rx(w, h.dest_session, &h, pkt);
+		return rpc_client_rx_fast(w, h.dest_session, &h, pkt);
+	return rpc_server_rx_fast(w, h.dest_session, &h, pkt);
 }
 
 /*
  * What a poll looks at every RPC_SM_POLL_EVERY polls only: session events
- * from the nexus, handshake timers (TOKEN copies are rto apart).
+ * from the nexus, the timers (the finest, rto, is milliseconds; polls are
+ * microseconds apart), handshake timers (TOKEN copies are rto apart).
+ * Their packets go in this poll's burst.
  */
 static __rte_noinline int
 rpc_poll_rare(struct pmr_worker *w)
@@ -129,6 +133,7 @@ rpc_poll_rare(struct pmr_worker *w)
 
 	if (!rte_ring_empty(w->to_worker) || !rte_ring_empty(w->outbox))
 		work = rpc_sm_poll(w);	/* not called for nothing */
+	rpc_timers_poll(w);
 	if (!TAILQ_EMPTY(&w->hs_pending))
 		rpc_hs_timers(w);
 	return work;
@@ -165,7 +170,6 @@ pmr_worker_poll(struct pmr_worker *w)
 		work += nb;
 	}
 
-	rpc_timers_poll(w);
 	if (w->nb_tx != 0)
 		rpc_tx_flush(w);
 	/* Sent msgbufs go back once the driver lets go (every poll). */

@@ -179,6 +179,8 @@ struct pmr_worker {
 	struct rpc_srv_list srv_timed;
 	uint64_t srv_timeout;		/* TSC */
 	uint32_t max_large_sess;	/* large request buffers per session */
+	uint64_t srv_tmask;		/* TSC: server timer epoch - 1 */
+	uint32_t srv_resp_inplace;	/* min(plen, max_msg) */
 	struct rpc_faults faults;
 	/* Rate limit of the log of forged packets (the counters count all). */
 	uint64_t forged_log_next;	/* TSC */

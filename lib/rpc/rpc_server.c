@@ -19,6 +19,7 @@
 
 #include "rpc_private.h"
 #include "rpc_server.h"
+#include "rpc_server_rx.h"
 #include "rpc_session.h"
 #include "rpc_timers.h"
 #include "rpc_tx.h"
@@ -114,13 +115,23 @@ srv_slot_clear(struct pmr_worker *w, struct pmr_srv_slot *req)
 void
 rpc_server_session_init(struct pmr_worker *w, struct rpc_session *s)
 {
+	uint64_t epoch = w->srv_timeout / 16;
 	uint16_t i;
 
+	/*
+	 * Worker constants of the server's fast paths, the same each time:
+	 * the timers' epoch (rpc_timers.h), a power of 2 of TSC cycles,
+	 * srv_timeout / 16 or less; the largest response pmr_respond()
+	 * sends in place as one packet.
+	 */
+	w->srv_tmask = epoch < 2 ? 1 : rte_align64prevpow2(epoch) - 1;
+	w->srv_resp_inplace = RTE_MIN(w->plen, w->max_msg);
 	for (i = 0; i < w->window; i++) {
 		struct pmr_srv_slot *req = &s->srv[i];
 
 		if (req->state != SRV_FREE)
 			srv_slot_clear(w, req);
+		req->s = s;	/* fixed, as session: for the fast paths */
 		req->req_num = ((uint64_t)i - w->window) & PMR_REQ_NUM_MASK;
 		req->orphaned = false;
 		s->slot_timeouts[i] = 0;
@@ -173,7 +184,7 @@ srv_slot_recycle(struct pmr_worker *w, struct pmr_srv_slot *req)
 	if (likely(req->state == SRV_RESPONDED && mb != NULL &&
 		   mb->pool == w->pools[0] && req->tx_round != w->tx_bursts &&
 		   pmr_msgbuf_tx_pending(mb) == 0)) {
-		rpc_timer_slot_stop(w, req);
+		/* Its timer stops: the slot is no longer RESPONDED. */
 		mb->len = 0;
 		req->resp_buf = mb;
 		req->resp_mb = NULL;
@@ -267,7 +278,7 @@ srv_req_start(struct pmr_worker *w, struct rpc_session *s,
 	}
 	if (req->state != SRV_FREE)
 		srv_slot_recycle(w, req);
-	req->gen++;		/* references to the last request are stale */
+	/* References to the last request went stale when it ended. */
 	req->req_num = h->req_num;
 	req->req_type = h->req_type;
 	req->resp_status = PMR_OK;
@@ -279,8 +290,6 @@ srv_req_start(struct pmr_worker *w, struct rpc_session *s,
 		req->req.num_rx = 1;
 		req->pkt = *pkt;
 		req->has_pkt = true;
-		req->data = pkt->data;
-		req->len = pkt->len;
 		srv_handle(w, s, req);
 		return true;
 	}
@@ -326,8 +335,9 @@ srv_req_more(struct pmr_worker *w, struct rpc_session *s,
 		srv_tx_cr(w, s, req, (uint16_t)k);
 		return;
 	}
-	req->data = req->req.mb->data;
-	req->len = req->req.size;
+	/* What the handler reads (pmr_req_data()): no packet is kept. */
+	req->pkt.data = req->req.mb->data;
+	req->pkt.len = req->req.size;
 	rpc_timer_slot_stop(w, req);	/* the partial request's */
 	srv_handle(w, s, req);
 }
@@ -396,18 +406,12 @@ srv_rx_same(struct pmr_worker *w, struct rpc_session *s,
 }
 
 /*
- * A request packet or a request for response, for session sn (a server
- * session, the packet authenticated). A slot takes request number
- * cur + k * window for 1 <= k <= RPC_REQ_SKIP_MAX (cur its last one): the
- * client skips a number for each request that timed out there unseen,
- * and resets the session before it skips more. Anything further is forged
- * or from another life of the session. True if the packet was kept (a
- * single-packet request, until pmr_respond()); else the caller releases
- * it.
+ * rpc_server_rx() for all but a single-packet request that its slot and
+ * session take as they are (rpc_server_rx_fast(), rpc_server_rx.h).
  */
-bool
-rpc_server_rx(struct pmr_worker *w, uint16_t sn, const struct pmr_pkthdr *h,
-		struct pmr_rx_pkt *pkt)
+bool __rte_noinline
+rpc_server_rx_slow(struct pmr_worker *w, uint16_t sn,
+		const struct pmr_pkthdr *h, struct pmr_rx_pkt *pkt)
 {
 	struct rpc_session *s = &w->sessions[sn];
 	struct pmr_srv_slot *req = &s->srv[rpc_slot_of(w, h->req_num)];
@@ -438,17 +442,40 @@ rpc_server_rx(struct pmr_worker *w, uint16_t sn, const struct pmr_pkthdr *h,
 }
 
 /*
+ * A request packet or a request for response, for session sn (a server
+ * session, the packet authenticated). A slot takes request number
+ * cur + k * window for 1 <= k <= RPC_REQ_SKIP_MAX (cur its last one): the
+ * client skips a number for each request that timed out there unseen,
+ * and resets the session before it skips more. Anything further is forged
+ * or from another life of the session. True if the packet was kept (a
+ * single-packet request, until pmr_respond()); else the caller releases
+ * it.
+ *
+ * The fast path is srv_req_start() of a single-packet request, with
+ * srv_slot_recycle() and srv_handle() for a slot and a session that take
+ * it as they are; the rest goes to srv_rx_slow().
+ */
+bool
+rpc_server_rx(struct pmr_worker *w, uint16_t sn, const struct pmr_pkthdr *h,
+		struct pmr_rx_pkt *pkt)
+{
+	return rpc_server_rx_fast(w, sn, h, pkt);
+}
+
+/*
  * The slot of a handler's reference to a request it has not answered
- * yet, or NULL: a NULL, answered or recycled one.
+ * yet, or NULL: a NULL, answered or recycled one. The generation tells
+ * (struct pmr_srv_slot): a reference of the slot's generation is to the
+ * request the slot is HANDLING.
  */
 static inline struct pmr_srv_slot *
 srv_ref_slot(struct pmr_req_ref ref)
 {
 	struct pmr_srv_slot *req = ref.slot;
 
-	if (unlikely(req == NULL || req->gen != ref.gen ||
-		     req->state != SRV_HANDLING))
+	if (unlikely(req == NULL || req->gen != ref.gen))
 		return NULL;
+	RTE_ASSERT(req->state == SRV_HANDLING);
 	return req;
 }
 
@@ -457,7 +484,7 @@ pmr_req_data(struct pmr_req_ref ref)
 {
 	struct pmr_srv_slot *req = srv_ref_slot(ref);
 
-	return req != NULL ? req->data : NULL;
+	return req != NULL ? req->pkt.data : NULL;
 }
 
 uint32_t
@@ -465,7 +492,7 @@ pmr_req_len(struct pmr_req_ref ref)
 {
 	struct pmr_srv_slot *req = srv_ref_slot(ref);
 
-	return req != NULL ? req->len : 0;
+	return req != NULL ? req->pkt.len : 0;
 }
 
 uint8_t
@@ -587,8 +614,9 @@ srv_req_fail(struct pmr_worker *w, struct pmr_srv_slot *req,
 	srv_answer_status(w, s, req, status);
 }
 
-int
-pmr_respond(struct pmr_req_ref ref, struct pmr_msgbuf *resp)
+/* pmr_respond() for all but srv_respond_fast_ok()'s case. */
+static __rte_noinline int
+srv_respond_slow(struct pmr_req_ref ref, struct pmr_msgbuf *resp)
 {
 	struct pmr_srv_slot *req = srv_ref_slot(ref);
 	struct pmr_worker *w;
@@ -640,6 +668,97 @@ pmr_respond(struct pmr_req_ref ref, struct pmr_msgbuf *resp)
 	rpc_timer_slot_start(w, req);
 	srv_tx_resp(w, s, req, 0);
 	w->stats.resps_sent++;
+	return 0;
+}
+
+/*
+ * rpc_tx_inplace() of the slot's OK response, for pmr_respond()'s fast
+ * path, which checked that the burst has room: the burst entry comes
+ * first, before any store the compiler could not tell from w->nb_tx, so
+ * that it knows rpc_tx_next() does not flush and the path has no call
+ * (nor the callee-saved registers one would need).
+ */
+static __rte_always_inline void
+srv_tx_resp_inplace(struct pmr_worker *w, const struct rpc_session *s,
+		const struct pmr_srv_slot *req, struct pmr_msgbuf *mb)
+{
+	struct pmr_tx_pkt *p = rpc_tx_next(w, false);
+	uint8_t *hdr = mb->data - PMR_PKTHDR_LEN;
+	uint32_t len = mb->len;
+
+	p->peer = s->peer;
+	p->mb = mb;
+	p->data = hdr;
+	p->len = PMR_PKTHDR_LEN + len;
+	p->hdr = NULL;
+	p->hdr_len = 0;
+	w->stats.tx_bytes += len;
+	pmr_pkthdr_write(hdr, PMR_PKT_RESP, req->req_type, s->remote_session,
+			0, len, s->token, req->req_num, PMR_OK);
+}
+
+/*
+ * Does pmr_respond() take the fast path: a valid reference to a
+ * single-packet request, answered in the slot's own response buffer
+ * (pmr_req_resp_buf(): of pools[0], whose headroom is w->headroom, held
+ * by the worker so that no driver sends it) with one packet that
+ * max_msg_size allows, its session still there?
+ */
+static __rte_always_inline bool
+srv_respond_fast_ok(struct pmr_req_ref ref, const struct pmr_msgbuf *resp,
+		uint64_t now)
+{
+	const struct pmr_srv_slot *req = ref.slot;
+
+	return likely(req != NULL && req->gen == ref.gen &&
+		      resp != NULL &&
+		      resp == req->resp_buf && req->has_pkt &&
+		      !req->orphaned &&
+		      resp->len <= req->w->srv_resp_inplace &&
+		      req->tepoch == (now | req->w->srv_tmask) &&
+		      req->w->nb_tx < PMR_BURST_MAX);
+}
+
+int
+pmr_respond(struct pmr_req_ref ref, struct pmr_msgbuf *resp)
+{
+	struct pmr_srv_slot *req = ref.slot;
+	uint64_t now = rte_get_timer_cycles();
+	struct pmr_worker *w;
+	struct rpc_session *s;
+
+	/*
+	 * Also: the slot is on the timer list for this epoch already, and
+	 * the TX burst has room.
+	 */
+	if (unlikely(!srv_respond_fast_ok(ref, resp, now)))
+		return srv_respond_slow(ref, resp);
+	w = req->w;
+	s = req->s;
+	srv_tx_resp_inplace(w, s, req, resp);
+	/* srv_req_end(), the packet's release last (below) */
+	req->resp_buf = NULL;
+	s->srv_active--;
+	req->gen = ref.gen + 1;	/* answered: the reference is stale */
+	/*
+	 * Four bytes side by side, one store: orphaned was false, and
+	 * resp_status PMR_OK since the request started.
+	 */
+	req->state = SRV_RESPONDED;
+	req->orphaned = false;
+	req->has_pkt = false;
+	req->resp_status = PMR_OK;
+	req->resp_mb = resp;
+	req->resp_pkts = 1;
+	req->tstamp = now;	/* rpc_timer_slot_start() */
+	req->tx_round = w->tx_bursts;
+	w->stats.resps_sent++;
+	/*
+	 * The request's packet goes back before the response leaves (it
+	 * is only queued): the client then finds its request buffer free
+	 * when the response arrives.
+	 */
+	pmr_transport_rx_release(w->q, &req->pkt, 1);
 	return 0;
 }
 

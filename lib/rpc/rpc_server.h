@@ -27,31 +27,40 @@ enum rpc_srv_state {
  */
 struct pmr_srv_slot {
 	struct pmr_worker *w;		/* fixed, as session */
+	struct rpc_session *s;		/* &w->sessions[session] */
 	/*
-	 * Changes when the slot takes a request and when that request is
-	 * answered or dropped: a pmr_req_ref of another generation is stale.
+	 * A handler's pmr_req_ref carries the generation of its request,
+	 * made while the slot is HANDLING it; the generation changes when
+	 * the slot stops HANDLING it (answered, or dropped): a reference
+	 * of another generation is stale, and one of this generation is
+	 * to a HANDLING slot.
 	 */
 	uint32_t gen;
-	TAILQ_ENTRY(pmr_srv_slot) tnext; /* in w->srv_timed, if timed */
-	uint64_t tstamp;		/* TSC: timer start, if timed */
-	bool timed;			/* RECEIVING or RESPONDED: a timer */
+	/*
+	 * The timer (rpc_timers.h) runs while RECEIVING or RESPONDED, from
+	 * tstamp; the slot is in w->srv_timed while tepoch is not 0.
+	 */
+	TAILQ_ENTRY(pmr_srv_slot) tnext;
+	uint64_t tstamp;		/* TSC: timer start */
+	uint64_t tepoch;		/* last TSC of the link's epoch */
 	uint64_t req_num;
 	uint16_t session;		/* fixed: the slot's session */
 	uint8_t req_type;
 	uint8_t state;			/* enum rpc_srv_state */
 	bool orphaned;			/* session reset while handling */
 	bool has_pkt;			/* pkt holds a single-packet request */
-	/* The request: in pkt (single-packet) or reassembled in req.mb. */
+	uint8_t resp_status;		/* of the response; PMR_OK before */
+	/*
+	 * The request: in pkt (single-packet, has_pkt) or reassembled in
+	 * req.mb; pkt.data and pkt.len are what the handler reads in both.
+	 */
 	struct rpc_msg_rx req;
 	struct pmr_rx_pkt pkt;
-	const uint8_t *data;
-	uint32_t len;
 	struct pmr_msgbuf *resp_buf;	/* offered, lazily allocated */
 	/* response */
 	struct pmr_msgbuf *resp_mb;	/* NULL for an empty or error one */
-	uint32_t resp_pkts;
+	uint32_t resp_pkts;		/* set when RESPONDED */
 	uint32_t tx_round;		/* w->tx_bursts when queued in place */
-	uint8_t resp_status;
 };
 
 bool rpc_server_rx(struct pmr_worker *w, uint16_t sn,

@@ -6,8 +6,8 @@
  * The timer scan, every rto/4 at most while timers are pending: client
  * request deadlines (in deadline order), retransmission of requests whose
  * last packets went unanswered for an RTO, and server slot states past
- * srv_state_timeout_ms (in start order). What an expired timer does is
- * rpc_client_expire(), rpc_client_retransmit() and rpc_server_expire().
+ * srv_state_timeout_ms (in coarse start order). What an expired timer does
+ * is rpc_client_expire(), rpc_client_retransmit() and rpc_server_expire().
  */
 
 #include "rpc_client.h"
@@ -83,15 +83,38 @@ rpc_timers_client(struct pmr_worker *w, uint64_t now)
 	creq_list_rto(w, &w->timed, now);
 }
 
-/* Server slots whose state is past srv_state_timeout_ms. */
+/* The slot's timer starts in a later epoch than its link (rpc_timers.h). */
+void
+rpc_timer_slot_link(struct pmr_worker *w, struct pmr_srv_slot *slot,
+		uint64_t tepoch)
+{
+	rpc_timer_slot_stop(w, slot);
+	slot->tepoch = tepoch;
+	TAILQ_INSERT_TAIL(&w->srv_timed, slot, tnext);
+}
+
+/*
+ * Server slots whose state is past srv_timeout. The slots of the epochs
+ * that started srv_timeout ago or earlier: those whose timer stopped are
+ * unlinked, those whose timer started srv_timeout ago or earlier expire
+ * (and are unlinked). The others, started later in the last of these
+ * epochs, are looked at again by the next scans.
+ */
 void
 rpc_timers_server(struct pmr_worker *w, uint64_t now)
 {
-	struct pmr_srv_slot *slot;
+	struct pmr_srv_slot *slot, *next;
 
-	while ((slot = TAILQ_FIRST(&w->srv_timed)) != NULL &&
-	       now - slot->tstamp >= w->srv_timeout)
-		rpc_server_expire(w, slot);
+	for (slot = TAILQ_FIRST(&w->srv_timed); slot != NULL &&
+	     now - (slot->tepoch - w->srv_tmask) >= w->srv_timeout;
+	     slot = next) {
+		next = TAILQ_NEXT(slot, tnext);
+		if (slot->state != SRV_RECEIVING &&
+		    slot->state != SRV_RESPONDED)
+			rpc_timer_slot_stop(w, slot);	/* stopped */
+		else if (now - slot->tstamp >= w->srv_timeout)
+			rpc_server_expire(w, slot);	/* unlinks it */
+	}
 }
 
 void

@@ -43,32 +43,47 @@ rpc_timer_creq_del(struct rpc_creq *r)
  * A server slot's timer: from a partial request's first packet, from a
  * kept response. Packets of the client do not renew it: a correct client
  * is done within its own request timeout, and a hostile one cannot keep
- * the state alive by trickling packets. The timeout is the same for all,
- * so the list is in start order.
+ * the state alive by trickling packets. It runs while the slot is
+ * RECEIVING or RESPONDED and expires srv_timeout after its start
+ * (slot->tstamp).
+ *
+ * w->srv_timed holds the slots in the order they were linked, by the
+ * epoch (a srv_tmask + 1 span of TSC, srv_timeout / 16 or less) of their
+ * link, slot->tepoch the last TSC of that epoch (0: not linked). A slot
+ * stays linked when its timer stops (rpc_timers_server() unlinks it once
+ * its epoch is old enough) and when it starts again in the same epoch:
+ * a server slot's request and response cost a TSC read and a compare
+ * here, not a list insert and remove. Only its first start in a later
+ * epoch moves it to the tail.
  */
+void rpc_timer_slot_link(struct pmr_worker *w, struct pmr_srv_slot *slot,
+		uint64_t tepoch);
+
+/* Unlink the slot (not needed for its timer to stop: see above). */
 static inline void
 rpc_timer_slot_stop(struct pmr_worker *w, struct pmr_srv_slot *slot)
 {
-	if (slot->timed) {
+	if (slot->tepoch != 0) {
 		TAILQ_REMOVE(&w->srv_timed, slot, tnext);
-		slot->timed = false;
+		slot->tepoch = 0;
 	}
 }
 
 /* Start the slot's timer (again, for the slot's next state). */
-static inline void
+static __rte_always_inline void
 rpc_timer_slot_start(struct pmr_worker *w, struct pmr_srv_slot *slot)
 {
-	rpc_timer_slot_stop(w, slot);
-	slot->tstamp = rte_get_timer_cycles();
-	TAILQ_INSERT_TAIL(&w->srv_timed, slot, tnext);
-	slot->timed = true;
+	uint64_t now = rte_get_timer_cycles();
+	uint64_t tepoch = now | w->srv_tmask;
+
+	slot->tstamp = now;
+	if (unlikely(slot->tepoch != tepoch))
+		rpc_timer_slot_link(w, slot, tepoch);
 }
 
 /*
- * From the poll: run the timers if any is pending and the next scan is
- * due. Client requests have timers of rto_us; the server's timers
- * (srv_state_timeout_ms) are coarse: a look every few polls.
+ * From the poll, every RPC_SM_POLL_EVERY polls: run the timers if any is
+ * pending and the next scan is due.
  */
 static inline void
 rpc_timers_poll(struct pmr_worker *w)
@@ -76,10 +91,9 @@ rpc_timers_poll(struct pmr_worker *w)
 	uint64_t now;
 
 	if (!TAILQ_EMPTY(&w->all) || !TAILQ_EMPTY(&w->timed) ||
-	    (!TAILQ_EMPTY(&w->srv_timed) &&
-	     (w->nb_polls & (RPC_SM_POLL_EVERY - 1)) == 1)) {
+	    !TAILQ_EMPTY(&w->srv_timed)) {
 		now = rte_get_timer_cycles();
-		if (unlikely(now >= w->next_timer))
+		if (now >= w->next_timer)
 			rpc_timers_run(w, now);
 	}
 }

@@ -83,13 +83,15 @@ rpc_tx_inplace(struct pmr_worker *w, const struct rpc_session *s,
 		struct pmr_msgbuf *mb, uint8_t pkt_type, uint8_t req_type,
 		uint64_t req_num, uint8_t status, bool free_after)
 {
+	/*
+	 * The burst entry first: a caller that checked the burst has room
+	 * then has no flush call on its path (and no registers saved for
+	 * one).
+	 */
+	struct pmr_tx_pkt *p = rpc_tx_next(w, free_after);
 	uint8_t *hdr = mb->data - PMR_PKTHDR_LEN;
 	uint32_t len = mb->len;
-	struct pmr_tx_pkt *p;
 
-	pmr_pkthdr_write(hdr, pkt_type, req_type, s->remote_session, 0, len,
-			s->token, req_num, status);
-	p = rpc_tx_next(w, free_after);
 	p->peer = s->peer;
 	p->mb = mb;
 	p->data = hdr;
@@ -97,6 +99,8 @@ rpc_tx_inplace(struct pmr_worker *w, const struct rpc_session *s,
 	p->hdr = NULL;
 	p->hdr_len = 0;
 	w->stats.tx_bytes += len;
+	pmr_pkthdr_write(hdr, pkt_type, req_type, s->remote_session, 0, len,
+			s->token, req_num, status);
 }
 
 /*
