@@ -73,7 +73,8 @@ symbols() {
 	nm --defined-only "$@" | awk 'NF == 3 && $2 ~ /^[tTwW]$/ {print $3}' |
 		sed 's/\..*//' | sort -u
 }
-drv_syms=$(symbols "$build"/libpmrpc.so*.p/drivers_transport_*.o) || true
+# Each driver is its own static library (drivers/transport/meson.build).
+drv_syms=$(symbols "$build"/drivers/transport/libpmr_drv_*.a.p/*.o) || true
 [[ -n $drv_syms ]] || { say "no eth driver objects in $build"; exit 1; }
 
 python3 - "$out" "$result" "$target" "$top" "$drv_syms" <<'EOF'

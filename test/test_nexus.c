@@ -26,6 +26,7 @@
 #include <rte_errno.h>
 #include <rte_ring_elem.h>
 
+#include "eth_private.h"
 #include "nexus_wire.h"
 #include "pmr_msgbuf.h"
 #include "pmr_nexus.h"

@@ -3,9 +3,10 @@
  */
 
 /*
- * Linked against libpmrpc.a: the built-in drivers must still be there, and
- * an eth queue must come up on a ring pair (proving the driver's code, not
- * just its name, made it into the link).
+ * Linked against libpmrpc.a, without --whole-archive: the built-in drivers
+ * must still be there (the generated table, drivers/meson.build, keeps
+ * them), eth the default, and an eth queue must come up on a ring pair
+ * (proving the driver's code, not just its name, made it into the link).
  */
 
 #include "pmr_test.h"
@@ -13,6 +14,7 @@
 #include <rte_errno.h>
 
 #include "pmr_transport.h"
+#include "pmr_transport_driver.h"
 
 static void
 test_static_finds_eth(void **state)
@@ -26,6 +28,9 @@ test_static_finds_eth(void **state)
 	(void)state;
 	drv = pmr_transport_find("eth");
 	assert_non_null(drv);
+	assert_int_equal(pmr_transport_nb_builtin, pmr_transport_count());
+	assert_ptr_equal(pmr_transport_default(), drv);
+	assert_ptr_equal(pmr_transport_get(0), drv);
 	assert_int_equal(pmr_transport_caps_get(drv, &caps), 0);
 	assert_true(caps.headroom >= 42);
 
@@ -34,6 +39,8 @@ test_static_finds_eth(void **state)
 	q = pmr_transport_queue_create(drv, args, SOCKET_ID_ANY);
 	assert_non_null(q);
 	pmr_transport_queue_caps(q, &caps);
+	/* The ring port's MTU (ethdev's default, 1500), not the driver's
+	 * PMR_ETH_MTU_DEFAULT, which applies to ports that report none. */
 	assert_int_equal(caps.mtu, 1500 - 28);
 	pmr_transport_queue_destroy(q);
 	pmr_test_ring_pair_free("st", a, b);

@@ -13,6 +13,10 @@
 #include <rte_errno.h>
 #include <rte_memory.h>
 
+#include "eth_private.h"
+#include "pmr_msgbuf.h"
+#include "pmr_nexus.h"
+#include "pmr_rpc.h"
 #include "pmr_transport.h"
 #include "pmr_transport_driver.h"
 #include "pmr_test.h"
@@ -81,7 +85,6 @@ static const struct pmr_transport_driver fake_driver = {
 		.flags = PMR_TRANSPORT_CAP_RC,
 		.mtu = 4096,
 		.headroom = 64,
-		.max_burst = 16,
 		.addr_len = 8,
 	},
 	FAKE_OPS,
@@ -125,6 +128,173 @@ static const struct pmr_transport_driver fake_noname_driver = {
 	FAKE_OPS,
 };
 
+/*
+ * Fake drivers whose one queue comes up, to see which pools get registered:
+ * memreg_driver says it needs registration, memreg_noflag_driver has the
+ * callback but not the flag.
+ */
+static struct pmr_transport_queue memreg_queue;
+static unsigned int memreg_calls;
+
+static struct pmr_transport_queue *
+memreg_queue_create(const struct pmr_transport_driver *drv,
+		const char *devargs __rte_unused, int socket_id __rte_unused)
+{
+	memset(&memreg_queue, 0, sizeof(memreg_queue));
+	memreg_queue.caps = drv->caps;
+	return &memreg_queue;
+}
+
+static int
+memreg_mem_register(struct pmr_transport_queue *q,
+		const struct pmr_msgbuf_chunk *chunk)
+{
+	assert_ptr_equal(q, &memreg_queue);
+	assert_non_null(chunk);
+	memreg_calls++;
+	return 0;
+}
+
+#define MEMREG_OPS \
+	.queue_create = memreg_queue_create, \
+	.queue_destroy = fake_queue_destroy, \
+	.queue_addr = fake_queue_addr, \
+	.peer_create = fake_peer_create, \
+	.peer_destroy = fake_peer_destroy, \
+	.mem_register = memreg_mem_register, \
+	.stats_get = fake_stats_get, \
+	.stats_reset = fake_stats_reset
+
+static const struct pmr_transport_driver memreg_driver = {
+	.name = "memreg",
+	.caps = { .flags = PMR_TRANSPORT_CAP_MEM_REG, .mtu = 1024 },
+	MEMREG_OPS,
+};
+
+static const struct pmr_transport_driver memreg_noflag_driver = {
+	.name = "memreg_noflag",
+	.caps = { .mtu = 1024 },
+	MEMREG_OPS,
+};
+
+/* Registered after the built-in ones: never the default. */
+static const struct pmr_transport_driver fake_other_driver = {
+	.name = "other",
+	FAKE_OPS,
+};
+
+/* Says it needs registration but cannot do it. */
+static const struct pmr_transport_driver memreg_nocb_driver = {
+	.name = "memreg_nocb",
+	.caps = { .flags = PMR_TRANSPORT_CAP_MEM_REG },
+	FAKE_OPS,
+};
+
+/*
+ * The library names no driver: the default is the first of the table meson
+ * generated from the drivers it built (eth first), and stays so whatever
+ * an application registers.
+ */
+static void
+test_default_driver(void **state)
+{
+	unsigned int i;
+
+	(void)state;
+	assert_true(pmr_transport_nb_builtin >= 1);
+	assert_true(pmr_transport_count() >= pmr_transport_nb_builtin);
+	for (i = 0; i < pmr_transport_nb_builtin; i++)
+		assert_ptr_equal(pmr_transport_get(i),
+				pmr_transport_builtin[i]);
+	assert_null(pmr_transport_builtin[pmr_transport_nb_builtin]);
+
+	assert_ptr_equal(pmr_transport_default(), pmr_transport_get(0));
+	assert_ptr_equal(pmr_transport_default(), &pmr_eth_driver);
+	assert_string_equal(pmr_transport_name(pmr_transport_default()),
+			"eth");
+
+	assert_int_equal(pmr_transport_register(&fake_other_driver), 0);
+	assert_ptr_equal(pmr_transport_default(), &pmr_eth_driver);
+}
+
+/* A worker that names no driver gets the default one. */
+static void
+test_default_worker(void **state)
+{
+	struct pmr_worker_conf conf = {
+		.devargs = NULL,	/* filled in below */
+		.nb_msgbufs = 64,
+		.nb_mid_msgbufs = 2,
+		.nb_large_msgbufs = 1,
+		.max_msg_size = 1 << 16,
+	};
+	struct pmr_transport_queue *q;
+	struct pmr_worker *w;
+	struct pmr_nexus *nx;
+	uint16_t a, b;
+	char args[64];
+
+	(void)state;
+	assert_int_equal(pmr_test_ring_pair("dflt", &a, &b), 0);
+	snprintf(args, sizeof(args), "port=%u,ip=10.9.1.1", a);
+	conf.devargs = args;
+	nx = pmr_nexus_create("127.0.0.1:0", NULL);
+	assert_non_null(nx);
+	w = pmr_worker_create(nx, &conf);
+	assert_non_null(w);
+	q = pmr_worker_queue(w);
+	assert_non_null(q);
+	assert_ptr_equal(q->driver, pmr_transport_default());
+	assert_int_equal(pmr_worker_destroy(w), 0);
+	assert_int_equal(pmr_nexus_destroy(nx), 0);
+	pmr_test_ring_pair_free("dflt", a, b);
+}
+
+/*
+ * PMR_TRANSPORT_CAP_MEM_REG is the contract: a queue with it gets each
+ * chunk of a pool registered, a queue without it nothing, whatever
+ * callbacks its driver has; a driver with the flag must have the callback.
+ */
+static void
+test_mem_reg_flag(void **state)
+{
+	struct pmr_transport_queue *q;
+	struct rte_mempool *mp;
+
+	(void)state;
+	assert_int_equal(pmr_transport_register(&memreg_nocb_driver),
+			-EINVAL);
+	assert_null(pmr_transport_find("memreg_nocb"));
+	assert_int_equal(pmr_transport_register(&memreg_driver), 0);
+	assert_int_equal(pmr_transport_register(&memreg_noflag_driver), 0);
+
+	mp = pmr_msgbuf_pool_create("memreg_mp", 64, 0, 256, 64,
+			SOCKET_ID_ANY);
+	assert_non_null(mp);
+
+	q = pmr_transport_queue_create(&memreg_noflag_driver, NULL,
+			SOCKET_ID_ANY);
+	assert_ptr_equal(q, &memreg_queue);
+	memreg_calls = 0;
+	assert_int_equal(pmr_transport_mem_register(q, mp), 0);
+	assert_int_equal(memreg_calls, 0);
+	pmr_transport_queue_destroy(q);
+
+	q = pmr_transport_queue_create(&memreg_driver, NULL, SOCKET_ID_ANY);
+	assert_ptr_equal(q, &memreg_queue);
+	memreg_calls = 0;
+	assert_int_equal(pmr_transport_mem_register(q, mp), 0);
+	assert_true(memreg_calls >= 1);
+	/* A queue narrower than its driver: no flag, no registration. */
+	q->caps.flags &= ~PMR_TRANSPORT_CAP_MEM_REG;
+	memreg_calls = 0;
+	assert_int_equal(pmr_transport_mem_register(q, mp), 0);
+	assert_int_equal(memreg_calls, 0);
+	pmr_transport_queue_destroy(q);
+
+	assert_int_equal(pmr_msgbuf_pool_free(mp), 0);
+}
+
 static void
 test_find_eth(void **state)
 {
@@ -161,7 +331,6 @@ test_eth_caps(void **state)
 	assert_int_equal(pmr_transport_caps_get(eth, &caps), 0);
 	assert_true(caps.mtu > 0);
 	assert_true(caps.headroom >= 42);	/* Ethernet + IPv4 + UDP */
-	assert_true(caps.max_burst > 0);
 	assert_int_equal(caps.addr_len, 12);
 	assert_true(caps.addr_len <= PMR_TRANSPORT_ADDR_MAX);
 	assert_true((caps.flags & PMR_TRANSPORT_CAP_TX_ZEROCOPY) != 0);
@@ -350,6 +519,9 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_find_eth),
+		cmocka_unit_test(test_default_driver),
+		cmocka_unit_test(test_default_worker),
+		cmocka_unit_test(test_mem_reg_flag),
 		cmocka_unit_test(test_eth_caps),
 		cmocka_unit_test(test_iterate),
 		cmocka_unit_test(test_register_custom),

@@ -162,7 +162,9 @@ typedef int (*pmr_server_session_cb_t)(struct pmr_worker *w, int session,
 /** Worker settings; zero fields take the defaults. */
 struct pmr_worker_conf {
 	uint16_t worker_id;	/**< Unique within the process (nexus). */
-	const char *driver;	/**< Transport driver, default "eth". */
+	/** Transport driver by name; NULL: the default, the first driver
+	 * built, eth (doc/drivers.md). */
+	const char *driver;
 	const char *devargs;	/**< Its devargs (doc/drivers.md). */
 	int socket_id;		/**< Memory socket; SOCKET_ID_ANY default. */
 	uint32_t max_sessions;	/**< Sessions, both roles (default 256). */

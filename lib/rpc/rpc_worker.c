@@ -14,6 +14,7 @@
 #include <rte_random.h>
 #include <rte_service_component.h>
 
+#include "pmr_transport_driver.h"
 #include "rpc_client.h"
 #include "rpc_msg.h"
 #include "rpc_private.h"
@@ -253,7 +254,8 @@ pmr_worker_create(struct pmr_nexus *nx, const struct pmr_worker_conf *conf)
 		rte_errno = EINVAL;
 		return NULL;
 	}
-	drv = pmr_transport_find(conf->driver != NULL ? conf->driver : "eth");
+	drv = conf->driver != NULL ? pmr_transport_find(conf->driver) :
+		pmr_transport_default();
 	if (drv == NULL) {
 		rte_errno = ENOENT;
 		return NULL;

@@ -58,7 +58,6 @@ struct pmr_transport_caps {
 	uint64_t flags;		/**< PMR_TRANSPORT_CAP_* */
 	uint32_t mtu;		/**< Largest packet payload in bytes. */
 	uint16_t headroom;	/**< Bytes the driver writes before data. */
-	uint16_t max_burst;	/**< Largest useful burst. */
 	uint16_t addr_len;	/**< Bytes of a queue address. */
 	/**
 	 * Packets the queue can hold received but not yet taken by
@@ -275,7 +274,8 @@ void pmr_transport_peer_destroy(struct pmr_transport_queue *q,
 
 /**
  * Register a msgbuf pool's memory with the queue's device, one call per
- * memory chunk. A no-op for drivers without PMR_TRANSPORT_CAP_MEM_REG.
+ * memory chunk. A no-op for a queue without PMR_TRANSPORT_CAP_MEM_REG in
+ * its caps (the worker calls it for each of its pools regardless).
  *
  * Thread: the main lcore or a control thread, at set-up.
  *

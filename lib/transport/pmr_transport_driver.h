@@ -9,10 +9,12 @@
  * @file
  * The driver side of the transport interface.
  *
- * pmrpc's own drivers are listed in an explicit table in
- * transport_registry.c, not registered from constructors: a static link of
- * an application then keeps them without --whole-archive. An application
- * may add a driver of its own with pmr_transport_register().
+ * pmrpc's own drivers are listed in a table that meson generates from the
+ * drivers it builds (pmr_drivers.c, drivers/meson.build), not registered
+ * from constructors: the registry refers to the table and the table to
+ * each driver, so a static link of an application keeps them without
+ * --whole-archive. The library names no driver. An application may add a
+ * driver of its own with pmr_transport_register().
  *
  * A driver's queue structure starts with struct pmr_transport_queue, whose
  * burst pointers and caps the driver fills in queue_create.
@@ -41,7 +43,11 @@ struct pmr_transport_driver {
 			const struct pmr_transport_addr *addr);
 	void (*peer_destroy)(struct pmr_transport_queue *q,
 			struct pmr_transport_peer *peer);
-	/** Optional (NULL: nothing to register). */
+	/**
+	 * Register one chunk of a msgbuf pool's memory; called only for
+	 * queues whose caps have PMR_TRANSPORT_CAP_MEM_REG, and required
+	 * (not NULL) when the driver's caps have it.
+	 */
 	int (*mem_register)(struct pmr_transport_queue *q,
 			const struct pmr_msgbuf_chunk *chunk);
 	/** Optional (NULL: nothing to flush). */
@@ -57,13 +63,30 @@ struct pmr_transport_driver {
 /**
  * Add a driver to the registry.
  *
- * @return 0, -EINVAL for an incomplete driver, -EEXIST if the name is
- *   taken, -ENOSPC if the registry is full.
+ * @return 0, -EINVAL for an incomplete driver (a name missing or too long,
+ *   a required callback NULL, PMR_TRANSPORT_CAP_MEM_REG without
+ *   mem_register), -EEXIST if the name is taken, -ENOSPC if the registry
+ *   is full.
  */
 int pmr_transport_register(const struct pmr_transport_driver *drv);
 
-/** pmrpc's own drivers, for the registry table. */
-extern const struct pmr_transport_driver pmr_eth_driver;
+/**
+ * The default driver: the registry's first, which is the first driver
+ * meson built (drivers/transport/meson.build orders them: eth), or, in a
+ * build without drivers, the first one registered.
+ *
+ * Thread: any.
+ *
+ * @return The driver, or NULL with rte_errno ENOENT if there is none.
+ */
+const struct pmr_transport_driver *pmr_transport_default(void);
+
+/**
+ * pmrpc's own drivers, in build order and NULL-terminated, and their
+ * count (generated: pmr_drivers.c).
+ */
+extern const struct pmr_transport_driver *const pmr_transport_builtin[];
+extern const unsigned int pmr_transport_nb_builtin;
 
 #ifdef __cplusplus
 }

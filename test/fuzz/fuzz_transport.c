@@ -408,7 +408,6 @@ static const struct pmr_transport_driver fzq_driver = {
 			PMR_TRANSPORT_CAP_RX_ZEROCOPY,
 		.mtu = FZQ_MTU,
 		.headroom = FZQ_HEADROOM,
-		.max_burst = PMR_BURST_MAX,
 		.addr_len = FZQ_ADDR_LEN,
 		.rx_depth = FZQ_RX_DEPTH,
 	},

@@ -7,7 +7,9 @@
  * with pkg-config alone (test/install/check_install.sh): one worker on a
  * net_ring vdev port whose transmit ring is its receive ring, a session
  * from the worker to itself through the nexus, and an echo RPC over it.
- * It uses only the installed headers and exported functions.
+ * The worker names no driver: it gets the default, eth, which the link
+ * must have kept. It uses only the installed headers and exported
+ * functions.
  *
  * Usage: consumer [EAL options], e.g. -l 0 --no-pci --no-huge -m 256
  * --no-shconf --vdev=net_ring0. Exit status 0 when the echo came back
@@ -88,10 +90,26 @@ echo(void)
 			rte_strerror(rte_errno));
 		goto out;
 	}
+	/* The library's drivers came with the link (shared or static, no
+	 * --whole-archive), and a worker that names none gets the first,
+	 * eth. */
+	if (pmr_transport_find("eth") == NULL || pmr_transport_count() == 0) {
+		fprintf(stderr, "consumer: no eth driver (%u drivers)\n",
+			pmr_transport_count());
+		goto out;
+	}
 	w = pmr_worker_create(nx, &conf);
 	if (w == NULL) {
 		fprintf(stderr, "consumer: worker: %s\n",
 			rte_strerror(rte_errno));
+		goto out;
+	}
+	if (pmr_worker_queue(w)->driver != pmr_transport_get(0) ||
+	    strcmp(pmr_transport_name(pmr_worker_queue(w)->driver),
+		    "eth") != 0) {
+		fprintf(stderr, "consumer: the worker's driver is %s, not "
+			"the default eth\n",
+			pmr_transport_name(pmr_worker_queue(w)->driver));
 		goto out;
 	}
 	session = pmr_session_create(w, pmr_nexus_uri(nx), 0, NULL, NULL);

@@ -11,10 +11,15 @@
 #include <rte_log.h>
 #include <rte_mbuf.h>
 
+#include "eth_config.h"
 #include "eth_hdr.h"
 #include "pmr_transport_driver.h"
 
 extern int pmr_eth_logtype;
+
+/* The driver: listed by the generated table (drivers/meson.build), used
+ * directly by tests that wrap it. */
+extern const struct pmr_transport_driver pmr_eth_driver;
 #define ETH_LOG(level, fmt, ...) \
 	rte_log(RTE_LOG_ ## level, pmr_eth_logtype, "pmr.eth: " fmt "\n", \
 		##__VA_ARGS__)

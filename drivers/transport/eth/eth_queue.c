@@ -699,7 +699,6 @@ const struct pmr_transport_driver pmr_eth_driver = {
 		.mtu = 9000 - sizeof(struct rte_ipv4_hdr) -
 			sizeof(struct rte_udp_hdr),
 		.headroom = PMR_ETH_HDR_LEN,
-		.max_burst = PMR_BURST_MAX,
 		.addr_len = PMR_ETH_ADDR_LEN,
 	},
 	.queue_create = eth_queue_create,
