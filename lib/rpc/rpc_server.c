@@ -115,23 +115,13 @@ srv_slot_clear(struct pmr_worker *w, struct pmr_srv_slot *req)
 void
 rpc_server_session_init(struct pmr_worker *w, struct rpc_session *s)
 {
-	uint64_t epoch = w->srv_timeout / 16;
 	uint16_t i;
 
-	/*
-	 * Worker constants of the server's fast paths, the same each time:
-	 * the timers' epoch (rpc_timers.h), a power of 2 of TSC cycles,
-	 * srv_timeout / 16 or less; the largest response pmr_respond()
-	 * sends in place as one packet.
-	 */
-	w->srv_tmask = epoch < 2 ? 1 : rte_align64prevpow2(epoch) - 1;
-	w->srv_resp_inplace = RTE_MIN(w->plen, w->max_msg);
 	for (i = 0; i < w->window; i++) {
 		struct pmr_srv_slot *req = &s->srv[i];
 
 		if (req->state != SRV_FREE)
 			srv_slot_clear(w, req);
-		req->s = s;	/* fixed, as session: for the fast paths */
 		req->req_num = ((uint64_t)i - w->window) & PMR_REQ_NUM_MASK;
 		req->orphaned = false;
 		s->slot_timeouts[i] = 0;

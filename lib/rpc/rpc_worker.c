@@ -162,6 +162,7 @@ worker_alloc_tables(struct pmr_worker *w, uint32_t nb_msgbufs, int socket)
 			/* A slot's worker and session never change. */
 			srv[(size_t)i * w->window + j].w = w;
 			srv[(size_t)i * w->window + j].session = (uint16_t)i;
+			srv[(size_t)i * w->window + j].s = &w->sessions[i];
 		}
 		w->sessions[i].slot_req_num = &slot_req[(size_t)i * w->window];
 		w->sessions[i].slot_timeouts = &slot_to[(size_t)i * w->window];
@@ -339,6 +340,14 @@ pmr_worker_create(struct pmr_nexus *nx, const struct pmr_worker_conf *conf)
 		goto fail;
 	}
 	w->headroom = caps.headroom + PMR_PKTHDR_LEN;
+	/*
+	 * Constants of the server's fast paths: the timers' epoch
+	 * (rpc_timers.h), a power of 2 of TSC cycles, srv_timeout / 16 or
+	 * less; the largest response pmr_respond() sends in place.
+	 */
+	w->srv_tmask = w->srv_timeout / 16 < 2 ? 1 :
+		rte_align64prevpow2(w->srv_timeout / 16) - 1;
+	w->srv_resp_inplace = RTE_MIN(w->plen, w->max_msg);
 	ret = worker_pools_create(w, conf, w->headroom, socket);
 	for (c = 0; ret == 0 && c < RPC_NB_CLASSES; c++)
 		ret = pmr_transport_mem_register(w->q, w->pools[c]);
