@@ -83,9 +83,11 @@ pmr_transport_mem_register(struct pmr_transport_queue *q,
 
 	if (q == NULL || !pmr_msgbuf_pool_check(mp))
 		return -EINVAL;
-	/* Only a queue that says it needs registration gets it: the flag,
-	 * not the callback, is the contract (pmr_transport_register() refuses
-	 * a driver with the flag and no callback). */
+	/*
+	 * Only a queue that says it needs registration gets it: the flag,
+	 * not the callback, is the contract (pmr_transport_register()
+	 * refuses a driver with the flag and no callback).
+	 */
 	if ((q->caps.flags & PMR_TRANSPORT_CAP_MEM_REG) == 0 ||
 	    q->driver->mem_register == NULL)
 		return 0;

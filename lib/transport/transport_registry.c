@@ -25,7 +25,8 @@ static rte_spinlock_t registry_lock = RTE_SPINLOCK_INITIALIZER;
 unsigned int
 pmr_transport_count(void)
 {
-	return pmr_transport_nb_builtin + __atomic_load_n(&nb_extra, __ATOMIC_ACQUIRE);
+	return pmr_transport_nb_builtin +
+		__atomic_load_n(&nb_extra, __ATOMIC_ACQUIRE);
 }
 
 const struct pmr_transport_driver *
