@@ -605,7 +605,7 @@ defect6_token_either_order(void **state)
 		assert_true(pmr_test_now_ns() < deadline);
 	}
 	/* The poll that took CONNECT_IN sent the TOKEN; no copy yet. */
-	cli->nb_polls = 1;			/* RX, not the nexus ring */
+	cli->rare_in = 2;			/* RX, not the nexus ring */
 	pmr_worker_poll(cli);
 	assert_true(cs->has_token);
 	assert_null(cs->peer);
@@ -638,7 +638,7 @@ defect6_token_either_order(void **state)
 			0);
 	inject_token(NOBODY_IP, (uint16_t)s, 0xbad, cs->hs_id, (uint16_t)ssn,
 			8);
-	cli->nb_polls = 1;
+	cli->rare_in = 2;
 	pmr_worker_poll(cli);
 	assert_true(cs->has_token);		/* nothing to check it by yet */
 	assert_null(cs->peer);

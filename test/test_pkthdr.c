@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -1000,6 +1001,83 @@ test_fields_filled_on_field_error(void **state __rte_unused)
 	}
 }
 
+/* pmr_pkthdr_whole() on the packet in pkt[0..len): as decode says. */
+static uint8_t
+check_whole(uint32_t len)
+{
+	struct pmr_pkthdr h, f;
+	enum pmr_pkthdr_err err;
+	uint8_t whole;
+	bool want;
+
+	memset(&h, 0, sizeof(h));
+	memset(&f, 0xee, sizeof(f));
+	err = pmr_pkthdr_decode(pkt, len, &h);
+	whole = pmr_pkthdr_whole(pkt, len, &f);
+	want = err == PMR_PKTHDR_OK &&
+		(h.pkt_type == PMR_PKT_REQ || h.pkt_type == PMR_PKT_RESP) &&
+		h.pkt_num == 0 && h.status == 0 &&
+		h.msg_size == len - HDR_LEN;
+	assert_int_equal(whole != 0, want);
+	if (!want)
+		return 0;
+	assert_int_equal(whole, h.pkt_type);
+	assert_int_equal(f.magic, h.magic);
+	assert_int_equal(f.version, h.version);
+	assert_int_equal(f.pkt_type, h.pkt_type);
+	assert_int_equal(f.req_type, h.req_type);
+	assert_int_equal(f.dest_session, h.dest_session);
+	assert_int_equal(f.pkt_num, 0);
+	assert_int_equal(f.msg_size, h.msg_size);
+	assert_int_equal(f.status, 0);
+	assert_true(f.token == h.token);
+	assert_true(f.req_num == h.req_num);
+	return whole;
+}
+
+/*
+ * The data path's shape test takes a request or response whole in packet
+ * 0 with status 0, and nothing else: every type, packet number, size
+ * against payload and status, and every single-bit change of such a
+ * header, agree with decode.
+ */
+static void
+test_whole_agrees_with_decode(void **state __rte_unused)
+{
+	static const uint16_t pkt_nums[] = { 0, 1, 0x100 };
+	static const uint8_t statuses[] = { 0, 1, 15, 16 };
+	unsigned int t, k, st, bit, wholes = 0;
+	uint32_t len, n, ms;
+
+	for (t = 0; t <= PMR_PKT_TYPE_MAX + 1; t++)
+		for (k = 0; k < RTE_DIM(pkt_nums); k++)
+			for (n = 0; n <= 3; n++)
+				for (ms = n > 0 ? n - 1 : 0; ms <= n + 1; ms++)
+					for (st = 0; st < RTE_DIM(statuses);
+					     st++) {
+						len = build_pkt_at((uint8_t)t,
+							pkt_nums[k], n, ms);
+						pkt[OFF_STATUS] = statuses[st];
+						wholes += check_whole(len) != 0;
+					}
+	/* REQ and RESP, n = 0..3, size n, packet 0, status 0. */
+	assert_int_equal(wholes, 2 * 4);
+
+	/* A whole request, then each of its header bits flipped alone. */
+	len = build_pkt(PMR_PKT_REQ, 5);
+	assert_int_equal(check_whole(len), PMR_PKT_REQ);
+	for (bit = 0; bit < 8 * HDR_LEN; bit++) {
+		pkt[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+		check_whole(len);
+		pkt[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+	}
+	/* The same as a response, and cut short of its header. */
+	len = build_pkt(PMR_PKT_RESP, 0);
+	assert_int_equal(check_whole(len), PMR_PKT_RESP);
+	for (len = 0; len < HDR_LEN; len++)
+		assert_int_equal(check_whole(len), 0);
+}
+
 /* Bounds. */
 
 static void
@@ -1326,6 +1404,7 @@ main(void)
 		cmocka_unit_test(test_token_payload),
 		cmocka_unit_test(test_token_reads_within_len),
 		cmocka_unit_test(test_err_names),
+		cmocka_unit_test(test_whole_agrees_with_decode),
 	};
 
 	return cmocka_run_group_tests_name("pkthdr", tests, NULL, NULL);

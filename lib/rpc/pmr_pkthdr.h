@@ -324,6 +324,64 @@ pmr_pkthdr_decode(const void *buf, uint32_t len, struct pmr_pkthdr *h)
 			(uint32_t)w1, len, w0, rs);
 }
 
+/**
+ * The data path's shape test, ahead of pmr_pkthdr_decode(): is the
+ * packet of len bytes a request or a response whole in its packet 0
+ * (packet number 0, msg_size the payload's length, reserved field and
+ * status zero) of this wire version? Such a header is valid (decode
+ * accepts it and fills h the same); any other goes to decode. Three tests
+ * of the wire words where decode takes a dozen: the magic, version, type
+ * and packet number in one masked word, size and reserved field in one
+ * compare, the status in one shift.
+ *
+ * @return PMR_PKT_REQ or PMR_PKT_RESP with h filled, or 0 with h
+ *   undefined.
+ */
+static inline uint8_t
+pmr_pkthdr_whole(const void *buf, uint32_t len, struct pmr_pkthdr *h)
+{
+	/* Magic, version, type, packet number: the bytes tested in word 0. */
+	const uint64_t mask = UINT64_C(0xffff000000ffffff);
+	const uint64_t req = PMR_PKTHDR_MAGIC | PMR_PKTHDR_VERSION << 8 |
+		(uint64_t)PMR_PKT_REQ << 16;
+	const uint8_t *p = (const uint8_t *)buf;
+	uint64_t w0, w1, rs;
+
+	if (unlikely(len < PMR_PKTHDR_LEN))
+		return 0;
+	memcpy(&w0, p, sizeof(w0));
+	memcpy(&w1, p + 8, sizeof(w1));
+	memcpy(&rs, p + 24, sizeof(rs));
+	w0 = rte_le_to_cpu_64(w0);
+	w1 = rte_le_to_cpu_64(w1);
+	rs = rte_le_to_cpu_64(rs);
+	/* Type 1 or 2 (PMR_PKT_REQ, _RESP): word 0 is req + 0 or + 1 << 16. */
+	if ((((w0 & mask) - req) & ~(UINT64_C(1) << 16)) != 0 ||
+	    w1 != len - PMR_PKTHDR_LEN || (rs >> PMR_REQ_NUM_BITS) != 0)
+		return 0;
+#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
+	/*
+	 * The reserved field and the status are zero: the struct's words
+	 * are the wire's (status and padding zero, req_num all of word 3).
+	 */
+	RTE_BUILD_BUG_ON(sizeof(*h) != PMR_PKTHDR_LEN);
+	memcpy(h, p, PMR_PKTHDR_LEN);
+#else
+	h->magic = (uint8_t)w0;
+	h->version = (uint8_t)(w0 >> 8);
+	h->pkt_type = (uint8_t)(w0 >> 16);
+	h->req_type = (uint8_t)(w0 >> 24);
+	h->dest_session = (uint16_t)(w0 >> 32);
+	h->pkt_num = 0;
+	h->msg_size = (uint32_t)w1;
+	h->status = 0;
+	memcpy(&h->token, p + 16, sizeof(h->token));
+	h->token = rte_le_to_cpu_64(h->token);
+	h->req_num = rs;
+#endif
+	return (uint8_t)(w0 >> 16);
+}
+
 #ifdef __cplusplus
 }
 #endif

@@ -277,7 +277,7 @@ pmr_request(struct pmr_worker *w, int session, uint8_t req_type,
 	 * not closing, exactly (rpc_session_rx_update() keeps it).
 	 */
 	if (unlikely(s->rx_accept != RPC_RX_CLIENT ||
-		     req->len > w->max_msg || req->len > w->plen ||
+		     req->len > w->inplace_max ||
 		     req->headroom < w->headroom || req->flags != 0 ||
 		     pmr_msgbuf_tx_pending(req) != 0 ||
 		     w->nb_creq_free == 0 || s->in_flight >= w->window ||

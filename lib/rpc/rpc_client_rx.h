@@ -34,6 +34,16 @@ rpc_creq_put(struct pmr_worker *w, struct rpc_creq *r)
 }
 
 /*
+ * Does a response whole in one packet, OK, come in order for r: after
+ * the last request packet of r, and before any other?
+ */
+static inline bool
+rpc_creq_whole_in_order(const struct rpc_creq *r)
+{
+	return r->num_rx == r->req_pkts - 1 && r->num_rx < r->num_tx;
+}
+
+/*
  * The whole response in one packet, in order, OK, after the last request
  * packet of r (the request h names)?
  */
@@ -43,7 +53,7 @@ rpc_creq_fast_reply(const struct rpc_creq *r, const struct pmr_pkthdr *h,
 {
 	return h->pkt_type == PMR_PKT_RESP && h->pkt_num == 0 &&
 		h->status == PMR_OK && pkt->len == h->msg_size &&
-		r->num_rx == r->req_pkts - 1 && r->num_rx < r->num_tx;
+		rpc_creq_whole_in_order(r);
 }
 
 /*
@@ -100,9 +110,10 @@ rpc_creq_complete_fast(struct pmr_worker *w, struct rpc_session *s, uint16_t sn,
 }
 
 /*
- * rpc_client_rx() with its common case inline: the RX dispatch may call
- * this instead. Same result; anything but that case goes to
- * rpc_client_rx().
+ * rpc_client_rx() with its common case inline, for an OK response whole
+ * in its packet (pmr_pkthdr_whole(): packet 0 of msg_size bytes, all of
+ * them there, status 0): the RX dispatch calls this instead. Same result;
+ * anything but that case goes to rpc_client_rx().
  */
 static __rte_always_inline bool
 rpc_client_rx_fast(struct pmr_worker *w, uint16_t sn,
@@ -112,7 +123,7 @@ rpc_client_rx_fast(struct pmr_worker *w, uint16_t sn,
 	struct rpc_creq *r = s->window[rpc_slot_of(w, h->req_num)];
 
 	if (likely(r != NULL && r->req_num == h->req_num &&
-		   rpc_creq_fast_reply(r, h, pkt))) {
+		   rpc_creq_whole_in_order(r))) {
 		rpc_creq_complete_fast(w, s, sn, r, pkt);
 		return true;
 	}

@@ -75,6 +75,11 @@ rpc_rx_unexpected(struct pmr_worker *w, const struct rpc_session *s,
  * theirs to release), false if the caller releases it. A packet that
  * passes the checks here is accepted: counted in *pkts and *bytes (the
  * worker's counters are updated once per burst).
+ *
+ * Two lanes: a request or response whole in one packet
+ * (pmr_pkthdr_whole()) goes to the client's or server's inline fast path,
+ * which then need not test its shape again; any other header is decoded
+ * in full and goes to their general code.
  */
 static inline bool
 rpc_rx_one(struct pmr_worker *w, struct pmr_rx_pkt *pkt, uint16_t *pkts,
@@ -83,11 +88,15 @@ rpc_rx_one(struct pmr_worker *w, struct pmr_rx_pkt *pkt, uint16_t *pkts,
 	struct pmr_pkthdr h;
 	struct rpc_session *s;
 	enum pmr_pkthdr_err err;
+	uint8_t whole;
 
-	err = pmr_pkthdr_decode(pkt->data, pkt->len, &h);
-	if (unlikely(err != PMR_PKTHDR_OK)) {
-		rpc_count_drop(w, err);
-		return false;
+	whole = pmr_pkthdr_whole(pkt->data, pkt->len, &h);
+	if (unlikely(whole == 0)) {
+		err = pmr_pkthdr_decode(pkt->data, pkt->len, &h);
+		if (unlikely(err != PMR_PKTHDR_OK)) {
+			rpc_count_drop(w, err);
+			return false;
+		}
 	}
 	if (unlikely(h.dest_session >= w->max_sessions)) {
 		rpc_count_drop(w, RPC_DROP_NO_SESSION);
@@ -115,9 +124,17 @@ rpc_rx_one(struct pmr_worker *w, struct pmr_rx_pkt *pkt, uint16_t *pkts,
 	pkt->len -= PMR_PKTHDR_LEN;
 	*bytes += pkt->len;
 	(*pkts)++;
-	if (s->client)
+	/*
+	 * rx_accept took the type: a response is for a client session, a
+	 * request for a server session.
+	 */
+	if (likely(whole == PMR_PKT_RESP))
 		return rpc_client_rx_fast(w, h.dest_session, &h, pkt);
-	return rpc_server_rx_fast(w, h.dest_session, &h, pkt);
+	if (likely(whole == PMR_PKT_REQ))
+		return rpc_server_rx_fast(w, h.dest_session, &h, pkt);
+	if (s->client)
+		return rpc_client_rx(w, h.dest_session, &h, pkt);
+	return rpc_server_rx(w, h.dest_session, &h, pkt);
 }
 
 /*
@@ -149,8 +166,11 @@ pmr_worker_poll(struct pmr_worker *w)
 
 	w->polling++;	/* see pmr_session_connect() */
 	work = 0;
-	if (unlikely((w->nb_polls++ & (RPC_SM_POLL_EVERY - 1)) == 0))
+	/* One instruction and a branch: a count down, from 1 at creation. */
+	if (unlikely(--w->rare_in == 0)) {
+		w->rare_in = RPC_SM_POLL_EVERY;
 		work = rpc_poll_rare(w);
+	}
 	if (unlikely(!TAILQ_EMPTY(&w->completing)))
 		work += rpc_completing_poll(w);
 

@@ -60,7 +60,7 @@ enum rpc_drop {
 #define RPC_REQ_SKIP_MAX 8
 #define RPC_SLOT_TIMEOUTS_MAX RPC_REQ_SKIP_MAX
 
-/* Polls between two looks at the nexus ring (a power of 2). */
+/* Polls between two looks at the nexus ring. */
 #define RPC_SM_POLL_EVERY 8
 
 /* Message buffer classes of a worker. */
@@ -159,7 +159,7 @@ struct pmr_worker {
 	uint16_t nb_tx;
 	uint16_t nb_tx_free;		/* tx_free[] set among tx[0..nb_tx) */
 	uint32_t tx_bursts;		/* rpc_tx_flush() calls: burst id */
-	uint32_t nb_polls;
+	uint32_t rare_in;		/* polls to the next rpc_poll_rare() */
 	struct rpc_txfree txfree;
 	struct rpc_creq_list completing;
 	/*
@@ -180,7 +180,7 @@ struct pmr_worker {
 	uint64_t srv_timeout;		/* TSC */
 	uint32_t max_large_sess;	/* large request buffers per session */
 	uint64_t srv_tmask;		/* TSC: server timer epoch - 1 */
-	uint32_t srv_resp_inplace;	/* min(plen, max_msg) */
+	uint32_t inplace_max;		/* min(plen, max_msg) */
 	struct rpc_faults faults;
 	/* Rate limit of the log of forged packets (the counters count all). */
 	uint64_t forged_log_next;	/* TSC */

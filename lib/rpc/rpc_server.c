@@ -396,11 +396,22 @@ srv_rx_same(struct pmr_worker *w, struct rpc_session *s,
 }
 
 /*
- * rpc_server_rx() for all but a single-packet request that its slot and
- * session take as they are (rpc_server_rx_fast(), rpc_server_rx.h).
+ * A request packet or a request for response, for session sn (a server
+ * session, the packet authenticated). A slot takes request number
+ * cur + k * window for 1 <= k <= RPC_REQ_SKIP_MAX (cur its last one): the
+ * client skips a number for each request that timed out there unseen,
+ * and resets the session before it skips more. Anything further is forged
+ * or from another life of the session. True if the packet was kept (a
+ * single-packet request, until pmr_respond()); else the caller releases
+ * it.
+ *
+ * The RX dispatch runs the fast path, srv_req_start() of a single-packet
+ * request with srv_slot_recycle() and srv_handle() for a slot and a
+ * session that take it as they are, inline (rpc_server_rx_fast()); this
+ * is everything else, and whatever the fast path declined.
  */
 bool __rte_noinline
-rpc_server_rx_slow(struct pmr_worker *w, uint16_t sn,
+rpc_server_rx(struct pmr_worker *w, uint16_t sn,
 		const struct pmr_pkthdr *h, struct pmr_rx_pkt *pkt)
 {
 	struct rpc_session *s = &w->sessions[sn];
@@ -429,27 +440,6 @@ rpc_server_rx_slow(struct pmr_worker *w, uint16_t sn,
 		rpc_count_drop(w, RPC_DROP_REQ_NUM);
 	}
 	return false;
-}
-
-/*
- * A request packet or a request for response, for session sn (a server
- * session, the packet authenticated). A slot takes request number
- * cur + k * window for 1 <= k <= RPC_REQ_SKIP_MAX (cur its last one): the
- * client skips a number for each request that timed out there unseen,
- * and resets the session before it skips more. Anything further is forged
- * or from another life of the session. True if the packet was kept (a
- * single-packet request, until pmr_respond()); else the caller releases
- * it.
- *
- * The fast path is srv_req_start() of a single-packet request, with
- * srv_slot_recycle() and srv_handle() for a slot and a session that take
- * it as they are; the rest goes to srv_rx_slow().
- */
-bool
-rpc_server_rx(struct pmr_worker *w, uint16_t sn, const struct pmr_pkthdr *h,
-		struct pmr_rx_pkt *pkt)
-{
-	return rpc_server_rx_fast(w, sn, h, pkt);
 }
 
 /*
@@ -704,7 +694,7 @@ srv_respond_fast_ok(struct pmr_req_ref ref, const struct pmr_msgbuf *resp,
 		      resp != NULL &&
 		      resp == req->resp_buf && req->has_pkt &&
 		      !req->orphaned &&
-		      resp->len <= req->w->srv_resp_inplace &&
+		      resp->len <= req->w->inplace_max &&
 		      req->tepoch == (now | req->w->srv_tmask) &&
 		      req->w->nb_tx < PMR_BURST_MAX);
 }

@@ -9,17 +9,14 @@
  * The server's request fast path, inline: a single-packet request that
  * its slot and session take as they are, what every small RPC's server
  * receives. In a header so that the RX dispatch (rpc_poll.c) runs it
- * without a call (rpc_server_rx_fast()); rpc_server_rx() runs the same
- * code, and everything else is rpc_server_rx_slow() (rpc_server.c).
+ * without a call (rpc_server_rx_fast()) on a request whole in one packet
+ * (pmr_pkthdr_whole()); everything else is rpc_server_rx() (rpc_server.c).
  */
 
 #include "rpc_private.h"
 #include "rpc_server.h"
 
 #pragma GCC visibility push(hidden)
-
-bool rpc_server_rx_slow(struct pmr_worker *w, uint16_t sn,
-		const struct pmr_pkthdr *h, struct pmr_rx_pkt *pkt);
 
 /*
  * Does srv_req_start() take the packet (a new request's first, d in
@@ -31,7 +28,7 @@ bool rpc_server_rx_slow(struct pmr_worker *w, uint16_t sn,
 static __rte_always_inline bool
 rpc_srv_rx_fast_ok(const struct pmr_worker *w, const struct rpc_session *s,
 		const struct pmr_srv_slot *req, const struct pmr_pkthdr *h,
-		const struct pmr_rx_pkt *pkt, uint64_t d)
+		uint64_t d)
 {
 	const struct pmr_msgbuf *mb = req->resp_mb;
 
@@ -47,16 +44,15 @@ rpc_srv_rx_fast_ok(const struct pmr_worker *w, const struct rpc_session *s,
 		     req->tx_round == w->tx_bursts ||
 		     pmr_msgbuf_tx_pending(mb) != 0))
 		return false;
-	return likely(h->pkt_type == PMR_PKT_REQ && h->pkt_num == 0 &&
-		      pkt->len == h->msg_size &&
-		      s->srv_active < s->rx_reserve &&
+	return likely(s->srv_active < s->rx_reserve &&
 		      w->handlers[h->req_type].fn != NULL);
 }
 
 /*
- * rpc_server_rx() with its common case inline: the RX dispatch may call
- * this instead. Same result; anything but that case goes to
- * rpc_server_rx_slow().
+ * rpc_server_rx() with its common case inline, for a request whole in
+ * its packet (pmr_pkthdr_whole(): packet 0 of msg_size bytes, all of
+ * them there): the RX dispatch calls this instead. Same result; anything
+ * but that case goes to rpc_server_rx().
  */
 static __rte_always_inline bool
 rpc_server_rx_fast(struct pmr_worker *w, uint16_t sn,
@@ -70,8 +66,8 @@ rpc_server_rx_fast(struct pmr_worker *w, uint16_t sn,
 	uint32_t gen;
 	bool recycle;
 
-	if (unlikely(!rpc_srv_rx_fast_ok(w, s, req, h, pkt, d)))
-		return rpc_server_rx_slow(w, sn, h, pkt);
+	if (unlikely(!rpc_srv_rx_fast_ok(w, s, req, h, d)))
+		return rpc_server_rx(w, sn, h, pkt);
 	/* Loads first: the stores below could alias them for the compiler. */
 	hd = &w->handlers[h->req_type];
 	recycle = req->state == SRV_RESPONDED;

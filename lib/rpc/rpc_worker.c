@@ -343,11 +343,14 @@ pmr_worker_create(struct pmr_nexus *nx, const struct pmr_worker_conf *conf)
 	/*
 	 * Constants of the server's fast paths: the timers' epoch
 	 * (rpc_timers.h), a power of 2 of TSC cycles, srv_timeout / 16 or
-	 * less; the largest response pmr_respond() sends in place.
+	 * less; the largest request or response sent in place (one packet,
+	 * headers in the msgbuf's headroom); the first poll looks at the
+	 * nexus ring (rpc_poll_rare()).
 	 */
 	w->srv_tmask = w->srv_timeout / 16 < 2 ? 1 :
 		rte_align64prevpow2(w->srv_timeout / 16) - 1;
-	w->srv_resp_inplace = RTE_MIN(w->plen, w->max_msg);
+	w->inplace_max = RTE_MIN(w->plen, w->max_msg);
+	w->rare_in = 1;
 	ret = worker_pools_create(w, conf, w->headroom, socket);
 	for (c = 0; ret == 0 && c < RPC_NB_CLASSES; c++)
 		ret = pmr_transport_mem_register(w->q, w->pools[c]);

@@ -22,7 +22,10 @@
  * - a decoded packet header keeps the rules of pmr_pkthdr_decode() and
  *   re-encodes to the same PMR_PKTHDR_LEN (32) bytes; a TOKEN packet's
  *   payload that pmr_pkt_token_decode() takes re-encodes to the same
- *   PMR_PKT_TOKEN_LEN bytes.
+ *   PMR_PKT_TOKEN_LEN bytes;
+ * - pmr_pkthdr_whole(), the data path's shape test, takes exactly the
+ *   requests and responses decode accepts whole in packet 0 with status
+ *   0, and fills the same fields.
  * The frame is copied to a buffer of its exact length (aligned, as in an
  * mbuf), so ASan sees any read past it. test/fuzz/make_corpus.py writes
  * the seeds for the same local endpoint.
@@ -77,6 +80,32 @@ check_token(const uint8_t *p, uint32_t len)
 	FUZZ_CHECK(memcmp(again, p, sizeof(again)) == 0);
 }
 
+/* The shape test agrees with decode (err, h) on this packet. */
+static void
+check_whole(const uint8_t *pkt, uint32_t len, enum pmr_pkthdr_err err,
+		const struct pmr_pkthdr *h)
+{
+	struct pmr_pkthdr f;
+	uint8_t whole;
+	bool want;
+
+	memset(&f, 0, sizeof(f));
+	whole = pmr_pkthdr_whole(pkt, len, &f);
+	want = err == PMR_PKTHDR_OK &&
+		(h->pkt_type == PMR_PKT_REQ || h->pkt_type == PMR_PKT_RESP) &&
+		h->pkt_num == 0 && h->status == 0 &&
+		h->msg_size == len - PMR_PKTHDR_LEN;
+	FUZZ_CHECK((whole != 0) == want);
+	if (!want)
+		return;
+	FUZZ_CHECK(whole == h->pkt_type);
+	FUZZ_CHECK(f.magic == h->magic && f.version == h->version);
+	FUZZ_CHECK(f.pkt_type == h->pkt_type && f.req_type == h->req_type);
+	FUZZ_CHECK(f.dest_session == h->dest_session && f.pkt_num == 0);
+	FUZZ_CHECK(f.msg_size == h->msg_size && f.status == 0);
+	FUZZ_CHECK(f.token == h->token && f.req_num == h->req_num);
+}
+
 static void
 check_pkthdr(const uint8_t *pkt, uint32_t len)
 {
@@ -89,6 +118,7 @@ check_pkthdr(const uint8_t *pkt, uint32_t len)
 	err = pmr_pkthdr_decode(pkt, len, &h);
 	FUZZ_CHECK(err < PMR_PKTHDR_E_MAX);
 	FUZZ_CHECK(strcmp(pmr_pkthdr_err_name(err), "unknown") != 0);
+	check_whole(pkt, len, err, &h);
 	if (err != PMR_PKTHDR_OK)
 		return;
 
