@@ -3,14 +3,14 @@
  */
 
 /*
- * The worker's hot path, top to bottom: pmr_worker_poll() takes session
- * events from the nexus and runs handshake timers every few polls,
- * receives a burst, checks every packet against its
- * session (the RX dispatch: header, session, token, source, role), hands
- * request packets to the server side and replies to the client side,
- * runs the timers now and then, and sends what all of that produced in
- * one burst. Received packets go back to the driver here, in one call per
- * burst, but for those the client or the server kept (zero-copy).
+ * The worker's hot path, top to bottom: pmr_worker_poll() receives a
+ * burst, checks every packet against its session (the RX dispatch:
+ * header, session, token, source, role), hands request packets to the
+ * server side and replies to the client side, takes session events from
+ * the nexus and runs the timers every few polls, and sends what all of
+ * that produced in one burst. Received packets go back to the driver
+ * here, in one call per burst, but for those the client or the server
+ * kept (zero-copy).
  */
 
 #include <inttypes.h>
@@ -82,8 +82,7 @@ rpc_rx_unexpected(struct pmr_worker *w, const struct rpc_session *s,
  * in full and goes to their general code.
  */
 static inline bool
-rpc_rx_one(struct pmr_worker *w, struct pmr_rx_pkt *pkt, uint16_t *pkts,
-		uint64_t *bytes)
+rpc_rx_one(struct pmr_worker *w, struct pmr_rx_pkt *pkt)
 {
 	struct pmr_pkthdr h;
 	struct rpc_session *s;
@@ -122,8 +121,8 @@ rpc_rx_one(struct pmr_worker *w, struct pmr_rx_pkt *pkt, uint16_t *pkts,
 		rpc_hs_stop(w, s);
 	pkt->data += PMR_PKTHDR_LEN;
 	pkt->len -= PMR_PKTHDR_LEN;
-	*bytes += pkt->len;
-	(*pkts)++;
+	w->stats.rx_pkts++;
+	w->stats.rx_bytes += pkt->len;
 	/*
 	 * rx_accept took the type: a response is for a client session, a
 	 * request for a server session.
@@ -160,35 +159,30 @@ int
 pmr_worker_poll(struct pmr_worker *w)
 {
 	struct pmr_rx_pkt rx[PMR_BURST_MAX + 1];	/* + one delayed */
-	uint16_t nb, i, nb_rel = 0, acc = 0;
-	uint64_t bytes = 0;
+	uint16_t nb, i;
 	int work;
 
 	w->polling++;	/* see pmr_session_connect() */
-	work = 0;
-	/* One instruction and a branch: a count down, from 1 at creation. */
-	if (unlikely(--w->rare_in == 0)) {
-		w->rare_in = RPC_SM_POLL_EVERY;
-		work = rpc_poll_rare(w);
-	}
-	if (unlikely(!TAILQ_EMPTY(&w->completing)))
-		work += rpc_completing_poll(w);
-
 	nb = pmr_transport_rx_burst(w->q, rx, PMR_BURST_MAX);
 	if (unlikely(w->faults.on))
 		nb = rpc_faults_rx(w, rx, nb);
-	if (nb != 0) {
-		/* What is not kept moves to the front of rx[]: released. */
-		for (i = 0; i < nb; i++)
-			if (!rpc_rx_one(w, &rx[i], &acc, &bytes) &&
-			    nb_rel++ != i)
-				rx[nb_rel - 1] = rx[i];
-		if (nb_rel != 0)
-			pmr_transport_rx_release(w->q, rx, nb_rel);
-		w->stats.rx_pkts += acc;
-		w->stats.rx_bytes += bytes;
-		work += nb;
+	/* What neither side kept goes back in one call. */
+	for (i = 0; i < nb; i++)
+		if (!rpc_rx_one(w, &rx[i]))
+			w->rx_rel[w->nb_rx_rel++] = rx[i];
+	if (w->nb_rx_rel != 0) {
+		pmr_transport_rx_release(w->q, w->rx_rel, w->nb_rx_rel);
+		w->nb_rx_rel = 0;
 	}
+	work = nb;
+
+	/* One instruction and a branch: a count down, from 1 at creation. */
+	if (unlikely(--w->rare_in == 0)) {
+		w->rare_in = RPC_SM_POLL_EVERY;
+		work += rpc_poll_rare(w);
+	}
+	if (unlikely(!TAILQ_EMPTY(&w->completing)))
+		work += rpc_completing_poll(w);
 
 	if (w->nb_tx != 0)
 		rpc_tx_flush(w);

@@ -156,6 +156,9 @@ struct pmr_worker {
 	struct pmr_tx_pkt tx[2 * PMR_BURST_MAX];
 	bool tx_free[2 * PMR_BURST_MAX];	/* free tx[i].mb once sent */
 	uint8_t tx_hdr[PMR_BURST_MAX][PMR_PKTHDR_LEN];
+	/* Received packets neither side kept: released once per poll. */
+	struct pmr_rx_pkt rx_rel[PMR_BURST_MAX + 1];
+	uint16_t nb_rx_rel;
 	uint16_t nb_tx;
 	uint16_t nb_tx_free;		/* tx_free[] set among tx[0..nb_tx) */
 	uint32_t tx_bursts;		/* rpc_tx_flush() calls: burst id */
