@@ -11,7 +11,9 @@
  * over PMR_REQ_TIMEOUT_MAX_MS is refused, mixed deadlines complete in
  * deadline order, requests queued behind the window or for a connecting
  * session time out at their own deadline, and short deadlines count
- * toward the 8-timeouts-in-a-row reset of a window slot. Every
+ * toward the 8-timeouts-in-a-row reset of a window slot; a request that
+ * times out while the server holds its zero-copy packet completes when
+ * the server lets go. Every
  * continuation runs exactly once; every pool comes back full.
  *
  * Margins are generous (a loaded 2-core machine): 200 ms against 5 s.
@@ -149,6 +151,22 @@ setup_5s_window1(void **state)
 	return 0;
 }
 
+/* 5 s, and every payload sent zero-copy from its msgbuf (eth devarg). */
+static int
+setup_5s_zerocopy(void **state)
+{
+	struct pmr_worker_conf conf = {
+		.nb_msgbufs = 256,
+		.req_timeout_ms = 5000,
+		.session_window = 8,
+		.devargs = "tx_copy_max=0",
+	};
+
+	(void)state;
+	pmr_test_env_up(&env, 1, handlers, &conf, &conf);
+	return 0;
+}
+
 static int
 setup_300ms(void **state)
 {
@@ -279,6 +297,43 @@ deadline_short(void **state)
 	assert_int_equal(rs.calls, 1);
 	assert_int_equal(pmr_msgbuf_free(qd), 0);
 	assert_int_equal(pmr_msgbuf_free(qs), 0);
+	assert_int_equal(pmr_session_destroy(env.cli[0], s), 0);
+}
+
+/*
+ * A request that times out while the server still holds its packet: sent
+ * zero-copy, the server's kept packet is the client's msgbuf (a ring pair
+ * hands the mbuf over). Its continuation waits (the msgbuf is not the
+ * application's again until the driver lets go), and runs once the
+ * server answers and releases it, with the timeout.
+ */
+static void
+deadline_driver_holds(void **state)
+{
+	struct result r = { 0 };
+	struct pmr_worker_stats st;
+	struct pmr_msgbuf *q;
+	int s;
+
+	(void)state;
+	s = connect0();
+	q = cli_msg('z', 64);
+	assert_int_equal(pmr_request_timeout(env.cli[0], s, T_DEFER, q,
+			on_resp, &r, 200), 0);
+	POLL_UNTIL(nb_deferred == 1);
+	assert_true(pmr_msgbuf_tx_pending(q) != 0);	/* zero-copy */
+	POLL_UNTIL(pmr_worker_stats_get(env.cli[0], &st) == 0 &&
+			st.timeouts == 1);
+	poll_ms(100);
+	assert_int_equal(r.calls, 0);		/* the server holds q */
+	assert_true(pmr_msgbuf_tx_pending(q) != 0);
+	assert_int_equal(pmr_respond_error(deferred[0], PMR_E_NOMEM), 0);
+	POLL_UNTIL(r.calls != 0);
+	assert_int_equal(r.status, PMR_E_TIMEOUT);
+	assert_int_equal(pmr_msgbuf_tx_pending(q), 0);
+	poll_ms(50);
+	assert_int_equal(r.calls, 1);
+	assert_int_equal(pmr_msgbuf_free(q), 0);
 	assert_int_equal(pmr_session_destroy(env.cli[0], s), 0);
 }
 
@@ -635,6 +690,8 @@ main(int argc, char **argv)
 				setup_5s, teardown),
 		cmocka_unit_test_setup_teardown(deadline_long,
 				setup_1s, teardown),
+		cmocka_unit_test_setup_teardown(deadline_driver_holds,
+				setup_5s_zerocopy, teardown),
 		cmocka_unit_test_setup_teardown(deadline_zero,
 				setup_300ms, teardown),
 		cmocka_unit_test_setup_teardown(deadline_einval,

@@ -479,6 +479,7 @@ creq_complete_inl(struct pmr_worker *w, struct rpc_creq *r,
 		r->resp_pkt = *resp;
 	pmr_transport_tx_flush(w->q);
 	TAILQ_INSERT_TAIL(&w->completing, r, next);
+	w->poll_later = true;
 }
 
 /* Out of line for the rarer completions (errors, timeouts, big ones). */

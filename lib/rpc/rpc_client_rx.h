@@ -88,6 +88,7 @@ rpc_creq_complete_fast(struct pmr_worker *w, struct rpc_session *s, uint16_t sn,
 		r->resp_pkt = *pkt;
 		pmr_transport_tx_flush(w->q);
 		TAILQ_INSERT_TAIL(&w->completing, r, next);
+		w->poll_later = true;
 	} else {
 		/* creq_finish() */
 		w->stats.reqs_completed++;
@@ -127,7 +128,12 @@ rpc_client_rx_fast(struct pmr_worker *w, uint16_t sn,
 		rpc_creq_complete_fast(w, s, sn, r, pkt);
 		return true;
 	}
-	return rpc_client_rx(w, sn, h, pkt);
+	/* A copy: the caller's h keeps its address untaken (registers). */
+	{
+		struct pmr_pkthdr c = *h;
+
+		return rpc_client_rx(w, sn, &c, pkt);
+	}
 }
 
 #pragma GCC visibility pop

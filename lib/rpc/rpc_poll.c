@@ -52,17 +52,18 @@ rpc_log_forged(struct pmr_worker *w, unsigned int why, uint16_t sn,
 /*
  * A packet the session does not take in its state (h->dest_session in
  * range): a TOKEN packet for the handshake, else counted as for no
- * session or the wrong role.
+ * session or the wrong role. h by value: the fast lane's header then
+ * never has its address taken (it stays in registers).
  */
 static void __rte_noinline
 rpc_rx_unexpected(struct pmr_worker *w, const struct rpc_session *s,
-		const struct pmr_pkthdr *h, const struct pmr_rx_pkt *pkt)
+		struct pmr_pkthdr h, const struct pmr_rx_pkt *pkt)
 {
-	if (h->pkt_type == PMR_PKT_TOKEN)
-		rpc_hs_rx_token(w, h, pkt);
+	if (h.pkt_type == PMR_PKT_TOKEN)
+		rpc_hs_rx_token(w, &h, pkt);
 	else if (s->state != PMR_SESSION_CONNECTED || s->closing)
 		rpc_count_drop(w, RPC_DROP_NO_SESSION);
-	else if (h->token != s->token)
+	else if (h.token != s->token)
 		rpc_count_drop(w, RPC_DROP_TOKEN);
 	else if (pkt->src != s->peer_src)
 		rpc_count_drop(w, RPC_DROP_SOURCE);
@@ -71,50 +72,36 @@ rpc_rx_unexpected(struct pmr_worker *w, const struct rpc_session *s,
 }
 
 /*
- * One received packet: true if the client or the server kept it (it is
- * theirs to release), false if the caller releases it. A packet that
- * passes the checks here is accepted: counted in *pkts and *bytes (the
- * worker's counters are updated once per burst).
- *
- * Two lanes: a request or response whole in one packet
- * (pmr_pkthdr_whole()) goes to the client's or server's inline fast path,
- * which then need not test its shape again; any other header is decoded
- * in full and goes to their general code.
+ * The session of a packet with a valid header h: it exists, takes
+ * packets of h's type now, and h's token and the packet's source are its.
+ * NULL if not (the packet counted as dropped); else the session, with its
+ * handshake's TOKEN copies stopped, and the packet accepted: counted, its
+ * data past the header.
  */
-static inline bool
-rpc_rx_one(struct pmr_worker *w, struct pmr_rx_pkt *pkt)
+static __rte_always_inline struct rpc_session *
+rpc_rx_session(struct pmr_worker *w, const struct pmr_pkthdr *h,
+		struct pmr_rx_pkt *pkt)
 {
-	struct pmr_pkthdr h;
 	struct rpc_session *s;
-	enum pmr_pkthdr_err err;
-	uint8_t whole;
 
-	whole = pmr_pkthdr_whole(pkt->data, pkt->len, &h);
-	if (unlikely(whole == 0)) {
-		err = pmr_pkthdr_decode(pkt->data, pkt->len, &h);
-		if (unlikely(err != PMR_PKTHDR_OK)) {
-			rpc_count_drop(w, err);
-			return false;
-		}
-	}
-	if (unlikely(h.dest_session >= w->max_sessions)) {
+	if (unlikely(h->dest_session >= w->max_sessions)) {
 		rpc_count_drop(w, RPC_DROP_NO_SESSION);
-		return false;
+		return NULL;
 	}
-	s = &w->sessions[h.dest_session];
-	if (unlikely(!(s->rx_accept & RTE_BIT32(h.pkt_type)))) {
-		rpc_rx_unexpected(w, s, &h, pkt);
-		return false;
+	s = &w->sessions[h->dest_session];
+	if (unlikely(!(s->rx_accept & RTE_BIT32(h->pkt_type)))) {
+		rpc_rx_unexpected(w, s, *h, pkt);
+		return NULL;
 	}
-	if (unlikely(h.token != s->token)) {
-		rpc_log_forged(w, RPC_DROP_TOKEN, h.dest_session, pkt->src);
+	if (unlikely(h->token != s->token)) {
+		rpc_log_forged(w, RPC_DROP_TOKEN, h->dest_session, pkt->src);
 		rpc_count_drop(w, RPC_DROP_TOKEN);
-		return false;
+		return NULL;
 	}
 	if (unlikely(pkt->src != s->peer_src)) {
-		rpc_log_forged(w, RPC_DROP_SOURCE, h.dest_session, pkt->src);
+		rpc_log_forged(w, RPC_DROP_SOURCE, h->dest_session, pkt->src);
 		rpc_count_drop(w, RPC_DROP_SOURCE);
-		return false;
+		return NULL;
 	}
 	/* The client has the token: the server's TOKEN copies stop. */
 	if (unlikely(s->hs_pending))
@@ -123,17 +110,81 @@ rpc_rx_one(struct pmr_worker *w, struct pmr_rx_pkt *pkt)
 	pkt->len -= PMR_PKTHDR_LEN;
 	w->stats.rx_pkts++;
 	w->stats.rx_bytes += pkt->len;
+	return s;
+}
+
+/*
+ * The general lane of rpc_rx_one(): any header but the common shape,
+ * decoded in full, to the client's or the server's general code.
+ */
+static __rte_noinline bool
+rpc_rx_general(struct pmr_worker *w, struct pmr_rx_pkt *pkt)
+{
+	struct pmr_pkthdr h;
+	struct rpc_session *s;
+	enum pmr_pkthdr_err err;
+
+	err = pmr_pkthdr_decode(pkt->data, pkt->len, &h);
+	if (unlikely(err != PMR_PKTHDR_OK)) {
+		rpc_count_drop(w, err);
+		return false;
+	}
+	s = rpc_rx_session(w, &h, pkt);
+	if (s == NULL)
+		return false;
+	if (s->client)
+		return rpc_client_rx(w, h.dest_session, &h, pkt);
+	return rpc_server_rx(w, h.dest_session, &h, pkt);
+}
+
+/*
+ * One received packet: true if the client or the server kept it (it is
+ * theirs to release), false if the caller releases it.
+ *
+ * Two lanes: a request or response whole in one packet
+ * (pmr_pkthdr_whole()) goes to the client's or server's inline fast path,
+ * which then need not test its shape again; any other header is decoded
+ * in full and goes to their general code (rpc_rx_general()). The fast
+ * lane's header never has its address taken (the slow calls get copies),
+ * so that it stays in registers.
+ */
+static inline bool
+rpc_rx_one(struct pmr_worker *w, struct pmr_rx_pkt *pkt)
+{
+	struct pmr_pkthdr h;
+	uint8_t whole;
+
+	whole = pmr_pkthdr_whole(pkt->data, pkt->len, &h);
+	if (unlikely(whole == 0))
+		return rpc_rx_general(w, pkt);
+	if (unlikely(rpc_rx_session(w, &h, pkt) == NULL))
+		return false;
 	/*
 	 * rx_accept took the type: a response is for a client session, a
 	 * request for a server session.
 	 */
-	if (likely(whole == PMR_PKT_RESP))
+	if (whole == PMR_PKT_RESP)
 		return rpc_client_rx_fast(w, h.dest_session, &h, pkt);
-	if (likely(whole == PMR_PKT_REQ))
-		return rpc_server_rx_fast(w, h.dest_session, &h, pkt);
-	if (s->client)
-		return rpc_client_rx(w, h.dest_session, &h, pkt);
-	return rpc_server_rx(w, h.dest_session, &h, pkt);
+	return rpc_server_rx_fast(w, h.dest_session, &h, pkt);
+}
+
+/*
+ * What waits for the driver to let go of sent msgbufs: requests to
+ * complete (their continuations' packets go in this poll's burst) and
+ * msgbufs to free (those of this poll's burst, the next poll).
+ */
+static __rte_noinline int
+rpc_poll_later(struct pmr_worker *w)
+{
+	int work = 0;
+
+	if (!TAILQ_EMPTY(&w->completing))
+		work = rpc_completing_poll(w);
+	if (w->txfree.head != w->txfree.tail)
+		rpc_txfree_poll(w);
+	w->poll_later = !TAILQ_EMPTY(&w->completing) ||
+		w->txfree.head != w->txfree.tail;
+	return work;
 }
 
 /*
@@ -181,14 +232,11 @@ pmr_worker_poll(struct pmr_worker *w)
 		w->rare_in = RPC_SM_POLL_EVERY;
 		work += rpc_poll_rare(w);
 	}
-	if (unlikely(!TAILQ_EMPTY(&w->completing)))
-		work += rpc_completing_poll(w);
+	if (unlikely(w->poll_later))
+		work += rpc_poll_later(w);
 
 	if (w->nb_tx != 0)
 		rpc_tx_flush(w);
-	/* Sent msgbufs go back once the driver lets go (every poll). */
-	if (unlikely(w->txfree.head != w->txfree.tail))
-		rpc_txfree_poll(w);
 	w->polling--;
 	return work;
 }

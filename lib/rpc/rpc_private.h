@@ -160,11 +160,21 @@ struct pmr_worker {
 	struct pmr_rx_pkt rx_rel[PMR_BURST_MAX + 1];
 	uint16_t nb_rx_rel;
 	uint16_t nb_tx;
-	uint16_t nb_tx_free;		/* tx_free[] set among tx[0..nb_tx) */
+	/*
+	 * tx_free[] set among tx[0..nb_tx), plus 1 while faults are on:
+	 * not zero sends the burst through rpc_tx_flush_slow().
+	 */
+	uint16_t nb_tx_free;
 	uint32_t tx_bursts;		/* rpc_tx_flush() calls: burst id */
 	uint32_t rare_in;		/* polls to the next rpc_poll_rare() */
 	struct rpc_txfree txfree;
 	struct rpc_creq_list completing;
+	/*
+	 * txfree or completing may not be empty: the poll looks at both
+	 * (one test a poll for the two). Set by whatever adds to them,
+	 * cleared only by the poll when it found both empty.
+	 */
+	bool poll_later;
 	/*
 	 * Pending requests by deadline (rpc_timers.h): those with the
 	 * worker's req_timeout in all (submit order is deadline order:

@@ -66,8 +66,12 @@ rpc_server_rx_fast(struct pmr_worker *w, uint16_t sn,
 	uint32_t gen;
 	bool recycle;
 
-	if (unlikely(!rpc_srv_rx_fast_ok(w, s, req, h, d)))
-		return rpc_server_rx(w, sn, h, pkt);
+	if (unlikely(!rpc_srv_rx_fast_ok(w, s, req, h, d))) {
+		/* A copy: the caller's h keeps its address untaken. */
+		struct pmr_pkthdr c = *h;
+
+		return rpc_server_rx(w, sn, &c, pkt);
+	}
 	/* Loads first: the stores below could alias them for the compiler. */
 	hd = &w->handlers[h->req_type];
 	recycle = req->state == SRV_RESPONDED;

@@ -120,6 +120,7 @@ rpc_txfree_push(struct pmr_worker *w, struct pmr_msgbuf *mb)
 	if (unlikely(f->tail - f->head == f->size))
 		txfree_make_room(w);
 	f->mbs[f->tail++ & (f->size - 1)] = mb;
+	w->poll_later = true;
 }
 
 /*
@@ -160,7 +161,7 @@ rpc_tx_flush_slow(struct pmr_worker *w, uint16_t sent)
 		rte_pause();
 	}
 	w->nb_tx = 0;
-	w->nb_tx_free = 0;
+	w->nb_tx_free = w->faults.on;	/* the next burst comes here too */
 }
 
 /* The burst is full: send it (out of line, for rpc_tx_next()). */

@@ -40,7 +40,7 @@ rpc_tx_flush(struct pmr_worker *w)
 	w->tx_bursts++;
 	/* Counted per burst, not per packet queued (sent or dropped). */
 	w->stats.tx_pkts += w->nb_tx;
-	if (likely(!w->faults.on && w->nb_tx_free == 0)) {
+	if (likely(w->nb_tx_free == 0)) {	/* and no faults */
 		sent = pmr_transport_tx_burst(w->q, w->tx, w->nb_tx);
 		if (likely(sent == w->nb_tx)) {
 			w->nb_tx = 0;

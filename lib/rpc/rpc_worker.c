@@ -296,6 +296,7 @@ pmr_worker_create(struct pmr_nexus *nx, const struct pmr_worker_conf *conf)
 		RTE_MAX(1u, (conf->nb_large_msgbufs != 0 ?
 			conf->nb_large_msgbufs : DEFAULT_NB_LARGE) / 2);
 	ret = rpc_faults_parse(&w->faults, conf->faults, w->worker_id);
+	w->nb_tx_free = w->faults.on;	/* bursts through the faults */
 	if (ret != 0)
 		goto fail;
 	ret = worker_alloc_tables(w, (conf->nb_msgbufs != 0 ? conf->nb_msgbufs :
