@@ -14,6 +14,9 @@
 #   two      two VMs (run2.sh --netem): netem in both, ib_send_lat -c UD
 #            from B to A, outputs apart
 #   bench    devtools/bench-rxe.sh --smoke: six figures, under a minute
+#   bench_parse  no boot: bench-rxe.sh's table of perftest's output
+#            (perftest-smoke.txt, a real --raw of --smoke), and its
+#            failure when a run failed, gave no figure or is missing
 # Exits 77 when the VM cannot run here (and PMR_REQUIRE_VM is not 1).
 
 set -uo pipefail
@@ -26,11 +29,12 @@ mode=${1:?mode: skip, run, timeout, two or bench}
 
 tmp=$(mktemp -d)
 exec 3>&1	# timed()'s line, past the redirections of the command
-trap 'rm -rf "$tmp"' EXIT
+written=$PWD/.vm-test-written.$$	# made by the VM in our cwd (run)
+trap 'rm -rf "$tmp" "$written"' EXIT
 
 fail() {
 	echo "FAIL: vm_$mode: $*"
-	for f in "$tmp"/*; do
+	for f in "$tmp"/{out,err,run.out,run.err,a.*,b.*}; do
 		[[ -f $f ]] || continue
 		echo "--- ${f##*/}:"
 		tail -n 30 "$f"
@@ -95,8 +99,6 @@ skip)
 	;;
 run)
 	token="t$RANDOM $RANDOM'\"\$x"
-	written=.vm-test-written.$$
-	rm -f "$written"
 	PMR_VM_TEST_TOKEN=$token VM_TEST_OTHER=leak timed "$run" -H 8 -t 120 \
 		-o "$tmp/out" -e "$tmp/err" -- "$here/guest_facts.sh" "$written" \
 		>"$tmp/run.out" 2>"$tmp/run.err"
@@ -124,7 +126,6 @@ run)
 	[[ ! -s $tmp/run.out ]] || fail "stdout printed despite -o"
 	[[ $(cat "$written" 2>/dev/null) == written ]] ||
 		fail "the command's file is not in the cwd"
-	rm -f "$written"
 	echo "PASS: vm_run"
 	;;
 timeout)
@@ -181,6 +182,30 @@ bench)
 	awk -v w="$wall" 'BEGIN { exit !(w < 60) }' ||
 		fail "--smoke took $wall s, more than a minute"
 	echo "PASS: vm_bench"
+	;;
+bench_parse)
+	bench=$repo/devtools/bench-rxe.sh
+	raw=$here/perftest-smoke.txt
+	"$bench" --parse "$raw" >"$tmp/out" 2>"$tmp/err" ||
+		fail "the good output did not parse"
+	expect_line out "| ib_send_lat -c UD | 2 | 11.98 | 12.89 | 20.96 | 152.59 | |  |"
+	expect_line out "| ib_read_lat | 2 | 23.80 | 24.16 | 25.96 | 300.23 | |  |"
+	expect_line out "| ib_write_bw | 65536 | | | | | 0.44 | 0.000842 |"
+	expect_line out "| ib_send_bw -c UD | 1024 | | | | | 0.096329 | 0.011759 |"
+	grep -q 'boot to command 4.68 s' "$tmp/out" || fail "no boot time"
+	[[ $(grep -c '^| ib_' "$tmp/out") == 6 ]] || fail "not six rows"
+	# A result line lost, a run that failed, a test missing.
+	sed '/^=== ib_read_lat/,/^=== /{/^ 2 /d}' "$raw" >"$tmp/nofig"
+	sed 's/^=== ib_write_bw rc=0/=== ib_write_bw rc=1/' "$raw" >"$tmp/rc1"
+	sed '/^=== ib_send_bw/,$d' "$raw" >"$tmp/short"
+	for bad in nofig:'no figures for ib_read_lat' rc1:'ib_write_bw failed (rc 1)' \
+		short:'5 of 6 tests ran'; do
+		"$bench" --parse "$tmp/${bad%%:*}" >"$tmp/out" 2>"$tmp/err" &&
+			fail "${bad%%:*}: parsed as good"
+		grep -qF "${bad#*:}" "$tmp/err" ||
+			fail "${bad%%:*}: no '${bad#*:}'"
+	done
+	echo "PASS: vm_bench_parse"
 	;;
 *)
 	echo "unknown mode $mode" >&2
