@@ -155,7 +155,7 @@ while (($#)); do
 	--raw) raw=$2; shift 2 ;;
 	-c) cpus=$2; shift 2 ;;
 	*)
-		sed -n '9p' "$0" >&2
+		sed -n '9s/^# //p' "$0" >&2
 		exit 2
 		;;
 	esac

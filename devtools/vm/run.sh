@@ -27,7 +27,7 @@
 # --prepare fetches the kernel and builds the initramfs, and boots nothing.
 # Internal options of run2.sh: --net udp:LPORT:RPORT:IP/PREFIX (rxe0 on a
 # virtio eth0 wired to another VM by UDP on 127.0.0.1), --netem SPEC,
-# --peer IP, --pidfile FILE.
+# --peer IP.
 #
 # Environment:
 #   PMR_VM_CACHE    the cache dir (default build/vm in the repo): the
@@ -63,10 +63,10 @@ is_number() {
 }
 
 timeout_s=300 hugepages=0 cpus=2 mem= out_file= err_file= verbose=0
-prepare_only=0 net= netem= peer= pidfile= extra_env=()
+prepare_only=0 net= netem= peer= extra_env=()
 while (($#)); do
 	case $1 in
-	-t | -H | -c | -m | -o | -e | -E | --net | --netem | --peer | --pidfile)
+	-t | -H | -c | -m | -o | -e | -E | --net | --netem | --peer)
 		(($# >= 2)) || usage
 		case $1 in
 		-t) timeout_s=$2 ;;
@@ -79,7 +79,6 @@ while (($#)); do
 		--net) net=$2 ;;
 		--netem) netem=$2 ;;
 		--peer) peer=$2 ;;
-		--pidfile) pidfile=$2 ;;
 		esac
 		shift 2
 		;;
@@ -318,7 +317,6 @@ timeout -k 5 "$timeout_s" "$qemu" -accel tcg,thread=multi -cpu max \
 	-device virtio-9p-pci,fsdev=work,mount_tag=work \
 	</dev/null >"$run_dir/qemu.log" 2>&1 &
 qemu_pid=$!
-[[ -n $pidfile ]] && echo "$qemu_pid" >"$pidfile"
 wait "$qemu_pid"
 qemu_rc=$?
 qemu_pid=
