@@ -139,10 +139,9 @@ find_kernel() {
 	local d
 
 	kroot= kver=
-	for d in "$cache"/kernel-*; do
-		[[ -e $d/done ]] || continue
-		kroot=$d
-	done
+	while read -r d; do
+		[[ -e $d/done ]] && kroot=$d
+	done < <(printf '%s\n' "$cache"/kernel-* | sort -V)
 	[[ -n $kroot ]] || return 1
 	kver=${kroot##*/kernel-}
 }
@@ -277,9 +276,8 @@ printf 'workdir=%s\n' "$PWD" >"$run_dir/stage1"
 	fi
 	printf 'vm_netip=%q\nvm_netem=%q\n' "$netip" "$netem"
 	echo "export PMR_VM_GUEST=1"
-	for n in $(compgen -e) "${extra_env[@]}"; do
-		if [[ $n == PMR_* || " ${extra_env[*]} " == *" $n "* ]] &&
-		   [[ -v $n ]]; then
+	for n in $(compgen -e); do
+		if [[ $n == PMR_* || " ${extra_env[*]} " == *" $n "* ]]; then
 			printf 'export %s=%q\n' "$n" "${!n}"
 		fi
 	done

@@ -7,7 +7,7 @@
 #   skip     no boot: a VM that cannot run skips (77) with one line, or
 #            fails (1) with PMR_REQUIRE_VM=1; run2.sh and bench-rxe.sh too
 #   run      one boot: exit status, stdout and stderr apart (-o/-e), PMR_
-#            variables passed and no others, -H hugepages, rxe0 ACTIVE with
+#            variables and those named by -E passed, no others, -H hugepages, rxe0 ACTIVE with
 #            an IPv4-mapped RoCE v2 GID, the cwd shared read-write
 #   timeout  one boot: -t expires: 124, output so far kept, no qemu left,
 #            the console (-v) only on stderr
@@ -99,7 +99,8 @@ skip)
 	;;
 run)
 	token="t$RANDOM $RANDOM'\"\$x"
-	PMR_VM_TEST_TOKEN=$token VM_TEST_OTHER=leak timed "$run" -H 8 -t 120 \
+	PMR_VM_TEST_TOKEN=$token VM_TEST_OTHER=leak VM_TEST_NAMED=named \
+		timed "$run" -H 8 -t 120 -E VM_TEST_NAMED \
 		-o "$tmp/out" -e "$tmp/err" -- "$here/guest_facts.sh" "$written" \
 		>"$tmp/run.out" 2>"$tmp/run.err"
 	skip_on_77
@@ -108,6 +109,7 @@ run)
 	expect_line out "uid 0"
 	expect_line out "token $token"
 	expect_line out "other unset"
+	expect_line out "named named"
 	expect_line out "guest 1"
 	expect_line out "hugepages 8"
 	expect_line out "hugetlbfs mounted"

@@ -9,6 +9,7 @@ echo "cwd $PWD"
 echo "uid $(id -u)"
 echo "token ${PMR_VM_TEST_TOKEN-unset}"
 echo "other ${VM_TEST_OTHER-unset}"
+echo "named ${VM_TEST_NAMED-unset}"
 echo "guest ${PMR_VM_GUEST-unset}"
 echo "hugepages $(cat /proc/sys/vm/nr_hugepages)"
 grep -q '^nodev /dev/hugepages hugetlbfs' /proc/mounts &&
