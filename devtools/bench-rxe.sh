@@ -19,7 +19,7 @@
 
 set -uo pipefail
 
-cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.."
+cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." || exit
 
 # The tests: name, then perftest's arguments (server and client alike).
 tests=(

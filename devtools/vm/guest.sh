@@ -8,11 +8,14 @@
 # cwd with its stdout and stderr in files of the run dir (the host prints
 # them; the console stays in console.log), stores its exit status in rc
 # and powers off. A setup failure is written to setup_error instead.
+# shellcheck disable=SC2154 # vm_* come from the run dir's env file
 set -u
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root LANG=C.UTF-8 TERM=dumb
 run=/run/vmrun
 exec </dev/null >/dev/console 2>&1
+# The settings run.sh wrote: vm_cwd, vm_hugepages, vm_verbose, vm_netip,
+# vm_netem, and the variables exported to the command.
 # shellcheck source=/dev/null
 . "$run/env"
 

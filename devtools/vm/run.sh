@@ -240,6 +240,11 @@ initrd=$cache/initramfs-$kver-$inputs_hash.cpio.gz
 if [[ ! -e $initrd ]]; then
 	build_initramfs "$initrd" || cannot_run "cannot build the initramfs"
 fi
+# What runs killed with SIGKILL left, and initramfs of older inputs: gone
+# after a day (no run lasts that long).
+find "$cache/runs" "$cache" -maxdepth 1 -mmin +1440 \
+	\( -name 'run.*' -o -name 'two.*' -o -name 'initramfs-*.cpio.gz' \) \
+	! -path "$initrd" -exec rm -rf {} + 2>/dev/null
 ((prepare_only)) && exit 0
 
 # --- One run ---------------------------------------------------------------
