@@ -271,6 +271,12 @@ printf 'workdir=%s\n' "$PWD" >"$run_dir/stage1"
 	printf 'vm_cwd=%q\n' "$PWD"
 	printf 'vm_hugepages=%d\n' "$hugepages"
 	printf 'vm_verbose=%d\n' "$verbose"
+	for n in $(compgen -e); do
+		if [[ $n == PMR_* || " ${extra_env[*]} " == *" $n "* ]]; then
+			printf 'export %s=%q\n' "$n" "${!n}"
+		fi
+	done
+	# The guest's own, after the caller's: they win.
 	netip=
 	if [[ -n $net ]]; then
 		IFS=: read -r _ lport rport netip <<<"$net"
@@ -278,14 +284,10 @@ printf 'workdir=%s\n' "$PWD" >"$run_dir/stage1"
 			"$peer"
 	else
 		echo "export PMR_VM_IP=192.0.2.1"
+		echo "unset PMR_VM_PEER"
 	fi
 	printf 'vm_netip=%q\nvm_netem=%q\n' "$netip" "$netem"
 	echo "export PMR_VM_GUEST=1"
-	for n in $(compgen -e); do
-		if [[ $n == PMR_* || " ${extra_env[*]} " == *" $n "* ]]; then
-			printf 'export %s=%q\n' "$n" "${!n}"
-		fi
-	done
 } >"$run_dir/env"
 { printf '%q ' "$@"; echo; } >"$run_dir/cmd"
 
