@@ -14,6 +14,12 @@ packages+=(ucx-utils)	# ucx_perftest, for devtools/bench-compare.sh (~1 MB)
 # link against DPDK needs (its libdpdk.pc names -lsystemd via libelf...);
 # devtools/plot-histogram.py's plots.
 packages+=(doxygen libsystemd-dev python3-matplotlib)
+# The Soft-RoCE VM (devtools/vm/run.sh, which installs these alone when
+# they are missing): qemu, the initramfs' busybox, depmod and cpio, and
+# in the guest the rdma tools and perftest (devtools/bench-rxe.sh).
+vm_packages=(qemu-system-x86 busybox-static kmod cpio xz-utils rdma-core
+	ibverbs-providers ibverbs-utils perftest iproute2 libibverbs-dev)
+packages+=("${vm_packages[@]}")
 
 hugepages_want=1024	# 2-MiB pages: 2 GiB, enough for two tests at once
 
@@ -21,13 +27,20 @@ say() {
 	echo "${0##*/}: $*"
 }
 
-install_packages() {
-	local p status missing=()
+# Prints those of the packages named that are not installed, one a line.
+missing_packages() {
+	local p status
 
-	for p in "${packages[@]}"; do
+	for p in "$@"; do
 		status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
-		[[ $status == *" ok installed" ]] || missing+=("$p")
+		[[ $status == *" ok installed" ]] || echo "$p"
 	done
+}
+
+install_packages() {
+	local missing=()
+
+	mapfile -t missing < <(missing_packages "${packages[@]}")
 	((${#missing[@]} == 0)) && return 0
 	if ((EUID != 0)); then
 		say "missing packages: ${missing[*]}" >&2

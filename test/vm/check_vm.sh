@@ -1,0 +1,216 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 The pmrpc authors
+#
+# Tests of the VM harness (devtools/vm/), one mode per meson test, as few
+# boots as can show that it works (each costs 5-8 s under TCG):
+#   skip     no boot: a VM that cannot run skips (77) with one line, or
+#            fails (1) with PMR_REQUIRE_VM=1; run2.sh and bench-rxe.sh too
+#   run      one boot: exit status, stdout and stderr apart (-o/-e), PMR_
+#            variables and those named by -E passed, no others, -H hugepages, rxe0 ACTIVE with
+#            an IPv4-mapped RoCE v2 GID, the cwd shared read-write
+#   timeout  one boot: -t expires: 124, output so far kept, no qemu left,
+#            the console (-v) only on stderr
+#   two      two VMs (run2.sh --netem): netem in both, ib_send_lat -c UD
+#            from B to A, outputs apart
+#   bench    devtools/bench-rxe.sh --smoke: six figures, under a minute
+#   bench_parse  no boot: bench-rxe.sh's table of perftest's output
+#            (perftest-smoke.txt, a real --raw of --smoke), and its
+#            failure when a run failed, gave no figure or is missing
+# Exits 77 when the VM cannot run here (and PMR_REQUIRE_VM is not 1).
+
+set -uo pipefail
+
+here=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+run=$repo/devtools/vm/run.sh
+run2=$repo/devtools/vm/run2.sh
+mode=${1:?mode: skip, run, timeout, two or bench}
+
+tmp=$(mktemp -d)
+exec 3>&1	# timed()'s line, past the redirections of the command
+written=$PWD/.vm-test-written.$$	# made by the VM in our cwd (run)
+trap 'rm -rf "$tmp" "$written"' EXIT
+
+fail() {
+	echo "FAIL: vm_$mode: $*"
+	for f in "$tmp"/{out,err,run.out,run.err,a.*,b.*}; do
+		[[ -f $f ]] || continue
+		echo "--- ${f##*/}:"
+		tail -n 30 "$f"
+	done
+	exit 1
+}
+
+# Runs "$@", its status in $rc, its wall time printed (and in $wall).
+timed() {
+	local start=$EPOCHREALTIME
+
+	"$@"
+	rc=$?
+	wall=$(awk -v a="$start" -v b="$EPOCHREALTIME" \
+		'BEGIN { printf "%.1f", b - a }')
+	echo "${1##*/} took $wall s, exit $rc" >&3
+}
+
+# A skip of the harness is this test's skip.
+skip_on_77() {
+	if ((rc == 77)); then
+		cat "$tmp/err" 2>/dev/null
+		exit 77
+	fi
+}
+
+expect_line() {
+	grep -qxF -- "$2" "$tmp/$1" || fail "no line '$2' in $1"
+}
+
+case $mode in
+skip)
+	# No qemu: one line on stderr, 77; PMR_REQUIRE_VM=1 makes it 1.
+	for prog in "$run" "$run2" "$repo/devtools/bench-rxe.sh"; do
+		args=(-- true)
+		[[ $prog == "$run2" ]] && args=(-- true -- true)
+		[[ $prog == */bench-rxe.sh ]] && args=(--smoke)
+		PMR_VM_QEMU=/nonexistent PMR_REQUIRE_VM=0 "$prog" "${args[@]}" \
+			>"$tmp/out" 2>"$tmp/err"
+		rc=$?
+		((rc == 77)) || fail "${prog##*/} without qemu: exit $rc, not 77"
+		[[ $(wc -l <"$tmp/err") == 1 ]] ||
+			fail "${prog##*/}: not one line on stderr"
+		grep -q 'PMR_VM_QEMU=/nonexistent' "$tmp/err" ||
+			fail "${prog##*/}: the reason is not given"
+		PMR_VM_QEMU=/nonexistent PMR_REQUIRE_VM=1 "$prog" "${args[@]}" \
+			>"$tmp/out" 2>"$tmp/err"
+		rc=$?
+		((rc == 1)) ||
+			fail "${prog##*/} with PMR_REQUIRE_VM=1: exit $rc, not 1"
+	done
+	# Not root: the same, when an unprivileged user can run it at all.
+	if ((EUID == 0)) && command -v setpriv >/dev/null &&
+	   setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$run"; then
+		(cd / && setpriv --reuid=65534 --regid=65534 --clear-groups \
+			"$run" -- true) >"$tmp/out" 2>"$tmp/err"
+		rc=$?
+		((rc == 77)) || fail "not root: exit $rc, not 77"
+		grep -q 'not root' "$tmp/err" || fail "not root: no reason given"
+	fi
+	echo "PASS: vm_skip"
+	;;
+run)
+	token="t$RANDOM $RANDOM'\"\$x"
+	PMR_VM_TEST_TOKEN=$token VM_TEST_OTHER=leak VM_TEST_NAMED=named \
+		timed "$run" -H 8 -t 120 -E VM_TEST_NAMED \
+		-o "$tmp/out" -e "$tmp/err" -- "$here/guest_facts.sh" "$written" \
+		>"$tmp/run.out" 2>"$tmp/run.err"
+	skip_on_77
+	((rc == 3)) || fail "exit $rc, not the command's 3"
+	expect_line out "cwd $PWD"
+	expect_line out "uid 0"
+	expect_line out "token $token"
+	expect_line out "other unset"
+	expect_line out "named named"
+	expect_line out "guest 1"
+	expect_line out "hugepages 8"
+	expect_line out "hugetlbfs mounted"
+	grep -q '^rdma link rxe0/1 state ACTIVE .* netdev dummy0' "$tmp/out" ||
+		fail "rxe0 not ACTIVE on dummy0"
+	grep -q '^devinfo state:.*PORT_ACTIVE' "$tmp/out" ||
+		fail "ibv_devinfo: port not active"
+	grep -q '^devinfo link_layer:.*Ethernet' "$tmp/out" ||
+		fail "ibv_devinfo: not Ethernet"
+	grep -q '^devinfo GID\[ *1\]:.*::ffff:192\.0\.2\.1, RoCE v2' "$tmp/out" ||
+		fail "no IPv4-mapped RoCE v2 GID at index 1"
+	expect_line err "to stderr"
+	grep -q 'to stderr' "$tmp/out" && fail "stderr in stdout"
+	grep -qE 'Linux version|vm guest' "$tmp/out" "$tmp/err" &&
+		fail "console in the command's output"
+	[[ ! -s $tmp/run.out ]] || fail "stdout printed despite -o"
+	[[ $(cat "$written" 2>/dev/null) == written ]] ||
+		fail "the command's file is not in the cwd"
+	echo "PASS: vm_run"
+	;;
+timeout)
+	# Long enough for a boot on a loaded machine (5 s idle, up to 13 s
+	# seen): the command must have started for its output to be checked.
+	timed "$run" -v -t 20 -- sh -c \
+		'echo before timeout; echo err before timeout >&2; sleep 300' \
+		>"$tmp/out" 2>"$tmp/err"
+	skip_on_77
+	((rc == 124)) || fail "exit $rc, not 124"
+	awk -v w="$wall" 'BEGIN { exit !(w < 35) }' ||
+		fail "took $wall s for -t 20"
+	[[ $(cat "$tmp/out") == "before timeout" ]] ||
+		fail "stdout is not the command's alone"
+	grep -qxF 'err before timeout' "$tmp/err" || fail "stderr lost"
+	grep -q 'timeout after 20 s' "$tmp/err" || fail "timeout not reported"
+	grep -q 'Linux version' "$tmp/err" || fail "-v: no console on stderr"
+	run_dir=$(sed -n 's/.*(run dir \(.*\))$/\1/p' "$tmp/err")
+	[[ -n $run_dir ]] || fail "-v: no run dir"
+	sleep 1
+	pgrep -f -- "$run_dir" >/dev/null && fail "qemu left running"
+	[[ ! -e $run_dir ]] || fail "run dir $run_dir left behind"
+	echo "PASS: vm_timeout"
+	;;
+two)
+	timed "$run2" --netem 'delay 1ms' -t 200 -O "$tmp" -- \
+		"$here/two_side.sh" -- "$here/two_side.sh" \
+		>"$tmp/run.out" 2>"$tmp/run.err"
+	skip_on_77
+	((rc == 0)) || fail "exit $rc"
+	expect_line a.stdout "ip 192.0.2.1 peer 192.0.2.2"
+	expect_line b.stdout "ip 192.0.2.2 peer 192.0.2.1"
+	for s in a b; do
+		grep -q '^qdisc qdisc netem .* delay 1ms' "$tmp/$s.stdout" ||
+			fail "no netem on $s's eth0"
+		grep -q '^rdma link rxe0/1 state ACTIVE .* netdev eth0' \
+			"$tmp/$s.stdout" || fail "$s: rxe0 not on eth0"
+		# The result line: bytes, iterations, then latencies.
+		grep -qE '^ 2 +100 +[0-9.]+' "$tmp/$s.stdout" ||
+			fail "$s: no ib_send_lat result"
+	done
+	grep -q 'ip 192.0.2.2' "$tmp/a.stdout" && fail "b's output in a's"
+	echo "PASS: vm_two"
+	;;
+bench)
+	timed "$repo/devtools/bench-rxe.sh" --smoke >"$tmp/out" 2>"$tmp/err"
+	skip_on_77
+	cat "$tmp/out"
+	((rc == 0)) || fail "exit $rc"
+	# Six rows, each with a figure.
+	[[ $(grep -cE '^\| ib_[a-z_]+( -c (UD|RC))? \| [0-9]+ \|.*[0-9]' \
+		"$tmp/out") == 6 ]] || fail "not six rows of figures"
+	grep -qE 'boot to command [0-9.]+ s' "$tmp/out" || fail "no boot time"
+	awk -v w="$wall" 'BEGIN { exit !(w < 60) }' ||
+		fail "--smoke took $wall s, more than a minute"
+	echo "PASS: vm_bench"
+	;;
+bench_parse)
+	bench=$repo/devtools/bench-rxe.sh
+	raw=$here/perftest-smoke.txt
+	"$bench" --parse "$raw" >"$tmp/out" 2>"$tmp/err" ||
+		fail "the good output did not parse"
+	expect_line out "| ib_send_lat -c UD | 2 | 11.98 | 12.89 | 20.96 | 152.59 | |  |"
+	expect_line out "| ib_read_lat | 2 | 23.80 | 24.16 | 25.96 | 300.23 | |  |"
+	expect_line out "| ib_write_bw | 65536 | | | | | 0.44 | 0.000842 |"
+	expect_line out "| ib_send_bw -c UD | 1024 | | | | | 0.096329 | 0.011759 |"
+	grep -q 'boot to command 4.68 s' "$tmp/out" || fail "no boot time"
+	[[ $(grep -c '^| ib_' "$tmp/out") == 6 ]] || fail "not six rows"
+	# A result line lost, a run that failed, a test missing.
+	sed '/^=== ib_read_lat/,/^=== /{/^ 2 /d}' "$raw" >"$tmp/nofig"
+	sed 's/^=== ib_write_bw rc=0/=== ib_write_bw rc=1/' "$raw" >"$tmp/rc1"
+	sed '/^=== ib_send_bw/,$d' "$raw" >"$tmp/short"
+	for bad in nofig:'no figures for ib_read_lat' rc1:'ib_write_bw failed (rc 1)' \
+		short:'5 of 6 tests ran'; do
+		"$bench" --parse "$tmp/${bad%%:*}" >"$tmp/out" 2>"$tmp/err" &&
+			fail "${bad%%:*}: parsed as good"
+		grep -qF "${bad#*:}" "$tmp/err" ||
+			fail "${bad%%:*}: no '${bad#*:}'"
+	done
+	echo "PASS: vm_bench_parse"
+	;;
+*)
+	echo "unknown mode $mode" >&2
+	exit 2
+	;;
+esac
