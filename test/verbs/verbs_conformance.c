@@ -1752,22 +1752,52 @@ sh(const char *cmd)
 	return rc;
 }
 
+/* The netdev under the device's IPv4 GID, from sysfs (rxe0 on dummy0 in
+ * the VM); 0 if there is none to name. */
+static int
+gid_netdev(char *name, size_t len)
+{
+	char path[256];
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/1/"
+		"gid_attrs/ndevs/%d", dev.want_dev, dev.gidx);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return 0;
+	ok = fgets(name, (int)len, f) != NULL;
+	fclose(f);
+	if (ok)
+		name[strcspn(name, "\n")] = '\0';
+	return ok && name[0] != '\0' && strspn(name, "abcdefghijklmnopqrstuv"
+		"wxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") == strlen(name);
+}
+
 static void
 test_event_port(void **state)
 {
 	struct ibv_port_attr p;
+	char nd[64], cmd[128];
 	int rc;
 
 	(void)state;
-	rc = sh("ip link set dummy0 down");
-	CONTRACT(rc == 0, "ip link set dummy0 down (%d)", rc);
+	if (!gid_netdev(nd, sizeof(nd))) {
+		vc_info("no netdev under GID %d in sysfs: port events not "
+			"provoked", dev.gidx);
+		skip();
+	}
+	snprintf(cmd, sizeof(cmd), "ip link set %s down", nd);
+	rc = sh(cmd);
+	CONTRACT(rc == 0, "%s (%d)", cmd, rc);
 	CONTRACT(wait_event(IBV_EVENT_PORT_ERR, VC_WAIT_MS),
 		"IBV_EVENT_PORT_ERR after the link goes down");
 	rc = ibv_query_port(dev.ctx, 1, &p);
 	CONTRACT(rc == 0 && p.state == IBV_PORT_DOWN, "port state DOWN (%d)",
 		p.state);
-	rc = sh("ip link set dummy0 up");
-	CONTRACT(rc == 0, "ip link set dummy0 up (%d)", rc);
+	snprintf(cmd, sizeof(cmd), "ip link set %s up", nd);
+	rc = sh(cmd);
+	CONTRACT(rc == 0, "%s (%d)", cmd, rc);
 	CONTRACT(wait_event(IBV_EVENT_PORT_ACTIVE, VC_WAIT_MS),
 		"IBV_EVENT_PORT_ACTIVE after the link comes up");
 	rc = ibv_query_port(dev.ctx, 1, &p);
