@@ -77,6 +77,17 @@ keep(enum vc_kind kind, void *p)
 	return p;
 }
 
+/* A case destroyed p itself. */
+static void
+forget(void *p)
+{
+	int i;
+
+	for (i = 0; i < nobjs; i++)
+		if (objs[i].p == p)
+			objs[i].p = NULL;
+}
+
 static void
 destroy_all(void)
 {
@@ -1105,6 +1116,96 @@ test_selective_signaling(void **state)
 	}
 }
 
+/* eRPC's flush: a signalled zero-payload send to the QP's own QPN
+ * through a self AH; it comes back as a 40-byte GRH. */
+static void
+test_ud_self_zero(void **state)
+{
+	struct ibv_send_wr wr = { .wr_id = 5, .opcode = IBV_WR_SEND,
+		.send_flags = IBV_SEND_SIGNALED, .num_sge = 0 };
+	struct ibv_send_wr *bad;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	struct ibv_ah *ah;
+	struct ibv_mr *mr;
+	struct ibv_wc wc[2];
+	uint8_t *buf;
+	int rc, got, i, sends = 0, recvs = 0;
+
+	(void)state;
+	pd = mk_pd();
+	cq = mk_cq(16);
+	qp = mk_qp(pd, cq, IBV_QPT_UD, 4, 4, 0, 0);
+	ud_to_rts(qp, VC_QKEY);
+	ah = mk_ah(pd, 64, 0);
+	buf = buf_alloc(VC_BUF, 0x77);
+	mr = mk_mr(pd, buf, VC_BUF, IBV_ACCESS_LOCAL_WRITE);
+	rc = post_recv(qp, buf, 40 + 1024, mr->lkey, 6);
+	CONTRACT(rc == 0, "post_recv (%d)", rc);
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = qp->qp_num;
+	wr.wr.ud.remote_qkey = VC_QKEY;
+	rc = ibv_post_send(qp, &wr, &bad);
+	CONTRACT(rc == 0, "a zero-payload send with no SGE to the own QPN "
+		"(%d)", rc);
+	got = poll_n(cq, wc, 2, VC_WAIT_MS);
+	CONTRACT(got == 2, "two completions on the shared CQ (%d)", got);
+	for (i = 0; i < got; i++) {
+		if (wc[i].opcode == IBV_WC_SEND) {
+			sends++;
+			CONTRACT(wc[i].status == IBV_WC_SUCCESS &&
+				wc[i].wr_id == 5, "the self send: SUCCESS "
+				"(%s)", ibv_wc_status_str(wc[i].status));
+		} else {
+			recvs++;
+			CONTRACT(wc[i].status == IBV_WC_SUCCESS &&
+				wc[i].opcode == IBV_WC_RECV &&
+				wc[i].wr_id == 6 && wc[i].byte_len == 40 &&
+				wc[i].src_qp == qp->qp_num,
+				"the self receive: RECV, byte_len 40 (the GRH "
+				"alone), src_qp = own QPN (%u)",
+				wc[i].byte_len);
+		}
+	}
+	CONTRACT(sends == 1 && recvs == 1, "one send and one receive");
+	CONTRACT(buf[40] == 0x77, "nothing written past the GRH");
+}
+
+/* An AH destroyed while a posted send that uses it has not completed:
+ * the spec makes that the consumer's error (the AH must outlive the
+ * WQEs referencing it); rxe copies the address vector into the WQE and
+ * lets it go; the model refuses (EBUSY) until a polled completion
+ * covers the send. */
+static void
+test_ah_lifetime(void **state)
+{
+	struct ud_pair u;
+	struct ibv_wc wc;
+	int rc;
+
+	(void)state;
+	mk_ud_pair(&u, 4, 4, 0, VC_QKEY, VC_QKEY, 64, 0);
+	ud_post_recvs(&u, 1);
+	rc = post_ud(u.s, u.ah, u.r->qp_num, VC_QKEY, u.sbuf, 8, u.smr->lkey,
+		IBV_SEND_SIGNALED, 1);
+	CONTRACT(rc == 0, "a send posted (%d)", rc);
+	rc = ibv_destroy_ah(u.ah);
+	RXE_LENIENT(rc == 0, rc == EBUSY, "ibv_destroy_ah with the send not "
+		"polled: %d", rc);
+	one_wc(u.scq, &wc, "the send");
+	CONTRACT(wc.status == IBV_WC_SUCCESS, "the send completes SUCCESS "
+		"(%s)", ibv_wc_status_str(wc.status));
+	one_wc(u.rcq, &wc, "the send (receiver)");
+	CONTRACT(wc.status == IBV_WC_SUCCESS, "it is delivered (%s)",
+		ibv_wc_status_str(wc.status));
+	if (rc != 0) {
+		rc = ibv_destroy_ah(u.ah);
+		CONTRACT(rc == 0, "ibv_destroy_ah after the poll (%d)", rc);
+	}
+	forget(u.ah);
+}
+
 static void
 test_inline(void **state)
 {
@@ -1716,6 +1817,35 @@ test_mw_bind_bad(void **state)
 
 /* --- async events (last: they take the port down and delete rxe0) --- */
 
+/* Up to max async events within ms (each acknowledged); returns how
+ * many. */
+static int
+get_events(struct ibv_async_event *out, int max, unsigned int ms)
+{
+	uint64_t end = now_ms() + ms;
+	int fl = fcntl(dev.ctx->async_fd, F_GETFL), n = 0;
+
+	fcntl(dev.ctx->async_fd, F_SETFL, fl | O_NONBLOCK);
+	while (n < max) {
+		struct pollfd pfd = { .fd = dev.ctx->async_fd,
+			.events = POLLIN };
+		int64_t left = (int64_t)(end - now_ms());
+
+		if (left <= 0)
+			break;
+		if (poll(&pfd, 1, (int)left) <= 0)
+			continue;
+		if (ibv_get_async_event(dev.ctx, &out[n]) != 0)
+			continue;
+		vc_info("async event %s (%d)",
+			ibv_event_type_str(out[n].event_type),
+			out[n].event_type);
+		ibv_ack_async_event(&out[n]);
+		n++;
+	}
+	return n;
+}
+
 static int
 wait_event(enum ibv_event_type want, unsigned int ms)
 {
@@ -1772,6 +1902,82 @@ gid_netdev(char *name, size_t len)
 		name[strcspn(name, "\n")] = '\0';
 	return ok && name[0] != '\0' && strspn(name, "abcdefghijklmnopqrstuv"
 		"wxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") == strlen(name);
+}
+
+/* The responder of a WRITE with a bad rkey: the spec raises an
+ * affiliated asynchronous event on its QP (IBV_EVENT_QP_ACCESS_ERR, a
+ * local access violation work queue error) beside the requester's error
+ * completion; rxe moves the QP to ERR and raises none. */
+static void
+test_event_qp_access(void **state)
+{
+	struct ibv_async_event ev[8];
+	struct rc_env e;
+	struct ibv_wc wc;
+	int rc, n, i, acc = 0, other = 0;
+
+	(void)state;
+	get_events(ev, 8, 0);	/* drain */
+	mk_rc_env(&e, RC_ACCESS_ALL, 1, 1);
+	rc = post_rc(e.p.a, IBV_WR_RDMA_WRITE, e.abuf, 16, e.amr->lkey,
+		(uintptr_t)e.bbuf, e.bmr->rkey ^ 0x5500, IBV_SEND_SIGNALED, 1);
+	CONTRACT(rc == 0, "a WRITE with a wrong rkey posted (%d)", rc);
+	one_wc(e.p.acq, &wc, "a WRITE with a wrong rkey");
+	CONTRACT(wc.status == IBV_WC_REM_ACCESS_ERR, "REM_ACCESS_ERR (%s)",
+		ibv_wc_status_str(wc.status));
+	n = get_events(ev, 8, VC_QUIET_MS * 3);
+	for (i = 0; i < n; i++) {
+		if (ev[i].event_type == IBV_EVENT_QP_ACCESS_ERR &&
+				ev[i].element.qp == e.p.b)
+			acc++;
+		else
+			other++;
+	}
+	RXE_LENIENT(n == 0, acc == 1, "async events after a responder's "
+		"access violation: %d (QP_ACCESS_ERR on the responder: %d)", n,
+		acc);
+	CONTRACT(other == 0, "no other async event (%d)", other);
+}
+
+/* Adding an address to the netdev adds an IPv4-mapped RoCE v2 GID and
+ * raises IBV_EVENT_GID_CHANGE; deleting it takes both back. */
+static void
+test_event_gid(void **state)
+{
+	static const uint8_t want[16] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+		0xff, 0xff, 192, 0, 2, 99 };
+	struct ibv_gid_entry e[64];
+	char nd[64], cmd[160];
+	ssize_t n;
+	int rc, i, found;
+
+	(void)state;
+	if (!gid_netdev(nd, sizeof(nd))) {
+		vc_info("no netdev under GID %d in sysfs: GID events not "
+			"provoked", dev.gidx);
+		skip();
+	}
+	snprintf(cmd, sizeof(cmd), "ip addr add 192.0.2.99/24 dev %s", nd);
+	rc = sh(cmd);
+	CONTRACT(rc == 0, "%s (%d)", cmd, rc);
+	CONTRACT(wait_event(IBV_EVENT_GID_CHANGE, VC_WAIT_MS),
+		"IBV_EVENT_GID_CHANGE after an address is added");
+	n = ibv_query_gid_table(dev.ctx, e, 64, 0);
+	for (i = 0, found = 0; i < n; i++)
+		if (memcmp(e[i].gid.raw, want, 16) == 0 &&
+				e[i].gid_type == IBV_GID_TYPE_ROCE_V2)
+			found = 1;
+	CONTRACT(found, "the GID table has ::ffff:192.0.2.99, RoCE v2");
+	snprintf(cmd, sizeof(cmd), "ip addr del 192.0.2.99/24 dev %s", nd);
+	rc = sh(cmd);
+	CONTRACT(rc == 0, "%s (%d)", cmd, rc);
+	CONTRACT(wait_event(IBV_EVENT_GID_CHANGE, VC_WAIT_MS),
+		"IBV_EVENT_GID_CHANGE after the address is deleted");
+	n = ibv_query_gid_table(dev.ctx, e, 64, 0);
+	for (i = 0, found = 0; i < n; i++)
+		if (memcmp(e[i].gid.raw, want, 16) == 0)
+			found = 1;
+	CONTRACT(!found, "::ffff:192.0.2.99 is gone from the table");
 }
 
 static void
@@ -1970,6 +2176,8 @@ main(int argc, char **argv)
 		T(test_ud_qkey),
 		T(test_selective_signaling),
 		T(test_inline),
+		T(test_ud_self_zero),
+		T(test_ah_lifetime),
 		T(test_rc_ops),
 		T(test_rc_errors),
 		T(test_rc_bad_lkey),
@@ -1982,6 +2190,8 @@ main(int argc, char **argv)
 		T(test_mw_send_inv),
 		T(test_mw_other_qp),
 		T(test_mw_bind_bad),
+		T(test_event_qp_access),
+		T(test_event_gid),
 		T(test_event_port),
 		T(test_event_delete),
 #undef T
