@@ -226,7 +226,7 @@ mk_qp(struct ibv_pd *pd, struct ibv_cq *cq, enum ibv_qp_type type,
 		.send_cq = cq, .recv_cq = cq, .qp_type = type,
 		.sq_sig_all = sig_all,
 		.cap = { .max_send_wr = swr, .max_recv_wr = rwr,
-			.max_send_sge = 1, .max_recv_sge = 2,
+			.max_send_sge = 4, .max_recv_sge = 4,
 			.max_inline_data = inl },
 	};
 	struct ibv_qp *qp = keep(K_QP, ibv_create_qp(pd, &ia));
@@ -1116,6 +1116,41 @@ test_selective_signaling(void **state)
 	}
 }
 
+/* A UD message larger than the receive buffer (GRH + payload). */
+static void
+test_ud_recv_short(void **state)
+{
+	struct ud_pair u;
+	struct ibv_wc wc;
+	int rc, got;
+
+	(void)state;
+	mk_ud_pair(&u, 4, 4, 0, VC_QKEY, VC_QKEY, 64, 0);
+	rc = post_recv(u.r, u.rbuf, 40 + 32, u.rmr->lkey, 1);
+	CONTRACT(rc == 0, "a receive of 40 + 32 bytes (%d)", rc);
+	rc = post_ud(u.s, u.ah, u.r->qp_num, VC_QKEY, u.sbuf, 64, u.smr->lkey,
+		IBV_SEND_SIGNALED, 2);
+	CONTRACT(rc == 0, "a UD send of 64 bytes (%d)", rc);
+	one_wc(u.scq, &wc, "the UD send");
+	CONTRACT(wc.status == IBV_WC_SUCCESS, "the sender sees SUCCESS (%s)",
+		ibv_wc_status_str(wc.status));
+	got = poll_n(u.rcq, &wc, 1, VC_QUIET_MS * 2);
+	vc_info("UD 64 bytes into 40 + 32: %s%s", got ? "completion " :
+		"no completion", got ? ibv_wc_status_str(wc.status) : "");
+	CONTRACT(got == 1 && wc.wr_id == 1 && wc.status != IBV_WC_SUCCESS,
+		"the receive completes with an error (%s)", got ?
+		ibv_wc_status_str(wc.status) : "none");
+	/* The spec: a local length error; rxe: a local QP operation
+	 * error, as for RC (test_rc_recv_short). */
+	RXE_LENIENT(wc.status == IBV_WC_LOC_QP_OP_ERR,
+		wc.status == IBV_WC_LOC_LEN_ERR, "UD 64 bytes into a receive of "
+		"40 + 32 completes %s", ibv_wc_status_str(wc.status));
+	/* Any error completion but a flush puts the QP in ERR, UD too: a
+	 * receive buffer smaller than GRH + MTU kills the UD QP. */
+	CONTRACT(qp_state(u.r) == IBV_QPS_ERR, "the UD QP is in ERR after "
+		"the receive's error (%s)", state_str(qp_state(u.r)));
+}
+
 /* eRPC's flush: a signalled zero-payload send to the QP's own QPN
  * through a self AH; it comes back as a 40-byte GRH. */
 static void
@@ -1438,6 +1473,50 @@ test_rc_errors(void **state)
 		"WRITE to an MR without REMOTE_WRITE");
 	rc_expect_error(RC_ACCESS_ALL, IBV_WR_RDMA_WRITE, 0, 16, 1, 0,
 		IBV_WC_REM_ACCESS_ERR, 1, "WRITE with a wrong rkey");
+}
+
+/* A send gathered from three SGEs lands scattered over two. */
+static void
+test_rc_sge(void **state)
+{
+	struct ibv_sge s[3], r[2];
+	struct ibv_send_wr wr = { .wr_id = 1, .sg_list = s, .num_sge = 3,
+		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED };
+	struct ibv_recv_wr rw = { .wr_id = 2, .sg_list = r, .num_sge = 2 };
+	struct ibv_send_wr *bad;
+	struct ibv_recv_wr *rbad;
+	struct rc_env e;
+	struct ibv_wc wc;
+	uint8_t want[300];
+	int rc, k;
+
+	(void)state;
+	mk_rc_env(&e, RC_ACCESS_ALL, 1, 1);
+	for (k = 0; k < 1024; k++)
+		e.abuf[k] = (uint8_t)(k * 11);
+	s[0] = (struct ibv_sge){ (uintptr_t)e.abuf + 10, 100, e.amr->lkey };
+	s[1] = (struct ibv_sge){ (uintptr_t)e.abuf + 500, 50, e.amr->lkey };
+	s[2] = (struct ibv_sge){ (uintptr_t)e.abuf + 900, 150, e.amr->lkey };
+	memcpy(want, e.abuf + 10, 100);
+	memcpy(want + 100, e.abuf + 500, 50);
+	memcpy(want + 150, e.abuf + 900, 150);
+	r[0] = (struct ibv_sge){ (uintptr_t)e.bbuf + 2000, 120, e.bmr->lkey };
+	r[1] = (struct ibv_sge){ (uintptr_t)e.bbuf + 100, 400, e.bmr->lkey };
+	memset(e.bbuf, 0, VC_BUF);
+	rc = ibv_post_recv(e.p.b, &rw, &rbad);
+	CONTRACT(rc == 0, "a receive of two SGEs (%d)", rc);
+	rc = ibv_post_send(e.p.a, &wr, &bad);
+	CONTRACT(rc == 0, "a SEND of three SGEs (%d)", rc);
+	one_wc(e.p.acq, &wc, "the gathered SEND");
+	CONTRACT(wc.status == IBV_WC_SUCCESS, "SUCCESS (%s)",
+		ibv_wc_status_str(wc.status));
+	one_wc(e.p.bcq, &wc, "the scattered receive");
+	CONTRACT(wc.status == IBV_WC_SUCCESS && wc.byte_len == 300,
+		"the receive: SUCCESS, byte_len 300 (%u)", wc.byte_len);
+	CONTRACT(memcmp(e.bbuf + 2000, want, 120) == 0 &&
+		memcmp(e.bbuf + 100, want + 120, 180) == 0 &&
+		e.bbuf[280] == 0 && e.bbuf[2120] == 0,
+		"gathered in SGE order, scattered in SGE order, nothing more");
 }
 
 static void
@@ -1804,9 +1883,32 @@ test_mw_other_qp(void **state)
 static void
 test_mw_bind_bad(void **state)
 {
+	struct ibv_send_wr wr = { .wr_id = 53, .opcode = IBV_WR_BIND_MW,
+		.send_flags = IBV_SEND_SIGNALED };
+	struct ibv_send_wr *bad;
+	struct ibv_wc wc;
 	struct mw_env m;
+	int rc;
 
 	(void)state;
+	/* REMOTE_WRITE through a window on an MR without LOCAL_WRITE. */
+	mk_mw_env(&m, IBV_ACCESS_MW_BIND);
+	wr.bind_mw.mw = m.mw;
+	wr.bind_mw.rkey = ibv_inc_rkey(m.mw->rkey);
+	wr.bind_mw.bind_info.mr = m.e.bmr;
+	wr.bind_mw.bind_info.addr = (uintptr_t)m.e.bbuf;
+	wr.bind_mw.bind_info.length = 64;
+	wr.bind_mw.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE;
+	rc = ibv_post_send(m.e.p.b, &wr, &bad);
+	CONTRACT(rc == 0, "BIND_MW with REMOTE_WRITE posted (%d)", rc);
+	one_wc(m.e.p.bcq, &wc, "BIND_MW with REMOTE_WRITE");
+	vc_info("BIND_MW REMOTE_WRITE on an MR without LOCAL_WRITE: %s",
+		ibv_wc_status_str(wc.status));
+	CONTRACT(wc.status == IBV_WC_MW_BIND_ERR, "a window granting "
+		"REMOTE_WRITE on an MR without LOCAL_WRITE: MW_BIND_ERR (%s)",
+		ibv_wc_status_str(wc.status));
+	destroy_all();
+
 	/* The MR lacks MW_BIND. */
 	mk_mw_env(&m, IBV_ACCESS_LOCAL_WRITE);
 	mw_bind(m.e.p.b, m.e.p.bcq, m.e.bmr, m.mw, (uintptr_t)m.e.bbuf, 256,
@@ -1937,6 +2039,49 @@ test_event_qp_access(void **state)
 		"access violation: %d (QP_ACCESS_ERR on the responder: %d)", n,
 		acc);
 	CONTRACT(other == 0, "no other async event (%d)", other);
+}
+
+/* More completions than a CQ holds. */
+static void
+test_event_cq_overrun(void **state)
+{
+	struct ibv_async_event ev[8];
+	struct ibv_wc wc[16];
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	struct ibv_ah *ah;
+	void *buf;
+	struct ibv_mr *mr;
+	int rc, i, n, got, cqerr = 0;
+
+	(void)state;
+	get_events(ev, 8, 0);	/* drain */
+	pd = mk_pd();
+	cq = mk_cq(1);
+	vc_info("a CQ of 1 has %d entries", cq->cqe);
+	qp = mk_qp(pd, cq, IBV_QPT_UD, 16, 1, 0, 1);
+	ud_to_rts(qp, VC_QKEY);
+	ah = mk_ah(pd, 64, 0);
+	buf = buf_alloc(VC_BUF, 0);
+	mr = mk_mr(pd, buf, VC_BUF, IBV_ACCESS_LOCAL_WRITE);
+	for (i = 0; i < cq->cqe + 2; i++) {
+		/* To a QPN nobody has: only send completions. */
+		rc = post_ud(qp, ah, 0xfffff0, VC_QKEY, buf, 8, mr->lkey,
+			IBV_SEND_SIGNALED, i);
+		CONTRACT(rc == 0, "signalled send %d of %d (%d)", i,
+			cq->cqe + 2, rc);
+	}
+	n = get_events(ev, 8, VC_QUIET_MS * 3);
+	for (i = 0; i < n; i++)
+		cqerr += ev[i].event_type == IBV_EVENT_CQ_ERR &&
+			ev[i].element.cq == cq;
+	/* rxe raises one per completion it could not queue. */
+	CONTRACT(cqerr >= 1 && cqerr == n, "IBV_EVENT_CQ_ERR on the overrun "
+		"CQ, nothing else (%d of %d events)", cqerr, n);
+	got = poll_n(cq, wc, 16, VC_QUIET_MS);
+	vc_info("after the overrun: %d completions polled, QP %s", got,
+		state_str(qp_state(qp)));
 }
 
 /* Adding an address to the netdev adds an IPv4-mapped RoCE v2 GID and
@@ -2192,10 +2337,12 @@ main(int argc, char **argv)
 		T(test_ud_qkey),
 		T(test_selective_signaling),
 		T(test_inline),
+		T(test_ud_recv_short),
 		T(test_ud_self_zero),
 		T(test_ah_lifetime),
 		T(test_rc_ops),
 		T(test_rc_errors),
+		T(test_rc_sge),
 		T(test_rc_bad_lkey),
 		T(test_rc_recv_short),
 		T(test_rc_rnr),
@@ -2207,6 +2354,7 @@ main(int argc, char **argv)
 		T(test_mw_other_qp),
 		T(test_mw_bind_bad),
 		T(test_event_qp_access),
+		T(test_event_cq_overrun),
 		T(test_event_gid),
 		T(test_event_port),
 		T(test_event_delete),
