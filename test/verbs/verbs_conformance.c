@@ -93,19 +93,32 @@ static void
 destroy_all(void)
 {
 	while (nobjs > 0) {
-		nobjs--;
-		void *p = objs[nobjs].p;
+		void *p = objs[--nobjs].p;
 
 		if (p == NULL)
 			continue;
 		switch (objs[nobjs].kind) {
-		case K_PD: ibv_dealloc_pd(p); break;
-		case K_MR: ibv_dereg_mr(p); break;
-		case K_CQ: ibv_destroy_cq(p); break;
-		case K_QP: ibv_destroy_qp(p); break;
-		case K_AH: ibv_destroy_ah(p); break;
-		case K_MW: ibv_dealloc_mw(p); break;
-		case K_MEM: free(p); break;
+		case K_PD:
+			ibv_dealloc_pd(p);
+			break;
+		case K_MR:
+			ibv_dereg_mr(p);
+			break;
+		case K_CQ:
+			ibv_destroy_cq(p);
+			break;
+		case K_QP:
+			ibv_destroy_qp(p);
+			break;
+		case K_AH:
+			ibv_destroy_ah(p);
+			break;
+		case K_MW:
+			ibv_dealloc_mw(p);
+			break;
+		case K_MEM:
+			free(p);
+			break;
 		}
 	}
 }
