@@ -44,6 +44,9 @@ void vc_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The suite runs in strict mode (--strict): lenient points assert the
  * specification's behaviour. */
 extern int vc_strict;
+/* Assertions passed and failed, per tag (the summary line). */
+extern unsigned int vc_count[2];
+extern unsigned int vc_failed[2];
 
 #define CONTRACT(cond, ...) \
 	vc_check(VC_TAG_CONTRACT, !!(cond), #cond, __FILE__, __LINE__, \
