@@ -148,7 +148,7 @@ if [[ ${1:-} == --parse ]]; then
 	exit
 fi
 
-smoke=0 raw= cpus=2
+smoke=0 raw='' cpus=2
 while (($#)); do
 	case $1 in
 	--smoke) smoke=1; shift ;;

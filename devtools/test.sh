@@ -7,10 +7,12 @@
 #   2. reserve 2-MiB hugepages when possible (the tests fall back to
 #      --no-huge otherwise);
 #   3. build build/release and build/sanitize (ASan + UBSan), -Dwerror=true;
-#   4. run meson test in each, cmocka's per-case lines shown (the
-#      'doxygen' test among them: the API reference of the public
-#      headers, any doxygen warning a failure; doxygen is installed in
-#      step 1);
+#   4. run meson test in each, one suite at a time with its wall time
+#      printed (the 'vm' suite last and alone: devtools/vm/ boots qemu
+#      VMs with Soft-RoCE; release build only), cmocka's per-case lines
+#      shown (the 'doxygen' test among them: the API reference of the
+#      public headers, any doxygen warning a failure; doxygen is
+#      installed in step 1);
 #      then run each libFuzzer target (devtools/fuzz.sh) for a while, one
 #      test result per target, when clang with libFuzzer is there;
 #   5. print the totals as the last line: "N passed, N failed".
@@ -22,6 +24,8 @@
 #                      choice (test/common/pmr_test.h); passed through
 #   PMR_FUZZ_SECONDS   seconds of each libFuzzer run (default 60; 0 skips
 #                      the fuzz step)
+#   PMR_REQUIRE_VM     1: the VM suite fails rather than skips when no VM
+#                      can run (.ci/run sets it, and PMR_REQUIRE_NETNS)
 
 set -euo pipefail
 
@@ -122,15 +126,40 @@ for b in "${builds[@]}"; do
 			UBSAN_OPTIONS="$ubsan${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}")
 	fi
 	log=build/$b/meson-logs/testlog.json
-	rm -f "$log"
+	all=build/$b/meson-logs/testlog-all.json
+	rm -f "$all"
 	say "== $b: test"
 	rc=0
-	env "${test_env[@]}" meson test -C "build/$b" --no-rebuild --print-errorlogs \
-		--num-processes 2 --verbose </dev/null || rc=$?
+	# One meson test per suite, each one's wall time printed; the VM
+	# suite last, alone (its VMs take both cores).
+	mapfile -t suites < <(meson test -C "build/$b" --no-rebuild --list \
+		2>/dev/null | sed -n 's|^[^:]*:\([^ ]*\) / .*|\1|p' |
+		sort -u | grep -vx vm; meson test -C "build/$b" \
+		--no-rebuild --list 2>/dev/null | grep -q '^[^:]*:vm / ' &&
+		echo vm)
+	((${#suites[@]} > 0)) || suites=("")
+	for s in "${suites[@]}"; do
+		start=$EPOCHREALTIME
+		rm -f "$log"
+		src=0
+		env "${test_env[@]}" meson test -C "build/$b" --no-rebuild \
+			--print-errorlogs --num-processes 2 --verbose \
+			${s:+--suite "$s"} </dev/null || src=$?
+		((src == 0)) || rc=$src
+		counts="0 0 0"
+		if [[ -s $log ]]; then
+			cat "$log" >>"$all"
+			counts=$(count_results "$log") || counts="0 1 0"
+		fi
+		read -r pass fail skip <<<"$counts"
+		say "== $b: suite ${s:-all}: $pass OK, $fail failed," \
+			"$skip skipped in $(awk -v a="$start" \
+			-v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }') s"
+	done
 
 	counts="0 0 0"
-	if [[ -s $log ]]; then
-		counts=$(count_results "$log") || counts="0 1 0"
+	if [[ -s $all ]]; then
+		counts=$(count_results "$all") || counts="0 1 0"
 	fi
 	read -r pass fail skip <<<"$counts"
 	# meson test failed but logged no failed test (crashed, bad option...)

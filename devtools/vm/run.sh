@@ -62,8 +62,8 @@ is_number() {
 	[[ $1 =~ ^[0-9]+$ ]]
 }
 
-timeout_s=300 hugepages=0 cpus=2 mem= out_file= err_file= verbose=0
-prepare_only=0 net= netem= peer= extra_env=()
+timeout_s=300 hugepages=0 cpus=2 mem='' out_file='' err_file='' verbose=0
+prepare_only=0 net='' netem='' peer='' extra_env=()
 while (($#)); do
 	case $1 in
 	-t | -H | -c | -m | -o | -e | -E | --net | --netem | --peer)
@@ -138,7 +138,7 @@ mkdir -p "$cache/runs" || cannot_run "cannot create $cache"
 find_kernel() {
 	local d
 
-	kroot= kver=
+	kroot='' kver=''
 	while read -r d; do
 		[[ -e $d/done ]] && kroot=$d
 	done < <(printf '%s\n' "$cache"/kernel-* | sort -V)

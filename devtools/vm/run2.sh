@@ -36,7 +36,7 @@ usage() {
 	exit 2
 }
 
-opts=() netem= outdir= cpus=1
+opts=() netem='' outdir='' cpus=1
 while (($#)); do
 	case $1 in
 	-t | -m | -H)
@@ -115,7 +115,7 @@ flock -u "$lock_fd"
 
 # The first to fail stops the other (a server would wait for its client
 # until the timeout).
-rc_a= rc_b= first_rc=0
+rc_a='' rc_b='' first_rc=0
 while [[ -z $rc_a || -z $rc_b ]]; do
 	wait -n -p done_pid "${pids[@]}"
 	rc=$?
