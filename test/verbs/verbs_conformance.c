@@ -5,7 +5,7 @@
 /*
  * verbs_conformance: what a verbs device does, pinned as tests (issue 13).
  * Plain libibverbs only. Runs against rxe0 in the Soft-RoCE VM (and later
- * against the software HCA model); see README.md in this directory.
+ * against the software HCA model); see doc/testing.md.
  *
  * usage: verbs_conformance [--device NAME] [--provider NAME] [--strict]
  *                          [--filter PATTERNS] [--skip PATTERNS]
