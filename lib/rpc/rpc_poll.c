@@ -169,17 +169,24 @@ rpc_rx_one(struct pmr_worker *w, struct pmr_rx_pkt *pkt)
 }
 
 /*
- * What waits for the driver to let go of sent msgbufs: requests to
- * complete (their continuations' packets go in this poll's burst) and
- * msgbufs to free (those of this poll's burst, the next poll).
+ * After the poll's burst went out: what waits for the driver to let go of
+ * sent msgbufs. Requests to complete (what their continuations queue goes
+ * out at once), then msgbufs to free. Only after every burst of the poll
+ * is sent: a msgbuf queued in a burst has no driver reference yet (it
+ * reads as not pending), and may be in the FIFO already (a kept response
+ * sent again, its slot cleared in the same poll), so freeing it before
+ * its burst left would send a msgbuf back in its pool.
  */
 static __rte_noinline int
 rpc_poll_later(struct pmr_worker *w)
 {
 	int work = 0;
 
-	if (!TAILQ_EMPTY(&w->completing))
+	if (!TAILQ_EMPTY(&w->completing)) {
 		work = rpc_completing_poll(w);
+		if (w->nb_tx != 0)
+			rpc_tx_flush(w);
+	}
 	if (w->txfree.head != w->txfree.tail)
 		rpc_txfree_poll(w);
 	w->poll_later = !TAILQ_EMPTY(&w->completing) ||
@@ -232,11 +239,11 @@ pmr_worker_poll(struct pmr_worker *w)
 		w->rare_in = RPC_SM_POLL_EVERY;
 		work += rpc_poll_rare(w);
 	}
-	if (unlikely(w->poll_later))
-		work += rpc_poll_later(w);
 
 	if (w->nb_tx != 0)
 		rpc_tx_flush(w);
+	if (unlikely(w->poll_later))
+		work += rpc_poll_later(w);
 	w->polling--;
 	return work;
 }

@@ -201,6 +201,15 @@ CRASHES = {
     # next request (deferred) when used again.
     'defect10_stale_handle': request(rtype=DEFER) + poll() + respond() +
     poll() + request(rtype=DEFER) + poll() + bytes([STALE, 0]),
+    # Issue 12: the FIFO of sent msgbufs drained before the poll's burst
+    # was sent: a server's kept response queued again and its slot
+    # cleared in the same poll was freed while still in the burst, then
+    # sent from its pool (changed under the driver). Found by libFuzzer
+    # in CI: 16 echoes on session 0, 16 deferred on session 1, a request
+    # of an unregistered type (rtype 3), a forged response to the client.
+    'txfree_before_flush': burst(n=16, sizes=0xff) +
+    burst(n=16, sess=1, defer=True, sizes=0xff) +
+    bytes([REQUEST, 0x07, 0x1e, 0x06]) + inject(False),
 }
 
 
