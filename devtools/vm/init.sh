@@ -30,10 +30,11 @@ mount -t tmpfs tmpfs /rw
 mkdir -p /rw/upper /rw/work
 mount -t overlay -o lowerdir=/lower,upperdir=/rw/upper,workdir=/rw/work \
 	overlay /newroot || die "cannot mount the overlay"
-for d in /tmp /run /var/tmp /root /mnt; do
-	mkdir -p "/newroot$d"
-	mount -t tmpfs -o mode=1777 tmpfs "/newroot$d"
-done
+# The guest's own /run (the host's runtime state, DPDK's among it, stays
+# out). Everything else is the host's, written in the overlay: a tmpfs
+# on /tmp or /root would hide a checkout there from the guest.
+mkdir -p /newroot/run
+mount -t tmpfs -o mode=755 tmpfs /newroot/run
 mkdir -p /newroot/run/vmrun /newroot/lib/modules
 mount -t 9p -o "$p9,cache=none" vmrun /newroot/run/vmrun ||
 	die "cannot mount the run dir"
