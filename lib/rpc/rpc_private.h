@@ -154,7 +154,11 @@ struct pmr_worker {
 	uint32_t pool_cap[RPC_NB_CLASSES];
 	/* The next TX burst (rpc_tx.h); twice the size for duplicates. */
 	struct pmr_tx_pkt tx[2 * PMR_BURST_MAX];
-	bool tx_free[2 * PMR_BURST_MAX];	/* free tx[i].mb once sent */
+	/*
+	 * Free tx[i].mb once sent. All false but in a burst that goes
+	 * through rpc_tx_flush_slow() (nb_tx_free != 0), which clears it.
+	 */
+	bool tx_free[2 * PMR_BURST_MAX];
 	uint8_t tx_hdr[PMR_BURST_MAX][PMR_PKTHDR_LEN];
 	/* Received packets neither side kept: released once per poll. */
 	struct pmr_rx_pkt rx_rel[PMR_BURST_MAX + 1];

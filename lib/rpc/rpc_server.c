@@ -670,8 +670,7 @@ srv_tx_resp_inplace(struct pmr_worker *w, const struct rpc_session *s,
 	p->mb = mb;
 	p->data = hdr;
 	p->len = PMR_PKTHDR_LEN + len;
-	p->hdr = NULL;
-	p->hdr_len = 0;
+	p->hdr_len = 0;		/* hdr is not read then */
 	w->stats.tx_bytes += len;
 	pmr_pkthdr_write(hdr, PMR_PKT_RESP, req->req_type, s->remote_session,
 			0, len, s->token, req->req_num, PMR_OK);

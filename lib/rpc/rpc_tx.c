@@ -162,6 +162,8 @@ rpc_tx_flush_slow(struct pmr_worker *w, uint16_t sent)
 	}
 	w->nb_tx = 0;
 	w->nb_tx_free = w->faults.on;	/* the next burst comes here too */
+	/* All false again (rpc_tx_next() sets only the true ones). */
+	memset(w->tx_free, 0, sizeof(w->tx_free));
 }
 
 /* The burst is full: send it (out of line, for rpc_tx_next()). */

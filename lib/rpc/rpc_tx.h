@@ -56,8 +56,11 @@ rpc_tx_next(struct pmr_worker *w, bool free_after)
 {
 	if (unlikely(w->nb_tx == PMR_BURST_MAX))
 		rpc_tx_flush_full(w);
-	w->tx_free[w->nb_tx] = free_after;
-	w->nb_tx_free += free_after;
+	/* tx_free[] is all false but in a burst with nb_tx_free != 0. */
+	if (free_after) {
+		w->tx_free[w->nb_tx] = true;
+		w->nb_tx_free++;
+	}
 	return &w->tx[w->nb_tx++];
 }
 
@@ -96,8 +99,7 @@ rpc_tx_inplace(struct pmr_worker *w, const struct rpc_session *s,
 	p->mb = mb;
 	p->data = hdr;
 	p->len = PMR_PKTHDR_LEN + len;
-	p->hdr = NULL;
-	p->hdr_len = 0;
+	p->hdr_len = 0;		/* hdr is not read then */
 	w->stats.tx_bytes += len;
 	pmr_pkthdr_write(hdr, pkt_type, req_type, s->remote_session, 0, len,
 			s->token, req_num, status);

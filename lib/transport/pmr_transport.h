@@ -95,7 +95,8 @@ struct pmr_tx_pkt {
 	struct pmr_msgbuf *mb;	/**< The msgbuf holding data. */
 	uint8_t *data;		/**< First payload byte, inside mb. */
 	uint32_t len;		/**< Bytes of data. */
-	const void *hdr;	/**< Bytes to send in front of data. */
+	/** Bytes to send in front of data; read only if hdr_len is not 0. */
+	const void *hdr;
 	uint16_t hdr_len;	/**< hdr_len + len is at most caps.mtu. */
 };
 
