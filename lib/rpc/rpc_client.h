@@ -16,7 +16,8 @@
 struct rpc_creq {
 	TAILQ_ENTRY(rpc_creq) next;	/* backlog, or completing list */
 	TAILQ_ENTRY(rpc_creq) all;	/* in *tlist, by deadline */
-	struct rpc_creq_list *tlist;	/* &w->all or &w->timed */
+	struct rpc_creq_list *tlist;	/* &w->all, &w->timed or NULL */
+	bool timer_on;			/* deadline and RTO armed (rpc_timers.h) */
 	struct pmr_msgbuf *mb;
 	pmr_cont_t cont;		/* handle_done() for a handle */
 	void *tag;			/* the handle for a handle */

@@ -70,6 +70,8 @@ rpc_creq_complete_fast(struct pmr_worker *w, struct rpc_session *s, uint16_t sn,
 {
 	struct pmr_resp resp;
 	uint16_t slot = r->slot;
+	pmr_cont_t cont;
+	void *tag;
 
 	rpc_timer_creq_del(r);
 	/* The server answered in this slot: it works. */
@@ -97,9 +99,16 @@ rpc_creq_complete_fast(struct pmr_worker *w, struct rpc_session *s, uint16_t sn,
 		resp.data = pkt->data;
 		resp.len = pkt->len;
 		resp.req = r->mb;
-		r->cont(w, &resp, r->tag);
-		pmr_transport_rx_release(w->q, pkt, 1);
+		/*
+		 * r is free before the continuation runs: a request it makes
+		 * takes r again, still linked where its timer needs it
+		 * (rpc_timer_creq_add()).
+		 */
+		cont = r->cont;
+		tag = r->tag;
 		rpc_creq_put(w, r);
+		cont(w, &resp, tag);
+		pmr_transport_rx_release(w->q, pkt, 1);
 	}
 	/* session_next(w, s, sn, NULL); rx_accept as in pmr_request(). */
 	if (unlikely(s->rx_accept != RPC_RX_CLIENT))

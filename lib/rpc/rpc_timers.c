@@ -39,15 +39,34 @@ rpc_timer_creq_own(struct pmr_worker *w, struct rpc_creq *r, uint64_t ticks)
 	TAILQ_INSERT_HEAD(&w->timed, r, all);
 }
 
+/* r's timer is off: r leaves the list it was left on. */
+static inline void
+creq_unlink(struct rpc_creq_list *list, struct rpc_creq *r)
+{
+	TAILQ_REMOVE(list, r, all);
+	r->tlist = NULL;
+}
+
+/* The first of list whose timer is on; those off before it unlinked. */
+static inline struct rpc_creq *
+creq_first_on(struct rpc_creq_list *list)
+{
+	struct rpc_creq *r;
+
+	while ((r = TAILQ_FIRST(list)) != NULL && !r->timer_on)
+		creq_unlink(list, r);
+	return r;
+}
+
 /*
  * The pending request of the earliest deadline, if that is now or past:
- * the first of w->all or of w->timed.
+ * the first of w->all or of w->timed whose timer is on.
  */
 static inline struct rpc_creq *
 creq_expired(struct pmr_worker *w, uint64_t now)
 {
-	struct rpc_creq *r = TAILQ_FIRST(&w->all);
-	struct rpc_creq *t = TAILQ_FIRST(&w->timed);
+	struct rpc_creq *r = creq_first_on(&w->all);
+	struct rpc_creq *t = creq_first_on(&w->timed);
 
 	if (t != NULL && (r == NULL || t->deadline < r->deadline))
 		r = t;
@@ -65,6 +84,10 @@ creq_list_rto(struct pmr_worker *w, struct rpc_creq_list *list, uint64_t now)
 
 	for (r = TAILQ_FIRST(list); r != NULL; r = tmp) {
 		tmp = TAILQ_NEXT(r, all);
+		if (!r->timer_on) {
+			creq_unlink(list, r);
+			continue;
+		}
 		if (r->num_tx == r->num_rx || now - r->last_tx < w->rto)
 			continue;
 		rpc_client_retransmit(w, r);

@@ -24,11 +24,28 @@ void rpc_timers_server(struct pmr_worker *w, uint64_t now);
 void rpc_timer_creq_own(struct pmr_worker *w, struct rpc_creq *r,
 		uint64_t ticks);
 
-/* r times out after the worker's req_timeout: the tail of w->all. */
+/*
+ * A client request's timer is on or off (timer_on); an off one stays
+ * linked until a scan passes it (rpc_timers.c unlinks it) or its record
+ * is used again, so that completing a request costs one store. A scan
+ * looks at the timers that are on only.
+ */
+
+/*
+ * r times out after the worker's req_timeout: the tail of w->all (where
+ * its deadline keeps w->all in deadline order), unless it is there
+ * already (a record used again before a scan unlinked it: the common case
+ * with one request in flight).
+ */
 static inline void
 rpc_timer_creq_add(struct pmr_worker *w, struct rpc_creq *r, uint64_t now)
 {
 	r->deadline = now + w->req_timeout;
+	r->timer_on = true;
+	if (likely(r->tlist == &w->all && TAILQ_NEXT(r, all) == NULL))
+		return;
+	if (r->tlist != NULL)
+		TAILQ_REMOVE(r->tlist, r, all);
 	r->tlist = &w->all;
 	TAILQ_INSERT_TAIL(&w->all, r, all);
 }
@@ -36,7 +53,7 @@ rpc_timer_creq_add(struct pmr_worker *w, struct rpc_creq *r, uint64_t now)
 static inline void
 rpc_timer_creq_del(struct rpc_creq *r)
 {
-	TAILQ_REMOVE(r->tlist, r, all);
+	r->timer_on = false;
 }
 
 /*
