@@ -195,7 +195,9 @@ elif ((10#$fuzz_seconds > 0)); then
 	done
 fi
 
-summary="$total_pass passed, $total_fail failed"
-((total_skip == 0)) || summary+=", $total_skip skipped"
-echo "$summary"
+# The last line is exactly "N passed, N failed" (CI reads it); skips
+# (a test that cannot run here, e.g. verbs on a host without RDMA) go on
+# the line before.
+((total_skip == 0)) || say "$total_skip skipped (not counted as passed)"
+echo "$total_pass passed, $total_fail failed"
 ((total_fail == 0))
