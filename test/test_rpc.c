@@ -1118,6 +1118,59 @@ setup_long_srv_timeout(void **state)
 }
 
 /*
+ * The FIFO of sent msgbufs fills up in the middle of a poll while its
+ * oldest msgbuf still waits in the worker's TX burst (a kept response
+ * queued again, then its slot cleared, in the same poll): it has no
+ * driver reference yet, but must not be freed before the burst leaves.
+ * The others, sent and let go, are; the FIFO grows for the rest.
+ */
+static void
+test_txfree_queued(void **state)
+{
+	struct pmr_worker *w = env.srv[0];
+	struct rpc_txfree *f = &w->txfree;
+	struct pmr_msgbuf *mbs[5];
+	struct pmr_worker_stats st;
+	struct rte_mempool *mp;
+	unsigned int i;
+
+	(void)state;
+	mp = pmr_msgbuf_pool_create("txfree_queued", RTE_DIM(mbs), 0, 64, 64,
+			SOCKET_ID_ANY);
+	assert_non_null(mp);
+	assert_int_equal(f->head, f->tail);
+	assert_int_equal(w->nb_tx, 0);
+	rte_free(f->mbs);
+	f->mbs = rte_malloc("txfree_test", 4 * sizeof(*f->mbs), 0);
+	assert_non_null(f->mbs);
+	f->size = 4;
+	f->head = f->tail = 0;
+	for (i = 0; i < RTE_DIM(mbs); i++) {
+		mbs[i] = pmr_msgbuf_alloc(mp, 8);
+		assert_non_null(mbs[i]);
+	}
+	/* mbs[0] in the burst, not sent: as rpc_tx_next() leaves it. */
+	w->tx[0] = (struct pmr_tx_pkt){ .mb = mbs[0], .data = mbs[0]->data };
+	w->nb_tx = 1;
+	assert_true(rpc_tx_queued(w, mbs[0]));
+	/* The FIFO full with it oldest, the others already let go of. */
+	for (i = 0; i < RTE_DIM(mbs); i++)
+		rpc_txfree_push(w, mbs[i]);
+	/* Not freed while queued; those behind it wait their turn. */
+	assert_int_equal(pmr_msgbuf_pool_in_use(mp), RTE_DIM(mbs));
+	assert_int_equal(f->tail - f->head, RTE_DIM(mbs));
+	assert_int_equal(pmr_worker_stats_get(w, &st), 0);
+	assert_int_equal(st.txfree_grown, 1);
+	assert_int_equal(st.txfree_abandoned, 0);
+	/* The burst "left" (the test's entry had no peer to send to). */
+	w->nb_tx = 0;
+	poll_all();
+	assert_int_equal(f->head, f->tail);
+	assert_int_equal(pmr_msgbuf_pool_in_use(mp), 0);
+	assert_int_equal(pmr_msgbuf_pool_free(mp), 0);
+}
+
+/*
  * The FIFO of sent msgbufs is full of ones a driver still holds (the
  * application's own pools can put more there than the worker's): a push
  * must not spin until the driver lets go (it spun for ever before issue
@@ -1204,6 +1257,8 @@ main(void)
 			test_bad_packets_dropped_and_counted, setup1, teardown),
 		cmocka_unit_test_setup_teardown(test_spoofed_source_and_token,
 			setup1, teardown),
+		cmocka_unit_test_setup_teardown(test_txfree_queued, setup1,
+				teardown),
 		cmocka_unit_test_setup_teardown(test_txfree_full, setup1,
 				teardown),
 		cmocka_unit_test_setup_teardown(test_srv_timer_exact,

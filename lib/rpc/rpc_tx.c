@@ -31,6 +31,20 @@
 /* Entries the FIFO may grow to (msgbufs of the application's pools). */
 #define RPC_TXFREE_MAX (1u << 24)
 
+/*
+ * Is mb still needed for sending: a driver holds it, or it waits in the
+ * burst not sent yet (no driver reference then). The poll drains the
+ * FIFO once its burst is sent; a full FIFO (txfree_make_room()) is
+ * drained in the middle of a poll, where a kept response sent again and
+ * then dropped from its slot can be both in the burst and in the FIFO.
+ */
+static inline bool
+txfree_busy(const struct pmr_worker *w, const struct pmr_msgbuf *mb)
+{
+	return pmr_msgbuf_tx_pending(mb) != 0 ||
+		(w->nb_tx != 0 && rpc_tx_queued(w, mb));
+}
+
 /* Free sent msgbufs the driver is done with, oldest first. */
 void
 rpc_txfree_poll(struct pmr_worker *w)
@@ -40,7 +54,7 @@ rpc_txfree_poll(struct pmr_worker *w)
 	while (f->head != f->tail) {
 		struct pmr_msgbuf *mb = f->mbs[f->head & (f->size - 1)];
 
-		if (pmr_msgbuf_tx_pending(mb) != 0)
+		if (txfree_busy(w, mb))
 			break;
 		rpc_msgbuf_put(mb);
 		f->head++;
@@ -76,7 +90,8 @@ txfree_grow(struct pmr_worker *w)
  * The FIFO is full. It is sized for every msgbuf of the worker's pools,
  * but responses may come from the application's own: free what the driver
  * let go of, else grow, else wait a bounded time for the oldest and give
- * it up if the driver still holds it (logged: lost, never a hang).
+ * it up if the driver still holds it, or it still waits in the burst
+ * (logged: lost, never a hang, never freed while it may still be sent).
  */
 static void __rte_noinline
 txfree_make_room(struct pmr_worker *w)
@@ -91,7 +106,7 @@ txfree_make_room(struct pmr_worker *w)
 	mb = f->mbs[f->head & (f->size - 1)];
 	deadline = rte_get_timer_cycles() +
 		rte_get_timer_hz() * RPC_TXFREE_WAIT_MS / 1000;
-	while (pmr_msgbuf_tx_pending(mb) != 0) {
+	while (txfree_busy(w, mb)) {
 		if (rte_get_timer_cycles() > deadline) {
 			RPC_LOG(ERR, "worker %u: the driver holds a sent "
 				"msgbuf over %u ms: left to it",
