@@ -7,10 +7,11 @@
  * burst, checks every packet against its session (the RX dispatch:
  * header, session, token, source, role), hands request packets to the
  * server side and replies to the client side, takes session events from
- * the nexus and runs the timers every few polls, and sends what all of
- * that produced in one burst. Received packets go back to the driver
- * here, in one call per burst, but for those the client or the server
- * kept (zero-copy).
+ * the nexus and runs the timers every few polls, sends what all of that
+ * produced in one burst, and then looks at what waits on the driver
+ * (rpc_poll_later()). Received packets go back to the driver here, in
+ * one call per burst, but for those the client or the server kept
+ * (zero-copy).
  */
 
 #include <inttypes.h>
