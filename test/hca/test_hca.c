@@ -10,6 +10,7 @@
  */
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,7 @@ static struct {
 	struct ibv_cq *scq, *rcq;
 	struct ibv_qp *s, *r;
 	struct ibv_ah *ah;
+	union ibv_gid ah_attr_gid;
 	struct ibv_mr *smr, *rmr;
 	uint8_t sbuf[4096];
 	uint8_t rbuf[NRECV * SLOT];
@@ -95,6 +97,7 @@ setup(void **state)
 	/* GID 1: the IPv4-mapped one */
 	assert_int_equal(ibv_query_gid_ex(e.ctx, 1, 1, &g, 0), 0);
 	aa.grh.dgid = g.gid;
+	e.ah_attr_gid = g.gid;
 	aa.grh.sgid_index = 1;
 	aa.grh.hop_limit = 64;
 	e.ah = ibv_create_ah(e.pd, &aa);
@@ -477,6 +480,80 @@ test_ah_busy(void **state)
 	/* Freed: teardown destroys it (and asserts 0). */
 }
 
+/* The nexus's side: AHs created and destroyed, a QP moved through its
+ * states, while this thread posts and polls (the model has no thread of
+ * its own and one lock). */
+static void *
+nexus_side(void *arg)
+{
+	struct ibv_ah_attr aa = { .is_global = 1, .port_num = 1 };
+	struct ibv_qp *qp = arg;
+	int i;
+
+	aa.grh.dgid = e.ah_attr_gid;
+	aa.grh.sgid_index = 1;
+	for (i = 0; i < 2000; i++) {
+		struct ibv_ah *ah = ibv_create_ah(e.pd, &aa);
+		struct ibv_qp_attr a = { .qp_state = IBV_QPS_RESET };
+
+		struct ibv_qp_attr b = { .qp_state = IBV_QPS_INIT,
+			.port_num = 1, .qkey = QKEY };
+
+		/* No cmocka assertion off the main thread: errors return. */
+		if (ah == NULL || ibv_destroy_ah(ah) != 0)
+			return (void *)1;
+		if (ibv_modify_qp(qp, &b, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+				IBV_QP_PORT | IBV_QP_QKEY) != 0)
+			return (void *)1;
+		b.qp_state = IBV_QPS_RTR;
+		if (ibv_modify_qp(qp, &b, IBV_QP_STATE) != 0)
+			return (void *)1;
+		b.qp_state = IBV_QPS_RTS;
+		if (ibv_modify_qp(qp, &b, IBV_QP_STATE | IBV_QP_SQ_PSN) != 0)
+			return (void *)1;
+		if (ibv_modify_qp(qp, &a, IBV_QP_STATE) != 0)
+			return (void *)1;
+	}
+	return NULL;
+}
+
+static void
+test_threads(void **state)
+{
+	struct ibv_qp *extra = mk_qp(4, 0);
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RESET };
+	struct pmr_hca_counters c;
+	struct ibv_wc wc[8];
+	pthread_t t;
+	void *ret;
+	int i, got = 0;
+
+	(void)state;
+	assert_int_equal(ibv_modify_qp(extra, &a, IBV_QP_STATE), 0);
+	recvs(1);
+	assert_int_equal(pthread_create(&t, NULL, nexus_side, extra), 0);
+	for (i = 0; i < 2000; i++) {
+		int n;
+
+		assert_int_equal(sendr(e.sbuf, 8, IBV_SEND_SIGNALED,
+			(uint64_t)i), 0);
+		while ((n = poll_all(e.scq, wc, 8)) == 0)
+			;
+		assert_int_equal(n, 1);
+		assert_int_equal(wc[0].status, IBV_WC_SUCCESS);
+		n = poll_all(e.rcq, wc, 8);
+		got += n;
+		if (n > 0)
+			recvs(1);
+	}
+	assert_int_equal(pthread_join(t, &ret), 0);
+	assert_null(ret);
+	assert_int_equal(got, 2000);
+	assert_int_equal(pmr_hca_counters_get(NULL, &c), 0);
+	assert_int_equal(c.rx_packets, 2000);
+	assert_int_equal(ibv_destroy_qp(extra), 0);
+}
+
 int
 main(void)
 {
@@ -492,6 +569,7 @@ main(void)
 		T(test_fault_fail),
 		T(test_drop_counters),
 		T(test_ah_busy),
+		T(test_threads),
 #undef T
 	};
 
