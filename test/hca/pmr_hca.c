@@ -1,0 +1,1616 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The pmrpc authors
+ */
+
+/*
+ * The software HCA model, part 1 (issue 14): a stand-in for libibverbs at
+ * the UD level.
+ *
+ * Interposition: this library defines libibverbs' entry points without
+ * symbol versions. Preloaded, or linked ahead of libibverbs, it wins over
+ * rdma-core's versioned definitions (ARCHITECTURE.md, "Testing without
+ * hardware"). verbs.h's inline functions reach the model in two ways:
+ * through the context's ops (ibv_post_send, ibv_post_recv, ibv_poll_cq)
+ * and through struct verbs_context in front of the ibv_context
+ * (___ibv_query_port -> query_port, ibv_query_device_ex ->
+ * query_device_ex); the rest call exported functions the model defines
+ * (_ibv_query_gid_ex, _ibv_query_gid_table, ibv_reg_mr and
+ * ibv_reg_mr_iova2, the targets of the ibv_reg_mr macro).
+ *
+ * One device ("hca0", PMR_HCA_DEVICE overrides), RoCE v2, one port,
+ * ACTIVE, active MTU 1024 (PMR_HCA_MTU: 256..4096), a GID table of a
+ * link-local and an IPv4-mapped RoCE v2 GID (192.0.2.1). All QPs live in
+ * one process and the device loops every packet back to itself.
+ *
+ * Strict where hardware is: a send-queue slot is freed only when a later
+ * signalled completion is polled; the payload is read when the WQE is
+ * executed (inside a poll, never inside the post); the GRH's undefined
+ * bytes are random; an AH is busy while a WQE that is not yet freed uses
+ * it.
+ *
+ * Progress needs no thread: every ibv_poll_cq() first executes the
+ * pending send WQEs of every QP (unless in step mode). One mutex guards
+ * the whole device: rdma-core is thread-safe per object, the model more
+ * coarsely, which is enough for a test device.
+ */
+
+#include <endian.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/eventfd.h>
+
+#include <infiniband/verbs.h>
+
+#include "pmr_hca.h"
+
+/* verbs.h wraps these in macros; the model defines the functions. */
+#undef ibv_query_port
+#undef ibv_reg_mr
+#undef ibv_reg_mr_iova
+
+#define HCA_EXPORT __attribute__((visibility("default")))
+
+#define HCA_MAX_QP_WR 16384
+#define HCA_MAX_CQE 32768
+#define HCA_MAX_SGE 8
+#define HCA_MAX_INLINE 256
+#define HCA_MAX_QP 4096
+#define HCA_GID_TBL 16
+#define HCA_GRH 40
+#define HCA_QKEY_PRIV 0x80000000u
+
+struct hca_cqe {
+	struct ibv_wc wc;
+	struct hca_qp *sq;	/* a send completion: frees SQ slots */
+	uint64_t seq;		/* the WQE's sequence number */
+};
+
+struct hca_cq {
+	struct ibv_cq cq;
+	struct hca_cqe *ring;
+	uint32_t size, head, count;
+	uint32_t users;		/* QPs using it */
+};
+
+struct hca_pd {
+	struct ibv_pd pd;
+	uint32_t users;		/* MRs, QPs, AHs on it */
+};
+
+struct hca_mr {
+	struct ibv_mr mr;
+	unsigned int access;
+	struct hca_mr *next;
+};
+
+struct hca_ah {
+	struct ibv_ah ah;
+	struct ibv_ah_attr attr;
+	uint32_t uses;		/* WQEs holding it, not yet freed */
+};
+
+struct hca_swqe {
+	uint64_t wr_id;
+	unsigned int flags;
+	enum ibv_wr_opcode opcode;
+	uint32_t imm;
+	int num_sge;
+	struct ibv_sge sge[HCA_MAX_SGE];
+	uint32_t inl_len;
+	struct hca_ah *ah;
+	uint32_t rqpn, qkey;
+};
+
+struct hca_rwqe {
+	uint64_t wr_id;
+	int num_sge;
+	struct ibv_sge sge[HCA_MAX_SGE];
+};
+
+struct hca_qp {
+	struct ibv_qp qp;
+	struct ibv_qp_cap cap;
+	int sig_all;
+	uint32_t qkey, sq_psn;
+	uint16_t pkey_index;
+	uint8_t port;
+	struct hca_swqe *sq;
+	uint8_t *inl;		/* cap.max_inline_data bytes per SQ slot */
+	uint64_t sq_post, sq_exec, sq_free;
+	struct hca_rwqe *rq;
+	uint64_t rq_head, rq_tail;
+	struct pmr_hca_counters cnt;
+	struct hca_qp *next;
+};
+
+/* The device: one, process-wide. */
+static struct {
+	pthread_mutex_t lock;
+	int init;
+	struct ibv_device dev;
+	struct ibv_device *list[2];
+	char name[IBV_SYSFS_NAME_MAX];
+	enum ibv_mtu mtu;
+	union ibv_gid gid[HCA_GID_TBL];
+	uint8_t gid_valid[HCA_GID_TBL];
+	struct hca_mr *mrs;
+	struct hca_qp *qps;	/* creation order */
+	uint32_t next_qpn, next_key, nqp;
+	uint64_t rng;
+	uint16_t ip_id;
+	int step_mode;
+	uint32_t f_drop, f_dup, f_fail;
+	struct pmr_hca_counters cnt;
+} hca = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+struct hca_ctx {
+	struct verbs_context vctx;	/* ends with the ibv_context */
+};
+
+static uint64_t
+hca_rand(void)
+{
+	/* xorshift64*: deterministic for a given PMR_HCA_SEED */
+	hca.rng ^= hca.rng >> 12;
+	hca.rng ^= hca.rng << 25;
+	hca.rng ^= hca.rng >> 27;
+	return hca.rng * 0x2545f4914f6cdd1dull;
+}
+
+static void
+hca_init(void)
+{
+	const char *s;
+	int mtu;
+
+	if (hca.init)
+		return;
+	hca.init = 1;
+	s = getenv("PMR_HCA_DEVICE");
+	snprintf(hca.name, sizeof(hca.name), "%s",
+		s != NULL && s[0] != '\0' ? s : "hca0");
+	hca.mtu = IBV_MTU_1024;
+	s = getenv("PMR_HCA_MTU");
+	mtu = s != NULL ? atoi(s) : 0;
+	if (mtu == 256)
+		hca.mtu = IBV_MTU_256;
+	else if (mtu == 512)
+		hca.mtu = IBV_MTU_512;
+	else if (mtu == 2048)
+		hca.mtu = IBV_MTU_2048;
+	else if (mtu == 4096)
+		hca.mtu = IBV_MTU_4096;
+	s = getenv("PMR_HCA_SEED");
+	hca.rng = s != NULL ? strtoull(s, NULL, 0) : 0;
+	if (hca.rng == 0)
+		hca.rng = 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid();
+	hca.next_qpn = 0x11;
+	hca.next_key = 0x100;
+	/* GID 0: fe80::1 (link-local); GID 1: ::ffff:192.0.2.1 */
+	hca.gid[0].raw[0] = 0xfe;
+	hca.gid[0].raw[1] = 0x80;
+	hca.gid[0].raw[15] = 1;
+	hca.gid_valid[0] = 1;
+	hca.gid[1].raw[10] = 0xff;
+	hca.gid[1].raw[11] = 0xff;
+	hca.gid[1].raw[12] = 192;
+	hca.gid[1].raw[13] = 0;
+	hca.gid[1].raw[14] = 2;
+	hca.gid[1].raw[15] = 1;
+	hca.gid_valid[1] = 1;
+	hca.dev.node_type = IBV_NODE_CA;
+	hca.dev.transport_type = IBV_TRANSPORT_IB;
+	snprintf(hca.dev.name, sizeof(hca.dev.name), "%s", hca.name);
+	/* No uverbs character device: the name says so. */
+	snprintf(hca.dev.dev_name, sizeof(hca.dev.dev_name), "pmr_hca");
+	snprintf(hca.dev.dev_path, sizeof(hca.dev.dev_path),
+		"/nonexistent/pmr_hca/%s", hca.name);
+	snprintf(hca.dev.ibdev_path, sizeof(hca.dev.ibdev_path),
+		"/nonexistent/pmr_hca/%s", hca.name);
+	hca.list[0] = &hca.dev;
+	hca.list[1] = NULL;
+}
+
+static void
+lock(void)
+{
+	pthread_mutex_lock(&hca.lock);
+	hca_init();
+}
+
+static void
+unlock(void)
+{
+	pthread_mutex_unlock(&hca.lock);
+}
+
+static int
+mtu_bytes(enum ibv_mtu m)
+{
+	return 128 << m;
+}
+
+/* --- device, context, queries --------------------------------------- */
+
+HCA_EXPORT struct ibv_device **
+ibv_get_device_list(int *num)
+{
+	struct ibv_device **l;
+
+	lock();
+	l = calloc(2, sizeof(*l));
+	if (l != NULL)
+		l[0] = &hca.dev;
+	unlock();
+	if (l == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (num != NULL)
+		*num = 1;
+	return l;
+}
+
+HCA_EXPORT void
+ibv_free_device_list(struct ibv_device **list)
+{
+	free(list);
+}
+
+HCA_EXPORT const char *
+ibv_get_device_name(struct ibv_device *device)
+{
+	return device->name;
+}
+
+HCA_EXPORT __be64
+ibv_get_device_guid(struct ibv_device *device)
+{
+	(void)device;
+	return htobe64(0x02000000000000a1ull);
+}
+
+static int hca_query_port(struct ibv_context *ctx, uint8_t port,
+	struct ibv_port_attr *pa, size_t len);
+static int hca_query_device_ex(struct ibv_context *ctx,
+	const struct ibv_query_device_ex_input *in,
+	struct ibv_device_attr_ex *attr, size_t len);
+static int hca_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+	struct ibv_send_wr **bad);
+static int hca_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+	struct ibv_recv_wr **bad);
+static int hca_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc);
+
+static int
+hca_req_notify_cq(struct ibv_cq *cq, int solicited)
+{
+	(void)cq;
+	(void)solicited;
+	/* Completion channels are not modelled yet (issue 14 part 2). */
+	return EOPNOTSUPP;
+}
+
+HCA_EXPORT struct ibv_context *
+ibv_open_device(struct ibv_device *device)
+{
+	struct hca_ctx *c;
+	struct ibv_context *ctx;
+
+	if (device != &hca.dev) {
+		errno = ENODEV;
+		return NULL;
+	}
+	c = calloc(1, sizeof(*c));
+	if (c == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	c->vctx.sz = sizeof(c->vctx);
+	c->vctx.query_port = hca_query_port;
+	c->vctx.query_device_ex = hca_query_device_ex;
+	ctx = &c->vctx.context;
+	ctx->device = device;
+	ctx->cmd_fd = -1;
+	/* A real fd, so that a poller of async events can include it;
+	 * nothing is written to it yet (events: a later issue). */
+	ctx->async_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	ctx->num_comp_vectors = 1;
+	pthread_mutex_init(&ctx->mutex, NULL);
+	ctx->abi_compat = __VERBS_ABI_IS_EXTENDED;
+	ctx->ops.post_send = hca_post_send;
+	ctx->ops.post_recv = hca_post_recv;
+	ctx->ops.poll_cq = hca_poll_cq;
+	ctx->ops.req_notify_cq = hca_req_notify_cq;
+	return ctx;
+}
+
+HCA_EXPORT int
+ibv_close_device(struct ibv_context *ctx)
+{
+	struct hca_ctx *c = (struct hca_ctx *)((uint8_t *)ctx -
+		offsetof(struct hca_ctx, vctx.context));
+
+	if (ctx->async_fd >= 0)
+		close(ctx->async_fd);
+	pthread_mutex_destroy(&ctx->mutex);
+	free(c);
+	return 0;
+}
+
+static void
+fill_device_attr(struct ibv_device_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	snprintf(a->fw_ver, sizeof(a->fw_ver), "pmr_hca 1");
+	a->node_guid = htobe64(0x02000000000000a1ull);
+	a->sys_image_guid = a->node_guid;
+	a->max_mr_size = UINT64_MAX;
+	a->page_size_cap = 0xfffff000;
+	a->vendor_id = 0xffffff;
+	a->max_qp = HCA_MAX_QP;
+	a->max_qp_wr = HCA_MAX_QP_WR;
+	a->device_cap_flags = IBV_DEVICE_MEM_WINDOW_TYPE_2B |
+		IBV_DEVICE_RC_RNR_NAK_GEN | IBV_DEVICE_PORT_ACTIVE_EVENT;
+	a->max_sge = HCA_MAX_SGE;
+	a->max_sge_rd = HCA_MAX_SGE;
+	a->max_cq = 16384;
+	a->max_cqe = HCA_MAX_CQE;
+	a->max_mr = 1 << 20;
+	a->max_pd = 1 << 16;
+	a->max_qp_rd_atom = 128;
+	a->max_qp_init_rd_atom = 128;
+	a->max_res_rd_atom = 128 * HCA_MAX_QP;
+	a->max_mw = 1 << 16;
+	a->max_ah = 1 << 20;
+	a->max_pkeys = 1;
+	a->local_ca_ack_delay = 15;
+	a->phys_port_cnt = 1;
+}
+
+HCA_EXPORT int
+ibv_query_device(struct ibv_context *ctx, struct ibv_device_attr *a)
+{
+	(void)ctx;
+	fill_device_attr(a);
+	return 0;
+}
+
+static int
+hca_query_device_ex(struct ibv_context *ctx,
+	const struct ibv_query_device_ex_input *in,
+	struct ibv_device_attr_ex *attr, size_t len)
+{
+	struct ibv_device_attr_ex a;
+
+	(void)ctx;
+	(void)in;
+	memset(&a, 0, sizeof(a));
+	fill_device_attr(&a.orig_attr);
+	memcpy(attr, &a, len < sizeof(a) ? len : sizeof(a));
+	return 0;
+}
+
+static int
+hca_query_port(struct ibv_context *ctx, uint8_t port,
+	struct ibv_port_attr *pa, size_t len)
+{
+	struct ibv_port_attr a;
+
+	(void)ctx;
+	if (port != 1)
+		return EINVAL;
+	lock();
+	memset(&a, 0, sizeof(a));
+	a.state = IBV_PORT_ACTIVE;
+	a.max_mtu = IBV_MTU_4096;
+	a.active_mtu = hca.mtu;
+	a.gid_tbl_len = HCA_GID_TBL;
+	a.port_cap_flags = 0;
+	a.max_msg_sz = 1u << 31;
+	a.pkey_tbl_len = 1;
+	a.active_width = 2;	/* 4x */
+	a.active_speed = 32;	/* EDR-ish */
+	a.phys_state = 5;	/* LinkUp */
+	a.link_layer = IBV_LINK_LAYER_ETHERNET;
+	unlock();
+	memcpy(pa, &a, len < sizeof(a) ? len : sizeof(a));
+	return 0;
+}
+
+/* The compat symbol ___ibv_query_port falls back to without a
+ * verbs_context op; the model always has the op, kept for completeness. */
+HCA_EXPORT int
+ibv_query_port(struct ibv_context *ctx, uint8_t port,
+	struct _compat_ibv_port_attr *pa)
+{
+	return hca_query_port(ctx, port, (struct ibv_port_attr *)pa,
+		offsetof(struct ibv_port_attr, port_cap_flags2));
+}
+
+/* The GID entry at idx: 0, EINVAL past the table, ENODATA if empty. */
+static int
+gid_entry(uint32_t port, uint32_t idx, struct ibv_gid_entry *e)
+{
+	if (port != 1 || idx >= HCA_GID_TBL)
+		return EINVAL;
+	if (!hca.gid_valid[idx])
+		return ENODATA;
+	memset(e, 0, sizeof(*e));
+	e->gid = hca.gid[idx];
+	e->gid_index = idx;
+	e->port_num = 1;
+	e->gid_type = IBV_GID_TYPE_ROCE_V2;
+	e->ndev_ifindex = 0;
+	return 0;
+}
+
+HCA_EXPORT int
+_ibv_query_gid_ex(struct ibv_context *ctx, uint32_t port, uint32_t idx,
+	struct ibv_gid_entry *entry, uint32_t flags, size_t entry_size)
+{
+	struct ibv_gid_entry e;
+	int rc;
+
+	(void)ctx;
+	if (flags != 0 || entry_size < sizeof(e))
+		return EINVAL;
+	lock();
+	rc = gid_entry(port, idx, &e);
+	unlock();
+	if (rc == 0)
+		*entry = e;
+	return rc;
+}
+
+HCA_EXPORT ssize_t
+_ibv_query_gid_table(struct ibv_context *ctx, struct ibv_gid_entry *entries,
+	size_t max, uint32_t flags, size_t entry_size)
+{
+	ssize_t n = 0;
+	uint32_t i;
+
+	(void)ctx;
+	if (flags != 0 || entry_size < sizeof(*entries))
+		return -EINVAL;
+	lock();
+	for (i = 0; i < HCA_GID_TBL; i++) {
+		struct ibv_gid_entry e;
+
+		if (gid_entry(1, i, &e) != 0)
+			continue;
+		if ((size_t)n == max) {
+			unlock();
+			return -EINVAL;
+		}
+		memcpy((uint8_t *)entries + (size_t)n * entry_size, &e,
+			sizeof(e));
+		n++;
+	}
+	unlock();
+	return n;
+}
+
+HCA_EXPORT int
+ibv_query_gid(struct ibv_context *ctx, uint8_t port, int idx,
+	union ibv_gid *gid)
+{
+	struct ibv_gid_entry e;
+	int rc;
+
+	(void)ctx;
+	if (idx < 0)
+		return -1;
+	lock();
+	rc = gid_entry(port, (uint32_t)idx, &e);
+	unlock();
+	if (rc == ENODATA) {
+		/* libibverbs: an empty entry reads as the zero GID */
+		memset(gid, 0, sizeof(*gid));
+		return 0;
+	}
+	if (rc != 0)
+		return -1;
+	*gid = e.gid;
+	return 0;
+}
+
+HCA_EXPORT int
+ibv_query_pkey(struct ibv_context *ctx, uint8_t port, int idx,
+	__be16 *pkey)
+{
+	(void)ctx;
+	if (port != 1 || idx != 0)
+		return -1;
+	*pkey = htobe16(0xffff);
+	return 0;
+}
+
+/* --- PD, MR ---------------------------------------------------------- */
+
+HCA_EXPORT struct ibv_pd *
+ibv_alloc_pd(struct ibv_context *ctx)
+{
+	struct hca_pd *p = calloc(1, sizeof(*p));
+
+	if (p == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	p->pd.context = ctx;
+	lock();
+	p->pd.handle = hca.next_key++;
+	unlock();
+	return &p->pd;
+}
+
+HCA_EXPORT int
+ibv_dealloc_pd(struct ibv_pd *pd)
+{
+	struct hca_pd *p = (struct hca_pd *)pd;
+
+	lock();
+	if (p->users != 0) {
+		unlock();
+		return EBUSY;
+	}
+	unlock();
+	free(p);
+	return 0;
+}
+
+HCA_EXPORT struct ibv_mr *
+ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length,
+	uint64_t iova, unsigned int access)
+{
+	struct hca_mr *m;
+	uint32_t key;
+
+	/* The spec: remote write or atomic access needs local write. */
+	if ((access & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) !=
+			0 && (access & IBV_ACCESS_LOCAL_WRITE) == 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (addr == NULL && length != 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	m = calloc(1, sizeof(*m));
+	if (m == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	lock();
+	/* Keys: an index in the high 24 bits, a varying low byte (as
+	 * hardware), never 0. */
+	key = hca.next_key++ << 8 | (uint32_t)(hca_rand() & 0xff);
+	m->mr.context = pd->context;
+	m->mr.pd = pd;
+	m->mr.addr = (void *)(uintptr_t)iova;
+	m->mr.length = length;
+	m->mr.handle = key;
+	m->mr.lkey = key;
+	m->mr.rkey = key;
+	m->access = access;
+	m->next = hca.mrs;
+	hca.mrs = m;
+	((struct hca_pd *)pd)->users++;
+	unlock();
+	(void)addr;
+	return &m->mr;
+}
+
+HCA_EXPORT struct ibv_mr *
+ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access)
+{
+	return ibv_reg_mr_iova2(pd, addr, length, (uintptr_t)addr,
+		(unsigned int)access);
+}
+
+HCA_EXPORT struct ibv_mr *
+ibv_reg_mr_iova(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova,
+	int access)
+{
+	return ibv_reg_mr_iova2(pd, addr, length, iova, (unsigned int)access);
+}
+
+HCA_EXPORT int
+ibv_dereg_mr(struct ibv_mr *mr)
+{
+	struct hca_mr **pp;
+
+	lock();
+	for (pp = &hca.mrs; *pp != NULL; pp = &(*pp)->next)
+		if (&(*pp)->mr == mr) {
+			*pp = (*pp)->next;
+			break;
+		}
+	((struct hca_pd *)mr->pd)->users--;
+	unlock();
+	free(mr);
+	return 0;
+}
+
+/* The MR of pd with lkey covering [addr, addr + len), or NULL. */
+static struct hca_mr *
+mr_find(struct ibv_pd *pd, uint32_t lkey, uint64_t addr, uint64_t len)
+{
+	struct hca_mr *m;
+
+	for (m = hca.mrs; m != NULL; m = m->next) {
+		uint64_t b = (uintptr_t)m->mr.addr;
+
+		if (m->mr.lkey != lkey || m->mr.pd != pd)
+			continue;
+		if (addr < b || addr - b > m->mr.length ||
+				len > m->mr.length - (addr - b))
+			return NULL;
+		return m;
+	}
+	return NULL;
+}
+
+/* --- CQ -------------------------------------------------------------- */
+
+HCA_EXPORT struct ibv_cq *
+ibv_create_cq(struct ibv_context *ctx, int cqe, void *cq_context,
+	struct ibv_comp_channel *channel, int comp_vector)
+{
+	struct hca_cq *c;
+
+	(void)comp_vector;
+	if (cqe < 1 || cqe > HCA_MAX_CQE || channel != NULL) {
+		errno = channel != NULL ? EOPNOTSUPP : EINVAL;
+		return NULL;
+	}
+	c = calloc(1, sizeof(*c));
+	if (c != NULL)
+		c->ring = calloc((size_t)cqe, sizeof(*c->ring));
+	if (c == NULL || c->ring == NULL) {
+		free(c);
+		errno = ENOMEM;
+		return NULL;
+	}
+	c->size = (uint32_t)cqe;
+	c->cq.context = ctx;
+	c->cq.cq_context = cq_context;
+	c->cq.cqe = cqe;
+	pthread_mutex_init(&c->cq.mutex, NULL);
+	pthread_cond_init(&c->cq.cond, NULL);
+	return &c->cq;
+}
+
+HCA_EXPORT int
+ibv_destroy_cq(struct ibv_cq *cq)
+{
+	struct hca_cq *c = (struct hca_cq *)cq;
+
+	lock();
+	if (c->users != 0) {
+		unlock();
+		return EBUSY;
+	}
+	unlock();
+	pthread_mutex_destroy(&cq->mutex);
+	pthread_cond_destroy(&cq->cond);
+	free(c->ring);
+	free(c);
+	return 0;
+}
+
+static void
+cq_push(struct hca_cq *c, const struct ibv_wc *wc, struct hca_qp *sq,
+	uint64_t seq)
+{
+	struct hca_cqe *e;
+
+	if (c->count == c->size) {
+		/* Hardware raises a CQ error; the completion is lost (and
+		 * with it, for a send, the slots it would free). */
+		hca.cnt.cq_overrun++;
+		return;
+	}
+	e = &c->ring[(c->head + c->count) % c->size];
+	e->wc = *wc;
+	e->sq = sq;
+	e->seq = seq;
+	c->count++;
+}
+
+/* Drop the CQEs of qp from c (QP reset or destroyed), keeping order. */
+static void
+cq_purge(struct hca_cq *c, struct hca_qp *qp)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < c->count; i++) {
+		struct hca_cqe *e = &c->ring[(c->head + i) % c->size];
+
+		if (e->wc.qp_num == qp->qp.qp_num)
+			continue;
+		c->ring[(c->head + n) % c->size] = *e;
+		n++;
+	}
+	c->count = n;
+}
+
+/* --- AH -------------------------------------------------------------- */
+
+HCA_EXPORT struct ibv_ah *
+ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
+{
+	struct hca_ah *a;
+	struct ibv_gid_entry e;
+	int rc;
+
+	if (attr->port_num != 1 || !attr->is_global) {
+		/* RoCE needs a GRH in every AH. */
+		errno = EINVAL;
+		return NULL;
+	}
+	lock();
+	rc = gid_entry(1, attr->grh.sgid_index, &e);
+	unlock();
+	if (rc != 0) {
+		errno = rc;
+		return NULL;
+	}
+	a = calloc(1, sizeof(*a));
+	if (a == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	a->ah.context = pd->context;
+	a->ah.pd = pd;
+	a->attr = *attr;
+	lock();
+	a->ah.handle = hca.next_key++;
+	((struct hca_pd *)pd)->users++;
+	unlock();
+	return &a->ah;
+}
+
+HCA_EXPORT int
+ibv_destroy_ah(struct ibv_ah *ah)
+{
+	struct hca_ah *a = (struct hca_ah *)ah;
+
+	lock();
+	if (a->uses != 0) {
+		/* The AH must outlive the WQEs using it: hardware reads the
+		 * address vector when it executes the WQE. */
+		unlock();
+		return EBUSY;
+	}
+	((struct hca_pd *)ah->pd)->users--;
+	unlock();
+	free(a);
+	return 0;
+}
+
+/* --- QP -------------------------------------------------------------- */
+
+static struct hca_qp *
+qp_by_num(uint32_t qpn)
+{
+	struct hca_qp *q;
+
+	for (q = hca.qps; q != NULL; q = q->next)
+		if (q->qp.qp_num == qpn)
+			return q;
+	return NULL;
+}
+
+HCA_EXPORT struct ibv_qp *
+ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *ia)
+{
+	struct hca_qp *q;
+	struct ibv_qp_cap cap = ia->cap;
+
+	if (ia->qp_type != IBV_QPT_UD && ia->qp_type != IBV_QPT_RC) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (ia->send_cq == NULL || ia->recv_cq == NULL || ia->srq != NULL ||
+			cap.max_send_wr > HCA_MAX_QP_WR ||
+			cap.max_recv_wr > HCA_MAX_QP_WR ||
+			cap.max_send_sge > HCA_MAX_SGE ||
+			cap.max_recv_sge > HCA_MAX_SGE ||
+			cap.max_inline_data > HCA_MAX_INLINE) {
+		errno = EINVAL;
+		return NULL;
+	}
+	/* Exactly as asked, at least one of each: a driver that relies on
+	 * a provider's rounding up overflows here. */
+	if (cap.max_send_wr == 0)
+		cap.max_send_wr = 1;
+	if (cap.max_recv_wr == 0)
+		cap.max_recv_wr = 1;
+	if (cap.max_send_sge == 0)
+		cap.max_send_sge = 1;
+	if (cap.max_recv_sge == 0)
+		cap.max_recv_sge = 1;
+	q = calloc(1, sizeof(*q));
+	if (q == NULL)
+		goto nomem;
+	q->sq = calloc(cap.max_send_wr, sizeof(*q->sq));
+	q->rq = calloc(cap.max_recv_wr, sizeof(*q->rq));
+	q->inl = calloc(cap.max_send_wr, cap.max_inline_data + 1);
+	if (q->sq == NULL || q->rq == NULL || q->inl == NULL)
+		goto nomem;
+	q->cap = cap;
+	q->sig_all = ia->sq_sig_all;
+	q->qp.context = pd->context;
+	q->qp.qp_context = ia->qp_context;
+	q->qp.pd = pd;
+	q->qp.send_cq = ia->send_cq;
+	q->qp.recv_cq = ia->recv_cq;
+	q->qp.qp_type = ia->qp_type;
+	q->qp.state = IBV_QPS_RESET;
+	pthread_mutex_init(&q->qp.mutex, NULL);
+	pthread_cond_init(&q->qp.cond, NULL);
+	lock();
+	if (hca.nqp == HCA_MAX_QP) {
+		unlock();
+		goto nomem;
+	}
+	hca.nqp++;
+	q->qp.qp_num = hca.next_qpn++ & 0xffffff;
+	q->qp.handle = q->qp.qp_num;
+	((struct hca_pd *)pd)->users++;
+	((struct hca_cq *)ia->send_cq)->users++;
+	((struct hca_cq *)ia->recv_cq)->users++;
+	/* Append: execution order is creation order (step mode). */
+	{
+		struct hca_qp **pp = &hca.qps;
+
+		while (*pp != NULL)
+			pp = &(*pp)->next;
+		*pp = q;
+	}
+	unlock();
+	ia->cap = cap;
+	return &q->qp;
+nomem:
+	if (q != NULL) {
+		free(q->sq);
+		free(q->rq);
+		free(q->inl);
+	}
+	free(q);
+	errno = ENOMEM;
+	return NULL;
+}
+
+/* Free SQ slots up to and including seq; releases their AHs. */
+static void
+sq_release(struct hca_qp *q, uint64_t upto)
+{
+	while (q->sq_free < upto && q->sq_free < q->sq_exec) {
+		struct hca_swqe *w = &q->sq[q->sq_free % q->cap.max_send_wr];
+
+		if (w->ah != NULL)
+			w->ah->uses--;
+		w->ah = NULL;
+		q->sq_free++;
+	}
+}
+
+/* Throw away every WQE without completions (to RESET, destroy). */
+static void
+qp_discard(struct hca_qp *q)
+{
+	cq_purge((struct hca_cq *)q->qp.send_cq, q);
+	if (q->qp.recv_cq != q->qp.send_cq)
+		cq_purge((struct hca_cq *)q->qp.recv_cq, q);
+	q->sq_exec = q->sq_post;
+	sq_release(q, q->sq_post);
+	q->rq_head = q->rq_tail;
+}
+
+static void
+flush_wc(struct ibv_wc *wc, struct hca_qp *q, uint64_t wr_id,
+	enum ibv_wc_opcode op)
+{
+	memset(wc, 0, sizeof(*wc));
+	wc->wr_id = wr_id;
+	wc->status = IBV_WC_WR_FLUSH_ERR;
+	wc->opcode = op;
+	wc->qp_num = q->qp.qp_num;
+}
+
+/* Move to ERR: every outstanding WQE completes WR_FLUSH_ERR. */
+static void
+qp_to_err(struct hca_qp *q)
+{
+	struct ibv_wc wc;
+
+	q->qp.state = IBV_QPS_ERR;
+	while (q->rq_head != q->rq_tail) {
+		struct hca_rwqe *r = &q->rq[q->rq_head % q->cap.max_recv_wr];
+
+		flush_wc(&wc, q, r->wr_id, IBV_WC_RECV);
+		cq_push((struct hca_cq *)q->qp.recv_cq, &wc, NULL, 0);
+		q->rq_head++;
+	}
+	while (q->sq_exec != q->sq_post) {
+		struct hca_swqe *w = &q->sq[q->sq_exec % q->cap.max_send_wr];
+
+		flush_wc(&wc, q, w->wr_id, IBV_WC_SEND);
+		q->sq_exec++;
+		cq_push((struct hca_cq *)q->qp.send_cq, &wc, q, q->sq_exec);
+	}
+}
+
+HCA_EXPORT int
+ibv_destroy_qp(struct ibv_qp *qp)
+{
+	struct hca_qp *q = (struct hca_qp *)qp, **pp;
+
+	lock();
+	qp_discard(q);
+	for (pp = &hca.qps; *pp != NULL; pp = &(*pp)->next)
+		if (*pp == q) {
+			*pp = q->next;
+			break;
+		}
+	hca.nqp--;
+	((struct hca_pd *)qp->pd)->users--;
+	((struct hca_cq *)qp->send_cq)->users--;
+	((struct hca_cq *)qp->recv_cq)->users--;
+	unlock();
+	pthread_mutex_destroy(&qp->mutex);
+	pthread_cond_destroy(&qp->cond);
+	free(q->sq);
+	free(q->rq);
+	free(q->inl);
+	free(q);
+	return 0;
+}
+
+/* The UD transitions: the attributes each needs and may carry (the
+ * verbs specification's QP state table, UD column). */
+static int
+ud_transition(enum ibv_qp_state cur, enum ibv_qp_state nxt, int *req,
+	int *opt)
+{
+	*req = IBV_QP_STATE;
+	*opt = 0;
+	if (nxt == IBV_QPS_RESET || nxt == IBV_QPS_ERR)
+		return 0;
+	switch (cur) {
+	case IBV_QPS_RESET:
+		if (nxt != IBV_QPS_INIT)
+			return -1;
+		*req |= IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY;
+		return 0;
+	case IBV_QPS_INIT:
+		if (nxt == IBV_QPS_INIT) {
+			*opt = IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY;
+			return 0;
+		}
+		if (nxt != IBV_QPS_RTR)
+			return -1;
+		*opt = IBV_QP_PKEY_INDEX | IBV_QP_QKEY;
+		return 0;
+	case IBV_QPS_RTR:
+		if (nxt != IBV_QPS_RTS)
+			return -1;
+		*req |= IBV_QP_SQ_PSN;
+		*opt = IBV_QP_QKEY;
+		return 0;
+	case IBV_QPS_RTS:
+		if (nxt != IBV_QPS_RTS)
+			return -1;
+		*opt = IBV_QP_QKEY;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+HCA_EXPORT int
+ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask)
+{
+	struct hca_qp *q = (struct hca_qp *)qp;
+	enum ibv_qp_state cur, nxt;
+	int req, opt;
+
+	lock();
+	cur = qp->state;
+	nxt = (mask & IBV_QP_STATE) != 0 ? attr->qp_state : cur;
+	mask &= ~IBV_QP_CUR_STATE;
+	if (qp->qp_type != IBV_QPT_UD && nxt != IBV_QPS_RESET &&
+			nxt != IBV_QPS_ERR) {
+		/* RC's state machine: a later issue. */
+		unlock();
+		return EOPNOTSUPP;
+	}
+	if (ud_transition(cur, nxt, &req, &opt) != 0 ||
+			(mask & req) != req || (mask & ~(req | opt)) != 0 ||
+			((mask & IBV_QP_PORT) != 0 && attr->port_num != 1) ||
+			((mask & IBV_QP_PKEY_INDEX) != 0 &&
+			attr->pkey_index != 0)) {
+		unlock();
+		return EINVAL;
+	}
+	if ((mask & IBV_QP_PORT) != 0)
+		q->port = attr->port_num;
+	if ((mask & IBV_QP_PKEY_INDEX) != 0)
+		q->pkey_index = attr->pkey_index;
+	if ((mask & IBV_QP_QKEY) != 0)
+		q->qkey = attr->qkey;
+	if ((mask & IBV_QP_SQ_PSN) != 0)
+		q->sq_psn = attr->sq_psn & 0xffffff;
+	if (nxt == IBV_QPS_ERR && cur != IBV_QPS_ERR)
+		qp_to_err(q);
+	else if (nxt == IBV_QPS_RESET && cur != IBV_QPS_RESET)
+		qp_discard(q);
+	qp->state = nxt;
+	unlock();
+	return 0;
+}
+
+HCA_EXPORT int
+ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask,
+	struct ibv_qp_init_attr *ia)
+{
+	struct hca_qp *q = (struct hca_qp *)qp;
+
+	(void)mask;
+	lock();
+	memset(attr, 0, sizeof(*attr));
+	attr->qp_state = qp->state;
+	attr->cur_qp_state = qp->state;
+	attr->path_mtu = hca.mtu;
+	attr->qkey = q->qkey;
+	attr->sq_psn = q->sq_psn;
+	attr->cap = q->cap;
+	attr->pkey_index = q->pkey_index;
+	attr->port_num = q->port;
+	memset(ia, 0, sizeof(*ia));
+	ia->qp_context = qp->qp_context;
+	ia->send_cq = qp->send_cq;
+	ia->recv_cq = qp->recv_cq;
+	ia->cap = q->cap;
+	ia->qp_type = qp->qp_type;
+	ia->sq_sig_all = q->sig_all;
+	unlock();
+	return 0;
+}
+
+/* --- data path ------------------------------------------------------- */
+
+static void
+qp_hw_mark(struct hca_qp *q)
+{
+	uint64_t held = q->sq_post - q->sq_free;
+
+	if (held > q->cnt.sq_high_water)
+		q->cnt.sq_high_water = held;
+	if (held > hca.cnt.sq_high_water)
+		hca.cnt.sq_high_water = held;
+}
+
+static int
+post_one(struct hca_qp *q, struct ibv_send_wr *wr)
+{
+	struct hca_swqe *w;
+	uint32_t len = 0;
+	int i, inl = (wr->send_flags & IBV_SEND_INLINE) != 0;
+	int sig = q->sig_all || (wr->send_flags & IBV_SEND_SIGNALED) != 0;
+
+	if (q->qp.qp_type != IBV_QPT_UD)
+		return EOPNOTSUPP;
+	if (q->qp.state != IBV_QPS_RTS)
+		return EINVAL;
+	if ((wr->opcode != IBV_WR_SEND && wr->opcode != IBV_WR_SEND_WITH_IMM)
+			|| wr->num_sge < 0 ||
+			wr->num_sge > (int)q->cap.max_send_sge ||
+			wr->wr.ud.ah == NULL || wr->wr.ud.ah->pd != q->qp.pd)
+		return EINVAL;
+	for (i = 0; i < wr->num_sge; i++)
+		len += wr->sg_list[i].length;
+	if (inl && len > q->cap.max_inline_data)
+		return EINVAL;
+	if (q->sq_post - q->sq_free >= q->cap.max_send_wr) {
+		/* Slots come back only through a polled signalled
+		 * completion: a driver that never signals ends here. */
+		q->cnt.sq_full++;
+		hca.cnt.sq_full++;
+		return ENOMEM;
+	}
+	w = &q->sq[q->sq_post % q->cap.max_send_wr];
+	w->wr_id = wr->wr_id;
+	w->flags = wr->send_flags | (sig ? IBV_SEND_SIGNALED : 0);
+	w->opcode = wr->opcode;
+	w->imm = wr->imm_data;
+	w->num_sge = wr->num_sge;
+	for (i = 0; i < wr->num_sge; i++)
+		w->sge[i] = wr->sg_list[i];
+	w->inl_len = 0;
+	if (inl) {
+		/* Inline: the bytes are the WQE's, copied now. */
+		uint8_t *d = q->inl + (size_t)(q->sq_post %
+			q->cap.max_send_wr) * (q->cap.max_inline_data + 1);
+
+		for (i = 0; i < wr->num_sge; i++) {
+			memcpy(d + w->inl_len, (void *)(uintptr_t)
+				wr->sg_list[i].addr, wr->sg_list[i].length);
+			w->inl_len += wr->sg_list[i].length;
+		}
+	}
+	w->ah = (struct hca_ah *)wr->wr.ud.ah;
+	w->ah->uses++;
+	w->rqpn = wr->wr.ud.remote_qpn;
+	w->qkey = wr->wr.ud.remote_qkey;
+	q->sq_post++;
+	if (sig) {
+		q->cnt.wqe_signaled++;
+		hca.cnt.wqe_signaled++;
+	} else {
+		q->cnt.wqe_unsignaled++;
+		hca.cnt.wqe_unsignaled++;
+	}
+	if (inl) {
+		q->cnt.wqe_inline++;
+		hca.cnt.wqe_inline++;
+	}
+	qp_hw_mark(q);
+	return 0;
+}
+
+static int
+hca_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+	struct ibv_send_wr **bad)
+{
+	struct hca_qp *q = (struct hca_qp *)qp;
+	int rc = 0;
+
+	lock();
+	q->cnt.post_send_calls++;
+	hca.cnt.post_send_calls++;
+	for (; wr != NULL; wr = wr->next) {
+		rc = post_one(q, wr);
+		if (rc != 0) {
+			*bad = wr;
+			break;
+		}
+	}
+	unlock();
+	return rc;
+}
+
+static int
+hca_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+	struct ibv_recv_wr **bad)
+{
+	struct hca_qp *q = (struct hca_qp *)qp;
+	int rc = 0;
+
+	lock();
+	q->cnt.post_recv_calls++;
+	hca.cnt.post_recv_calls++;
+	for (; wr != NULL; wr = wr->next) {
+		struct hca_rwqe *r;
+		int i;
+
+		if (qp->state == IBV_QPS_RESET || wr->num_sge < 0 ||
+				wr->num_sge > (int)q->cap.max_recv_sge) {
+			rc = EINVAL;
+		} else if (q->rq_tail - q->rq_head >= q->cap.max_recv_wr) {
+			rc = ENOMEM;
+		}
+		if (rc != 0) {
+			*bad = wr;
+			break;
+		}
+		if (qp->state == IBV_QPS_ERR) {
+			/* The spec: a receive posted in ERR is flushed. */
+			struct ibv_wc wc;
+
+			flush_wc(&wc, q, wr->wr_id, IBV_WC_RECV);
+			cq_push((struct hca_cq *)qp->recv_cq, &wc, NULL, 0);
+			continue;
+		}
+		r = &q->rq[q->rq_tail % q->cap.max_recv_wr];
+		r->wr_id = wr->wr_id;
+		r->num_sge = wr->num_sge;
+		for (i = 0; i < wr->num_sge; i++)
+			r->sge[i] = wr->sg_list[i];
+		q->rq_tail++;
+	}
+	unlock();
+	return rc;
+}
+
+static uint16_t
+ip_csum(const uint8_t *h)
+{
+	uint32_t s = 0;
+	int i;
+
+	for (i = 0; i < 20; i += 2)
+		if (i != 10)
+			s += (uint32_t)h[i] << 8 | h[i + 1];
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)~s;
+}
+
+static int
+gid_is_v4(const union ibv_gid *g)
+{
+	static const uint8_t pfx[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+		0xff, 0xff };
+
+	return memcmp(g->raw, pfx, sizeof(pfx)) == 0;
+}
+
+/* The 40-byte GRH area of a RoCE v2 receive for a payload of len. */
+static void
+make_grh(uint8_t *g, const struct hca_ah *ah, uint32_t len)
+{
+	const union ibv_gid *sg = &hca.gid[ah->attr.grh.sgid_index];
+	const union ibv_gid *dg = &ah->attr.grh.dgid;
+	uint32_t pad = (len + 3) & ~3u;
+	int i;
+
+	if (gid_is_v4(sg) && gid_is_v4(dg)) {
+		uint8_t *ip = g + 20;
+		uint16_t tot = (uint16_t)(20 + 8 + 12 + 8 + pad + 4), c;
+
+		/* Undefined for IPv4: random, so that software reading
+		 * them breaks visibly (rxe zeroes them). */
+		for (i = 0; i < 20; i++)
+			g[i] = (uint8_t)hca_rand();
+		memset(ip, 0, 20);
+		ip[0] = 0x45;
+		ip[1] = ah->attr.grh.traffic_class;
+		ip[2] = (uint8_t)(tot >> 8);
+		ip[3] = (uint8_t)tot;
+		ip[4] = (uint8_t)(hca.ip_id >> 8);
+		ip[5] = (uint8_t)hca.ip_id;
+		hca.ip_id++;
+		ip[6] = 0x40;	/* DF */
+		ip[8] = ah->attr.grh.hop_limit;
+		ip[9] = 17;
+		memcpy(ip + 12, sg->raw + 12, 4);
+		memcpy(ip + 16, dg->raw + 12, 4);
+		c = ip_csum(ip);
+		ip[10] = (uint8_t)(c >> 8);
+		ip[11] = (uint8_t)c;
+	} else {
+		/* IPv6 header: version, class, flow label, payload length
+		 * (UDP 8 + BTH 12 + DETH 8 + padded payload + ICRC 4), next
+		 * header UDP, hop limit, addresses. */
+		uint32_t fl = ah->attr.grh.flow_label & 0xfffff;
+		uint16_t pl = (uint16_t)(8 + 12 + 8 + pad + 4);
+
+		g[0] = (uint8_t)(0x60 | ah->attr.grh.traffic_class >> 4);
+		g[1] = (uint8_t)(ah->attr.grh.traffic_class << 4 | fl >> 16);
+		g[2] = (uint8_t)(fl >> 8);
+		g[3] = (uint8_t)fl;
+		g[4] = (uint8_t)(pl >> 8);
+		g[5] = (uint8_t)pl;
+		g[6] = 17;
+		g[7] = ah->attr.grh.hop_limit;
+		memcpy(g + 8, sg->raw, 16);
+		memcpy(g + 24, dg->raw, 16);
+	}
+}
+
+/* Copy src (len bytes at offset off of the message) into the receive's
+ * scatter list; returns 0 or -1 on a bad key. */
+static int
+scatter(struct hca_qp *r, const struct hca_rwqe *rw, uint32_t off,
+	const uint8_t *src, uint32_t len)
+{
+	int i;
+
+	for (i = 0; i < rw->num_sge && len > 0; i++) {
+		const struct ibv_sge *s = &rw->sge[i];
+		uint32_t n;
+
+		if (off >= s->length) {
+			off -= s->length;
+			continue;
+		}
+		n = s->length - off < len ? s->length - off : len;
+		if (mr_find(r->qp.pd, s->lkey, s->addr + off, n) == NULL)
+			return -1;
+		memcpy((uint8_t *)(uintptr_t)s->addr + off, src, n);
+		src += n;
+		len -= n;
+		off = 0;
+	}
+	return 0;
+}
+
+static void
+count_drop(uint64_t *dev_cnt, uint64_t *qp_cnt)
+{
+	(*dev_cnt)++;
+	(*qp_cnt)++;
+}
+
+/* Place one packet (GRH + payload) into the receiver's next receive. */
+static void
+deliver(struct hca_qp *s, const struct hca_swqe *w, const uint8_t *payload,
+	uint32_t len)
+{
+	struct hca_qp *r = qp_by_num(w->rqpn);
+	uint32_t qkey = (w->qkey & HCA_QKEY_PRIV) != 0 ? s->qkey : w->qkey;
+	struct hca_rwqe *rw;
+	struct ibv_wc wc;
+	uint8_t grh[HCA_GRH];
+	uint32_t room = 0;
+	int i;
+
+	for (i = 0; i < HCA_GID_TBL; i++)
+		if (hca.gid_valid[i] && memcmp(&w->ah->attr.grh.dgid,
+				&hca.gid[i], sizeof(union ibv_gid)) == 0)
+			break;
+	/* Every packet loops back: a destination GID not in the table
+	 * leaves the device and is lost. */
+	if (i == HCA_GID_TBL || r == NULL || r->qp.qp_type != IBV_QPT_UD ||
+			(r->qp.state != IBV_QPS_RTR &&
+			r->qp.state != IBV_QPS_RTS)) {
+		count_drop(&hca.cnt.drop_no_qp, &s->cnt.drop_no_qp);
+		return;
+	}
+	if (qkey != r->qkey) {
+		count_drop(&hca.cnt.drop_qkey, &s->cnt.drop_qkey);
+		return;
+	}
+	if (r->rq_head == r->rq_tail) {
+		/* UD has no RNR: an empty RQ drops silently. */
+		count_drop(&hca.cnt.drop_no_recv, &s->cnt.drop_no_recv);
+		return;
+	}
+	rw = &r->rq[r->rq_head % r->cap.max_recv_wr];
+	r->rq_head++;
+	memset(&wc, 0, sizeof(wc));
+	wc.wr_id = rw->wr_id;
+	wc.opcode = IBV_WC_RECV;
+	wc.qp_num = r->qp.qp_num;
+	for (i = 0; i < rw->num_sge; i++)
+		room += rw->sge[i].length;
+	make_grh(grh, w->ah, len);
+	if (room < HCA_GRH + len) {
+		/* The receive is too small: a local length error, and any
+		 * error completion but a flush moves the QP to ERR. */
+		wc.status = IBV_WC_LOC_LEN_ERR;
+		cq_push((struct hca_cq *)r->qp.recv_cq, &wc, NULL, 0);
+		qp_to_err(r);
+		return;
+	}
+	if (scatter(r, rw, 0, grh, HCA_GRH) != 0 ||
+			scatter(r, rw, HCA_GRH, payload, len) != 0) {
+		wc.status = IBV_WC_LOC_PROT_ERR;
+		cq_push((struct hca_cq *)r->qp.recv_cq, &wc, NULL, 0);
+		qp_to_err(r);
+		return;
+	}
+	wc.status = IBV_WC_SUCCESS;
+	wc.byte_len = HCA_GRH + len;
+	wc.src_qp = s->qp.qp_num;
+	wc.wc_flags = IBV_WC_GRH;
+	if (w->opcode == IBV_WR_SEND_WITH_IMM) {
+		wc.wc_flags |= IBV_WC_WITH_IMM;
+		wc.imm_data = w->imm;
+	}
+	wc.pkey_index = 0;
+	cq_push((struct hca_cq *)r->qp.recv_cq, &wc, NULL, 0);
+	hca.cnt.rx_packets++;
+	r->cnt.rx_packets++;
+}
+
+/* Execute the oldest pending send WQE of q. */
+static void
+exec_one(struct hca_qp *q)
+{
+	struct hca_swqe *w = &q->sq[q->sq_exec % q->cap.max_send_wr];
+	uint8_t *buf = NULL;
+	const uint8_t *payload;
+	uint32_t len = 0;
+	enum ibv_wc_status st = IBV_WC_SUCCESS;
+	struct ibv_wc wc;
+	int i, copies = 1;
+
+	if ((w->flags & IBV_SEND_INLINE) != 0) {
+		payload = q->inl + (size_t)(q->sq_exec % q->cap.max_send_wr) *
+			(q->cap.max_inline_data + 1);
+		len = w->inl_len;
+	} else {
+		/* The payload is read now, at execution, not at the post:
+		 * a driver that reuses a buffer early sends what is there
+		 * now. */
+		for (i = 0; i < w->num_sge; i++)
+			len += w->sge[i].length;
+		buf = malloc(len + 1);
+		len = 0;
+		for (i = 0; buf != NULL && i < w->num_sge; i++) {
+			const struct ibv_sge *s = &w->sge[i];
+
+			if (mr_find(q->qp.pd, s->lkey, s->addr, s->length) ==
+					NULL) {
+				st = IBV_WC_LOC_PROT_ERR;
+				break;
+			}
+			memcpy(buf + len, (void *)(uintptr_t)s->addr,
+				s->length);
+			len += s->length;
+		}
+		if (buf == NULL)
+			st = IBV_WC_GENERAL_ERR;
+		payload = buf;
+	}
+	q->sq_exec++;
+	q->cnt.tx_packets++;
+	hca.cnt.tx_packets++;
+	if (st == IBV_WC_SUCCESS && len > (uint32_t)mtu_bytes(hca.mtu)) {
+		/* A UD message must fit one packet of the path MTU. */
+		st = IBV_WC_LOC_LEN_ERR;
+		count_drop(&hca.cnt.drop_too_long, &q->cnt.drop_too_long);
+	}
+	if (st == IBV_WC_SUCCESS && hca.f_drop > 0) {
+		hca.f_drop--;
+		copies = 0;
+		count_drop(&hca.cnt.drop_injected, &q->cnt.drop_injected);
+	} else if (st == IBV_WC_SUCCESS && hca.f_dup > 0) {
+		hca.f_dup--;
+		copies = 2;
+		count_drop(&hca.cnt.dup_injected, &q->cnt.dup_injected);
+	} else if (st == IBV_WC_SUCCESS && hca.f_fail > 0) {
+		hca.f_fail--;
+		st = IBV_WC_GENERAL_ERR;
+		count_drop(&hca.cnt.fail_injected, &q->cnt.fail_injected);
+	}
+	for (i = 0; st == IBV_WC_SUCCESS && i < copies; i++)
+		deliver(q, w, payload, len);
+	free(buf);
+	if (st == IBV_WC_SUCCESS && (w->flags & IBV_SEND_SIGNALED) == 0)
+		return;
+	/* Signalled, or an error (always reported). */
+	memset(&wc, 0, sizeof(wc));
+	wc.wr_id = w->wr_id;
+	wc.status = st;
+	wc.opcode = IBV_WC_SEND;
+	wc.qp_num = q->qp.qp_num;
+	cq_push((struct hca_cq *)q->qp.send_cq, &wc, q, q->sq_exec);
+	if (st != IBV_WC_SUCCESS)
+		qp_to_err(q);
+}
+
+/* Execute up to max pending WQEs, QPs in creation order. */
+static unsigned int
+progress(unsigned int max)
+{
+	unsigned int n = 0;
+	struct hca_qp *q;
+
+	for (q = hca.qps; q != NULL && n < max; q = q->next)
+		while (n < max && q->qp.state == IBV_QPS_RTS &&
+				q->sq_exec != q->sq_post) {
+			exec_one(q);
+			n++;
+		}
+	return n;
+}
+
+static int
+hca_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
+{
+	struct hca_cq *c = (struct hca_cq *)cq;
+	int got = 0;
+
+	lock();
+	if (!hca.step_mode)
+		progress(UINT32_MAX);
+	while (got < n && c->count > 0) {
+		struct hca_cqe *e = &c->ring[c->head];
+
+		wc[got++] = e->wc;
+		/* A polled send completion frees its slot and every slot
+		 * before it (selective signaling). */
+		if (e->sq != NULL)
+			sq_release(e->sq, e->seq);
+		c->head = (c->head + 1) % c->size;
+		c->count--;
+	}
+	unlock();
+	return got;
+}
+
+/* --- the test interface (pmr_hca.h) ---------------------------------- */
+
+HCA_EXPORT int
+pmr_hca_counters_get(struct ibv_qp *qp, struct pmr_hca_counters *c)
+{
+	int rc = 0;
+
+	lock();
+	if (qp == NULL) {
+		*c = hca.cnt;
+	} else {
+		struct hca_qp *q;
+
+		for (q = hca.qps; q != NULL; q = q->next)
+			if (&q->qp == qp)
+				break;
+		if (q != NULL)
+			*c = q->cnt;
+		else
+			rc = EINVAL;
+	}
+	unlock();
+	return rc;
+}
+
+HCA_EXPORT void
+pmr_hca_counters_reset(void)
+{
+	struct hca_qp *q;
+
+	lock();
+	memset(&hca.cnt, 0, sizeof(hca.cnt));
+	for (q = hca.qps; q != NULL; q = q->next)
+		memset(&q->cnt, 0, sizeof(q->cnt));
+	unlock();
+}
+
+HCA_EXPORT void
+pmr_hca_fault(uint32_t drop, uint32_t dup, uint32_t fail)
+{
+	lock();
+	hca.f_drop = drop;
+	hca.f_dup = dup;
+	hca.f_fail = fail;
+	unlock();
+}
+
+HCA_EXPORT void
+pmr_hca_seed(uint64_t seed)
+{
+	lock();
+	hca.rng = seed != 0 ? seed : 0x9e3779b97f4a7c15ull;
+	hca.ip_id = 0;
+	unlock();
+}
+
+HCA_EXPORT void
+pmr_hca_step_mode(int on)
+{
+	lock();
+	hca.step_mode = on != 0;
+	unlock();
+}
+
+HCA_EXPORT unsigned int
+pmr_hca_step(unsigned int max)
+{
+	unsigned int n;
+
+	lock();
+	n = progress(max);
+	unlock();
+	return n;
+}
+
+HCA_EXPORT unsigned int
+pmr_hca_pending(void)
+{
+	struct hca_qp *q;
+	unsigned int n = 0;
+
+	lock();
+	for (q = hca.qps; q != NULL; q = q->next)
+		n += (unsigned int)(q->sq_post - q->sq_exec);
+	unlock();
+	return n;
+}
