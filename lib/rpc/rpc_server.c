@@ -652,31 +652,6 @@ srv_respond_slow(struct pmr_req_ref ref, struct pmr_msgbuf *resp)
 }
 
 /*
- * rpc_tx_inplace() of the slot's OK response, for pmr_respond()'s fast
- * path, which checked that the burst has room: the burst entry comes
- * first, before any store the compiler could not tell from w->nb_tx, so
- * that it knows rpc_tx_next() does not flush and the path has no call
- * (nor the callee-saved registers one would need).
- */
-static __rte_always_inline void
-srv_tx_resp_inplace(struct pmr_worker *w, const struct rpc_session *s,
-		const struct pmr_srv_slot *req, struct pmr_msgbuf *mb)
-{
-	struct pmr_tx_pkt *p = rpc_tx_next(w, false);
-	uint8_t *hdr = mb->data - PMR_PKTHDR_LEN;
-	uint32_t len = mb->len;
-
-	p->peer = s->peer;
-	p->mb = mb;
-	p->data = hdr;
-	p->len = PMR_PKTHDR_LEN + len;
-	p->hdr_len = 0;		/* hdr is not read then */
-	w->stats.tx_bytes += len;
-	pmr_pkthdr_write(hdr, PMR_PKT_RESP, req->req_type, s->remote_session,
-			0, len, s->token, req->req_num, PMR_OK);
-}
-
-/*
  * Does pmr_respond() take the fast path: a valid reference to a
  * single-packet request, answered in the slot's own response buffer
  * (pmr_req_resp_buf(): of pools[0], whose headroom is w->headroom, held
@@ -714,7 +689,9 @@ pmr_respond(struct pmr_req_ref ref, struct pmr_msgbuf *resp)
 		return srv_respond_slow(ref, resp);
 	w = req->w;
 	s = req->s;
-	srv_tx_resp_inplace(w, s, req, resp);
+	/* The burst has room (srv_respond_fast_ok()): no flush, no call. */
+	rpc_tx_inplace(w, s, resp, PMR_PKT_RESP, req->req_type, req->req_num,
+			PMR_OK, false);
 	/* srv_req_end(), the packet's release last (below) */
 	req->resp_buf = NULL;
 	s->srv_active--;
