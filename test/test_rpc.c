@@ -1118,6 +1118,23 @@ setup_long_srv_timeout(void **state)
 }
 
 /*
+ * The worker's FIFO of sent msgbufs, empty, cut to four entries (its own
+ * has room for all its pools): the tests below fill it.
+ */
+static void
+txfree_shrink(struct pmr_worker *w)
+{
+	struct rpc_txfree *f = &w->txfree;
+
+	assert_int_equal(f->head, f->tail);
+	rte_free(f->mbs);
+	f->mbs = rte_malloc("txfree_test", 4 * sizeof(*f->mbs), 0);
+	assert_non_null(f->mbs);
+	f->size = 4;
+	f->head = f->tail = 0;
+}
+
+/*
  * The FIFO of sent msgbufs fills up in the middle of a poll while its
  * oldest msgbuf still waits in the worker's TX burst (a kept response
  * queued again, then its slot cleared, in the same poll): it has no
@@ -1138,13 +1155,8 @@ test_txfree_queued(void **state)
 	mp = pmr_msgbuf_pool_create("txfree_queued", RTE_DIM(mbs), 0, 64, 64,
 			SOCKET_ID_ANY);
 	assert_non_null(mp);
-	assert_int_equal(f->head, f->tail);
 	assert_int_equal(w->nb_tx, 0);
-	rte_free(f->mbs);
-	f->mbs = rte_malloc("txfree_test", 4 * sizeof(*f->mbs), 0);
-	assert_non_null(f->mbs);
-	f->size = 4;
-	f->head = f->tail = 0;
+	txfree_shrink(w);
 	for (i = 0; i < RTE_DIM(mbs); i++) {
 		mbs[i] = pmr_msgbuf_alloc(mp, 8);
 		assert_non_null(mbs[i]);
@@ -1190,13 +1202,7 @@ test_txfree_full(void **state)
 	mp = pmr_msgbuf_pool_create("txfree_app", RTE_DIM(mbs), 0, 64, 64,
 			SOCKET_ID_ANY);
 	assert_non_null(mp);
-	/* Four entries, empty: the worker's own has room for all its pools. */
-	assert_int_equal(f->head, f->tail);
-	rte_free(f->mbs);
-	f->mbs = rte_malloc("txfree_test", 4 * sizeof(*f->mbs), 0);
-	assert_non_null(f->mbs);
-	f->size = 4;
-	f->head = f->tail = 0;
+	txfree_shrink(w);
 	for (i = 0; i < RTE_DIM(mbs); i++) {
 		mbs[i] = pmr_msgbuf_alloc(mp, 8);
 		assert_non_null(mbs[i]);
