@@ -481,7 +481,13 @@ hca_config_env(struct pmr_hca_dev_config *devs, unsigned int max,
 				"or PMR_HCA_MTU: say it in PMR_HCA_CONFIG");
 			return -1;
 		}
-		return pmr_hca_config_parse(spec, devs, max, err, errlen);
+		char why[192];
+		int n = pmr_hca_config_parse(spec, devs, max, why,
+			sizeof(why));
+
+		if (n < 0)
+			errf(err, errlen, "PMR_HCA_CONFIG='%s': %s", spec, why);
+		return n;
 	}
 	pmr_hca_config_default(&devs[0]);
 	if (name != NULL) {
