@@ -711,6 +711,7 @@ test_config_default(void **state)
 	struct ibv_device_attr da;
 	struct ibv_gid_entry g;
 	struct ibv_context *ctx;
+	struct ibv_device **l;
 	int n;
 
 	(void)state;
@@ -723,9 +724,11 @@ test_config_default(void **state)
 		sizeof(err)), 1);
 	assert_memory_equal(&d, &p, sizeof(d));
 	assert_int_equal(pmr_hca_reset(), 0);
-	assert_int_equal(ibv_get_device_list(&n) != NULL, 1);
-	ctx = open_by_name("hca0");
+	l = ibv_get_device_list(&n);
+	assert_non_null(l);
+	ibv_free_device_list(l);
 	assert_int_equal(n, 1);
+	ctx = open_by_name("hca0");
 	assert_int_equal(ibv_query_port(ctx, 1, &pa), 0);
 	assert_int_equal(pa.state, IBV_PORT_ACTIVE);
 	assert_int_equal(pa.link_layer, IBV_LINK_LAYER_ETHERNET);
