@@ -1347,6 +1347,10 @@ post_one(struct hca_qp *q, struct ibv_send_wr *wr)
 			wr->num_sge > (int)q->cap.max_send_sge ||
 			wr->wr.ud.ah == NULL || wr->wr.ud.ah->pd != q->qp.pd)
 		return EINVAL;
+	/* A UD QP sends from its own port; an AH made for the other port
+	 * names a source GID (and link) that this one does not have. */
+	if (((struct hca_ah *)wr->wr.ud.ah)->attr.port_num != q->port)
+		return EINVAL;
 	for (i = 0; i < wr->num_sge; i++)
 		len += wr->sg_list[i].length;
 	if (inl && len > q->cap.max_inline_data)

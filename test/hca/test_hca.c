@@ -1109,6 +1109,10 @@ test_two_ports(void **state)
 	struct pmr_hca_counters c;
 	struct node a, b;
 	struct ibv_wc wc;
+	struct ibv_ah *ah;
+	struct ibv_sge sge = { .addr = (uintptr_t)a.buf, .length = 8 };
+	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_SEND }, *bad;
 
 	(void)state;
 	fabric("dev=hca0,mw=1,port=1,port=2");
@@ -1128,6 +1132,16 @@ test_two_ports(void **state)
 	assert_int_equal(node_send(&a, &aa, b.qp->qp_num), IBV_WC_SUCCESS);
 	assert_int_equal(pmr_hca_counters_get(a.qp, &c), 0);
 	assert_int_equal(c.drop_no_qp, 1);
+	/* An AH of port 2 on port 1's QP: refused at the post. */
+	aa.port_num = 2;
+	ah = ibv_create_ah(a.pd, &aa);
+	assert_non_null(ah);
+	sge.lkey = a.mr->lkey;
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = b.qp->qp_num;
+	wr.wr.ud.remote_qkey = QKEY;
+	assert_int_equal(ibv_post_send(a.qp, &wr, &bad), EINVAL);
+	assert_int_equal(ibv_destroy_ah(ah), 0);
 	node_close(&a);
 	node_close(&b);
 }
