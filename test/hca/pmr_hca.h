@@ -48,7 +48,7 @@ struct pmr_hca_counters {
 	uint64_t cq_overrun;		/**< completions lost: CQ full */
 	/* Added by issue 14 part 2 (the fabric); at the end, so that code
 	 * built against part 1 keeps its offsets. */
-	uint64_t drop_no_port;		/**< no port has that GID (or LID) */
+	uint64_t drop_no_port;		/**< no port has that GID or LID */
 	uint64_t drop_link_layer;	/**< RoCE to IB, or RoCE v1 to v2 */
 	uint64_t drop_port_down;	/**< sender's port not ACTIVE */
 	uint64_t drop_dest_down;	/**< receiver's port not ACTIVE */
@@ -83,8 +83,8 @@ void pmr_hca_seed(uint64_t seed);
 /**
  * Step mode: with on != 0, polls no longer execute send WQEs; only
  * pmr_hca_step() does, one WQE at a time, oldest first, QPs in the order
- * in which they got work pending. Deterministic: with a fixed PMR_HCA_SEED the same calls produce
- * the same bytes. Thread: any thread.
+ * in which they got work pending. Deterministic: with a fixed
+ * PMR_HCA_SEED the same calls produce the same bytes. Thread: any thread.
  */
 void pmr_hca_step_mode(int on);
 
@@ -122,7 +122,7 @@ struct pmr_hca_gid_config {
 
 /** One port. */
 struct pmr_hca_port_config {
-	uint8_t link_layer;	/**< IBV_LINK_LAYER_ETHERNET or _INFINIBAND */
+	uint8_t link_layer;	/**< IBV_LINK_LAYER_ETHERNET, _INFINIBAND */
 	enum ibv_port_state state;	/**< DOWN, INIT, ARMED or ACTIVE */
 	enum ibv_mtu active_mtu;	/**< the path MTU of its QPs */
 	enum ibv_mtu max_mtu;		/**< >= active_mtu */

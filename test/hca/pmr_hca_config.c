@@ -334,12 +334,70 @@ gid_str(const union ibv_gid *g, char *buf, size_t len)
 	return buf;
 }
 
+/* Whether GID k of port j of device i is an earlier entry's: a GID is
+ * on one port only (there with two types at most: v1 and v2). */
+static int
+gid_taken(const struct pmr_hca_dev_config *devs, unsigned int i,
+	unsigned int j, unsigned int k, char *err, size_t errlen)
+{
+	const struct pmr_hca_gid_config *me = &devs[i].port[j].gid[k];
+	unsigned int i2, j2, k2;
+	char b[64];
+
+	for (i2 = 0; i2 <= i; i2++)
+		for (j2 = 0; j2 < devs[i2].nports; j2++)
+			for (k2 = 0; k2 < PMR_HCA_GID_TABLE; k2++) {
+				const struct pmr_hca_gid_config *g =
+					&devs[i2].port[j2].gid[k2];
+
+				if (i2 == i && j2 == j && k2 == k)
+					return 0;
+				if (g->type == PMR_HCA_GID_EMPTY ||
+						memcmp(&g->gid, &me->gid,
+						sizeof(g->gid)) != 0)
+					continue;
+				if (i2 == i && j2 == j && g->type != me->type)
+					continue;
+				errf(err, errlen, "%s port %u gid%u: %s also "
+					"on %s port %u", devs[i].name, j + 1, k,
+					gid_str(&g->gid, b, sizeof(b)),
+					devs[i2].name, j2 + 1);
+				return 1;
+			}
+	return 0;
+}
+
+/* Whether port j of device i has a LID an earlier IB port has. */
+static int
+lid_taken(const struct pmr_hca_dev_config *devs, unsigned int i,
+	unsigned int j, char *err, size_t errlen)
+{
+	uint16_t lid = devs[i].port[j].lid;
+	unsigned int i2, j2;
+
+	for (i2 = 0; i2 <= i; i2++)
+		for (j2 = 0; j2 < devs[i2].nports; j2++) {
+			const struct pmr_hca_port_config *p =
+				&devs[i2].port[j2];
+
+			if (i2 == i && j2 == j)
+				return 0;
+			if (p->link_layer != IBV_LINK_LAYER_INFINIBAND ||
+					p->lid != lid)
+				continue;
+			errf(err, errlen, "%s port %u: LID %u also on %s "
+				"port %u", devs[i].name, j + 1, lid,
+				devs[i2].name, j2 + 1);
+			return 1;
+		}
+	return 0;
+}
+
 int
 hca_config_check(const struct pmr_hca_dev_config *devs, unsigned int n,
 	char *err, size_t errlen)
 {
-	unsigned int i, j, k, i2, j2, k2;
-	char b[64];
+	unsigned int i, j, k, i2;
 
 	if (devs == NULL || n == 0 || n > PMR_HCA_MAX_DEVICES) {
 		errf(err, errlen, "1 to %d devices", PMR_HCA_MAX_DEVICES);
@@ -419,49 +477,11 @@ hca_config_check(const struct pmr_hca_dev_config *devs, unsigned int n,
 						"InfiniBand" : "Ethernet");
 					return -1;
 				}
-				/* No GID twice: on one port only with two
-				 * types (v1 and v2), never on two ports. */
-				for (i2 = 0; i2 <= i; i2++)
-				for (j2 = 0; j2 < devs[i2].nports; j2++)
-				for (k2 = 0; k2 < PMR_HCA_GID_TABLE; k2++) {
-					const struct pmr_hca_gid_config *g =
-						&devs[i2].port[j2].gid[k2];
-
-					if (i2 == i && j2 == j && k2 == k)
-						goto next_gid;
-					if (g->type == PMR_HCA_GID_EMPTY ||
-							memcmp(&g->gid,
-							&p->gid[k].gid,
-							sizeof(g->gid)) != 0)
-						continue;
-					if (i2 == i && j2 == j && g->type != t)
-						continue;
-					errf(err, errlen, "%s port %u gid%u: "
-						"%s also on %s port %u",
-						d->name, j + 1, k,
-						gid_str(&g->gid, b, sizeof(b)),
-						devs[i2].name, j2 + 1);
+				if (gid_taken(devs, i, j, k, err, errlen))
 					return -1;
-				}
-next_gid:
-				;
 			}
-			for (i2 = 0; ib && i2 <= i; i2++)
-				for (j2 = 0; j2 < devs[i2].nports; j2++) {
-					if (i2 == i && j2 == j)
-						break;
-					if (devs[i2].port[j2].link_layer ==
-							IBV_LINK_LAYER_INFINIBAND
-							&& devs[i2].port[j2].lid
-							== p->lid) {
-						errf(err, errlen, "%s port %u: "
-							"LID %u also on %s "
-							"port %u", d->name,
-							j + 1, p->lid,
-							devs[i2].name, j2 + 1);
-						return -1;
-					}
-				}
+			if (ib && lid_taken(devs, i, j, err, errlen))
+				return -1;
 		}
 	}
 	return 0;
