@@ -205,15 +205,17 @@ devs_set(const struct pmr_hca_dev_config *cfg, unsigned int n)
 		d->index = i;
 		d->dev.node_type = IBV_NODE_CA;
 		d->dev.transport_type = IBV_TRANSPORT_IB;
+		/* From cfg[], not d->cfg: the same object as the
+		 * destination, which gcc's -Wrestrict flags. */
 		snprintf(d->dev.name, sizeof(d->dev.name), "%s",
-			d->cfg.name);
+			cfg[i].name);
 		/* No uverbs character device: the name says so. */
 		snprintf(d->dev.dev_name, sizeof(d->dev.dev_name),
 			"pmr_hca%u", i);
 		snprintf(d->dev.dev_path, sizeof(d->dev.dev_path),
-			"/nonexistent/pmr_hca/%s", d->cfg.name);
+			"/nonexistent/pmr_hca/%s", cfg[i].name);
 		snprintf(d->dev.ibdev_path, sizeof(d->dev.ibdev_path),
-			"/nonexistent/pmr_hca/%s", d->cfg.name);
+			"/nonexistent/pmr_hca/%s", cfg[i].name);
 	}
 	hca.ndev = n;
 	hca.loaded = 1;
