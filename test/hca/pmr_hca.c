@@ -3,24 +3,26 @@
  */
 
 /*
- * The software HCA model, part 1 (issue 14): a stand-in for libibverbs at
- * the UD level.
+ * The software HCA model (issue 14): a stand-in for libibverbs at the UD
+ * level.
  *
- * Interposition: this library defines libibverbs' entry points without
- * symbol versions. Preloaded, or linked ahead of libibverbs, it wins over
- * rdma-core's versioned definitions (ARCHITECTURE.md, "Testing without
- * hardware"). verbs.h's inline functions reach the model in two ways:
+ * Interposition: this library defines every function libibverbs exports,
+ * without symbol versions. Preloaded, or linked ahead of libibverbs, it
+ * wins over rdma-core's versioned definitions (ARCHITECTURE.md, "Testing
+ * without hardware"); what it does not model fails with EOPNOTSUPP
+ * (pmr_hca_stubs.c) rather than running rdma-core's code on the model's
+ * objects. verbs.h's inline functions reach the model in two ways:
  * through the context's ops (ibv_post_send, ibv_post_recv, ibv_poll_cq)
  * and through struct verbs_context in front of the ibv_context
  * (___ibv_query_port -> query_port, ibv_query_device_ex ->
- * query_device_ex); the rest call exported functions the model defines
- * (_ibv_query_gid_ex, _ibv_query_gid_table, ibv_reg_mr and
- * ibv_reg_mr_iova2, the targets of the ibv_reg_mr macro).
+ * query_device_ex, and stubs for every other op); the rest call exported
+ * functions the model defines (_ibv_query_gid_ex, _ibv_query_gid_table,
+ * ibv_reg_mr and ibv_reg_mr_iova2, the targets of the ibv_reg_mr macro).
  *
- * One device ("hca0", PMR_HCA_DEVICE overrides), RoCE v2, one port,
- * ACTIVE, active MTU 1024 (PMR_HCA_MTU: 256..4096), a GID table of a
- * link-local and an IPv4-mapped RoCE v2 GID (192.0.2.1). All QPs live in
- * one process and the device loops every packet back to itself.
+ * One fabric: every device of the process (configured, pmr_hca_config.c;
+ * by default one RoCE v2 device "hca0") is on it. A UD packet finds its
+ * destination port by destination GID on RoCE and by DLID on InfiniBand,
+ * then its QP by number.
  *
  * Strict where hardware is: a send-queue slot is freed only when a later
  * signalled completion is polled; the payload is read when the WQE is
@@ -29,10 +31,16 @@
  * it.
  *
  * Progress needs no thread: every ibv_poll_cq() first executes the
- * pending send WQEs of every QP (unless in step mode). One mutex guards
- * the whole device: rdma-core is thread-safe per object, the model more
- * coarsely, which is enough for a test device.
+ * pending send WQEs (unless in step mode); only QPs with pending WQEs are
+ * visited. One recursive mutex guards the whole fabric: rdma-core is
+ * thread-safe per object, the model more coarsely, which is enough for a
+ * test device; recursive so that a test that crashed inside the model
+ * (cmocka longjmps out of the signal handler) can still tear down.
  */
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP */
+#endif
 
 #include <endian.h>
 #include <errno.h>
@@ -42,26 +50,27 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
+#include <sys/queue.h>
 
 #include <infiniband/verbs.h>
 
-#include "pmr_hca.h"
+#include "hca_int.h"
 
 /* verbs.h wraps these in macros; the model defines the functions. */
 #undef ibv_query_port
 #undef ibv_reg_mr
 #undef ibv_reg_mr_iova
 
-#define HCA_EXPORT __attribute__((visibility("default")))
-
 #define HCA_MAX_QP_WR 16384
 #define HCA_MAX_CQE 32768
 #define HCA_MAX_SGE 8
 #define HCA_MAX_INLINE 256
 #define HCA_MAX_QP 4096
-#define HCA_GID_TBL 16
+#define HCA_QP_HASH 8192	/* buckets, > HCA_MAX_QP: chains stay short */
 #define HCA_GRH 40
 #define HCA_QKEY_PRIV 0x80000000u
+
+struct hca_dev;
 
 struct hca_cqe {
 	struct ibv_wc wc;
@@ -90,6 +99,7 @@ struct hca_mr {
 struct hca_ah {
 	struct ibv_ah ah;
 	struct ibv_ah_attr attr;
+	enum pmr_hca_gid_type sgid_type;	/* with a GRH */
 	uint32_t uses;		/* WQEs holding it, not yet freed */
 };
 
@@ -113,6 +123,7 @@ struct hca_rwqe {
 
 struct hca_qp {
 	struct ibv_qp qp;
+	struct hca_dev *dev;
 	struct ibv_qp_cap cap;
 	int sig_all;
 	uint32_t qkey, sq_psn;
@@ -124,28 +135,47 @@ struct hca_qp {
 	struct hca_rwqe *rq;
 	uint64_t rq_head, rq_tail;
 	struct pmr_hca_counters cnt;
-	struct hca_qp *next;
+	struct hca_qp *next;	/* every QP, creation order */
+	struct hca_qp *hnext;	/* the QPN hash bucket */
+	int pending;		/* on the pending list */
+	TAILQ_ENTRY(hca_qp) pnext;
 };
 
-/* The device: one, process-wide. */
+TAILQ_HEAD(hca_qp_list, hca_qp);
+
+/* A device: the ibv_device first, so that the list's pointers are it. */
+struct hca_dev {
+	struct ibv_device dev;
+	struct pmr_hca_dev_config cfg;
+	unsigned int index;
+	struct pmr_hca_objects obj;
+	struct pmr_hca_counters cnt;
+};
+
+/* The fabric: one, process-wide. */
 static struct {
 	pthread_mutex_t lock;
-	int init;
-	struct ibv_device dev;
-	struct ibv_device *list[2];
-	char name[IBV_SYSFS_NAME_MAX];
-	enum ibv_mtu mtu;
-	union ibv_gid gid[HCA_GID_TBL];
-	uint8_t gid_valid[HCA_GID_TBL];
+	int loaded;		/* the configuration is in devs[] */
+	int listed;		/* ibv_get_device_list() handed them out */
+	int bad;		/* the environment's spec is wrong */
+	struct hca_dev devs[PMR_HCA_MAX_DEVICES];
+	unsigned int ndev;
 	struct hca_mr *mrs;
 	struct hca_qp *qps;	/* creation order */
+	struct hca_qp *qp_hash[HCA_QP_HASH];
+	struct hca_qp_list pend;	/* QPs with send WQEs to execute */
 	uint32_t next_qpn, next_key, nqp;
 	uint64_t rng;
 	uint16_t ip_id;
 	int step_mode;
 	uint32_t f_drop, f_dup, f_fail;
 	struct pmr_hca_counters cnt;
-} hca = { .lock = PTHREAD_MUTEX_INITIALIZER };
+} hca = {
+	.lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP,
+	.pend = TAILQ_HEAD_INITIALIZER(hca.pend),
+	.next_qpn = 0x11,
+	.next_key = 0x100,
+};
 
 struct hca_ctx {
 	struct verbs_context vctx;	/* ends with the ibv_context */
@@ -161,65 +191,69 @@ hca_rand(void)
 	return hca.rng * 0x2545f4914f6cdd1dull;
 }
 
+/* Make cfg (checked) the fabric's devices. */
 static void
-hca_init(void)
+devs_set(const struct pmr_hca_dev_config *cfg, unsigned int n)
 {
-	const char *s;
-	int mtu;
+	unsigned int i;
 
-	if (hca.init)
+	memset(hca.devs, 0, sizeof(hca.devs));
+	for (i = 0; i < n; i++) {
+		struct hca_dev *d = &hca.devs[i];
+
+		d->cfg = cfg[i];
+		d->index = i;
+		d->dev.node_type = IBV_NODE_CA;
+		d->dev.transport_type = IBV_TRANSPORT_IB;
+		/* From cfg[], not d->cfg: the same object as the
+		 * destination, which gcc's -Wrestrict flags. */
+		snprintf(d->dev.name, sizeof(d->dev.name), "%s",
+			cfg[i].name);
+		/* No uverbs character device: the name says so. */
+		snprintf(d->dev.dev_name, sizeof(d->dev.dev_name),
+			"pmr_hca%u", i);
+		snprintf(d->dev.dev_path, sizeof(d->dev.dev_path),
+			"/nonexistent/pmr_hca/%s", cfg[i].name);
+		snprintf(d->dev.ibdev_path, sizeof(d->dev.ibdev_path),
+			"/nonexistent/pmr_hca/%s", cfg[i].name);
+	}
+	hca.ndev = n;
+	hca.loaded = 1;
+	hca.bad = 0;
+}
+
+/* Load the environment's configuration unless one is loaded. */
+static void
+hca_load(void)
+{
+	struct pmr_hca_dev_config cfg[PMR_HCA_MAX_DEVICES];
+	char err[256];
+	int n;
+
+	if (hca.loaded || hca.bad)
 		return;
-	hca.init = 1;
-	s = getenv("PMR_HCA_DEVICE");
-	snprintf(hca.name, sizeof(hca.name), "%s",
-		s != NULL && s[0] != '\0' ? s : "hca0");
-	hca.mtu = IBV_MTU_1024;
-	s = getenv("PMR_HCA_MTU");
-	mtu = s != NULL ? atoi(s) : 0;
-	if (mtu == 256)
-		hca.mtu = IBV_MTU_256;
-	else if (mtu == 512)
-		hca.mtu = IBV_MTU_512;
-	else if (mtu == 2048)
-		hca.mtu = IBV_MTU_2048;
-	else if (mtu == 4096)
-		hca.mtu = IBV_MTU_4096;
-	s = getenv("PMR_HCA_SEED");
-	hca.rng = s != NULL ? strtoull(s, NULL, 0) : 0;
-	if (hca.rng == 0)
-		hca.rng = 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid();
-	hca.next_qpn = 0x11;
-	hca.next_key = 0x100;
-	/* GID 0: fe80::1 (link-local); GID 1: ::ffff:192.0.2.1 */
-	hca.gid[0].raw[0] = 0xfe;
-	hca.gid[0].raw[1] = 0x80;
-	hca.gid[0].raw[15] = 1;
-	hca.gid_valid[0] = 1;
-	hca.gid[1].raw[10] = 0xff;
-	hca.gid[1].raw[11] = 0xff;
-	hca.gid[1].raw[12] = 192;
-	hca.gid[1].raw[13] = 0;
-	hca.gid[1].raw[14] = 2;
-	hca.gid[1].raw[15] = 1;
-	hca.gid_valid[1] = 1;
-	hca.dev.node_type = IBV_NODE_CA;
-	hca.dev.transport_type = IBV_TRANSPORT_IB;
-	snprintf(hca.dev.name, sizeof(hca.dev.name), "%s", hca.name);
-	/* No uverbs character device: the name says so. */
-	snprintf(hca.dev.dev_name, sizeof(hca.dev.dev_name), "pmr_hca");
-	snprintf(hca.dev.dev_path, sizeof(hca.dev.dev_path),
-		"/nonexistent/pmr_hca/%s", hca.name);
-	snprintf(hca.dev.ibdev_path, sizeof(hca.dev.ibdev_path),
-		"/nonexistent/pmr_hca/%s", hca.name);
-	hca.list[0] = &hca.dev;
-	hca.list[1] = NULL;
+	n = hca_config_env(cfg, PMR_HCA_MAX_DEVICES, err, sizeof(err));
+	if (n < 0) {
+		/* Strict: no devices rather than a guess, and say why. */
+		fprintf(stderr, "pmr_hca: bad configuration: %s\n", err);
+		hca.bad = 1;
+		hca.ndev = 0;
+		return;
+	}
+	devs_set(cfg, (unsigned int)n);
 }
 
 static void
 lock(void)
 {
 	pthread_mutex_lock(&hca.lock);
-	hca_init();
+	if (hca.rng == 0) {
+		const char *s = getenv("PMR_HCA_SEED");
+
+		hca.rng = s != NULL ? strtoull(s, NULL, 0) : 0;
+		if (hca.rng == 0)
+			hca.rng = 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid();
+	}
 }
 
 static void
@@ -234,24 +268,67 @@ mtu_bytes(enum ibv_mtu m)
 	return 128 << m;
 }
 
+static struct hca_dev *
+ctx_dev(struct ibv_context *ctx)
+{
+	return (struct hca_dev *)ctx->device;
+}
+
+/* Port n (1-based) of d, or NULL. */
+static struct pmr_hca_port_config *
+dev_port(struct hca_dev *d, unsigned int n)
+{
+	if (n < 1 || n > d->cfg.nports)
+		return NULL;
+	return &d->cfg.port[n - 1];
+}
+
+static struct hca_dev *
+dev_by_name(const char *name)
+{
+	unsigned int i;
+
+	hca_load();
+	for (i = 0; i < hca.ndev; i++)
+		if (strcmp(hca.devs[i].cfg.name, name) == 0)
+			return &hca.devs[i];
+	return NULL;
+}
+
+/* Count an event on the QP, its device and the fabric. */
+#define CNT(q, f) do { \
+	(q)->cnt.f++; \
+	(q)->dev->cnt.f++; \
+	hca.cnt.f++; \
+} while (0)
+
 /* --- device, context, queries --------------------------------------- */
 
 HCA_EXPORT struct ibv_device **
 ibv_get_device_list(int *num)
 {
 	struct ibv_device **l;
+	unsigned int i, n;
 
 	lock();
-	l = calloc(2, sizeof(*l));
-	if (l != NULL)
-		l[0] = &hca.dev;
+	hca_load();
+	if (hca.bad) {
+		unlock();
+		errno = EINVAL;
+		return NULL;
+	}
+	hca.listed = 1;
+	n = hca.ndev;
+	l = calloc(n + 1, sizeof(*l));
+	for (i = 0; l != NULL && i < n; i++)
+		l[i] = &hca.devs[i].dev;
 	unlock();
 	if (l == NULL) {
 		errno = ENOMEM;
 		return NULL;
 	}
 	if (num != NULL)
-		*num = 1;
+		*num = (int)n;
 	return l;
 }
 
@@ -267,11 +344,23 @@ ibv_get_device_name(struct ibv_device *device)
 	return device->name;
 }
 
+static uint64_t
+dev_guid(const struct hca_dev *d)
+{
+	/* hca0 keeps part 1's GUID */
+	return 0x02000000000000a1ull + d->index;
+}
+
 HCA_EXPORT __be64
 ibv_get_device_guid(struct ibv_device *device)
 {
-	(void)device;
-	return htobe64(0x02000000000000a1ull);
+	return htobe64(dev_guid((struct hca_dev *)device));
+}
+
+HCA_EXPORT int
+ibv_get_device_index(struct ibv_device *device)
+{
+	return (int)((struct hca_dev *)device)->index;
 }
 
 static int hca_query_port(struct ibv_context *ctx, uint8_t port,
@@ -290,7 +379,7 @@ hca_req_notify_cq(struct ibv_cq *cq, int solicited)
 {
 	(void)cq;
 	(void)solicited;
-	/* Completion channels are not modelled yet (issue 14 part 2). */
+	/* Completion channels are not modelled (issue 16). */
 	return EOPNOTSUPP;
 }
 
@@ -299,24 +388,34 @@ ibv_open_device(struct ibv_device *device)
 {
 	struct hca_ctx *c;
 	struct ibv_context *ctx;
+	unsigned int i;
 
-	if (device != &hca.dev) {
+	lock();
+	for (i = 0; i < hca.ndev; i++)
+		if (device == &hca.devs[i].dev)
+			break;
+	if (i == hca.ndev) {
+		unlock();
 		errno = ENODEV;
 		return NULL;
 	}
 	c = calloc(1, sizeof(*c));
 	if (c == NULL) {
+		unlock();
 		errno = ENOMEM;
 		return NULL;
 	}
+	hca.devs[i].obj.contexts++;
+	unlock();
 	c->vctx.sz = sizeof(c->vctx);
+	hca_stub_vctx(&c->vctx);
 	c->vctx.query_port = hca_query_port;
 	c->vctx.query_device_ex = hca_query_device_ex;
 	ctx = &c->vctx.context;
 	ctx->device = device;
 	ctx->cmd_fd = -1;
 	/* A real fd, so that a poller of async events can include it;
-	 * nothing is written to it yet (events: a later issue). */
+	 * nothing is written to it yet (events: issue 16). */
 	ctx->async_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	ctx->num_comp_vectors = 1;
 	pthread_mutex_init(&ctx->mutex, NULL);
@@ -334,6 +433,9 @@ ibv_close_device(struct ibv_context *ctx)
 	struct hca_ctx *c = (struct hca_ctx *)((uint8_t *)ctx -
 		offsetof(struct hca_ctx, vctx.context));
 
+	lock();
+	ctx_dev(ctx)->obj.contexts--;
+	unlock();
 	if (ctx->async_fd >= 0)
 		close(ctx->async_fd);
 	pthread_mutex_destroy(&ctx->mutex);
@@ -342,19 +444,25 @@ ibv_close_device(struct ibv_context *ctx)
 }
 
 static void
-fill_device_attr(struct ibv_device_attr *a)
+fill_device_attr(struct hca_dev *d, struct ibv_device_attr *a)
 {
 	memset(a, 0, sizeof(*a));
 	snprintf(a->fw_ver, sizeof(a->fw_ver), "pmr_hca 1");
-	a->node_guid = htobe64(0x02000000000000a1ull);
+	a->node_guid = htobe64(dev_guid(d));
 	a->sys_image_guid = a->node_guid;
 	a->max_mr_size = UINT64_MAX;
 	a->page_size_cap = 0xfffff000;
 	a->vendor_id = 0xffffff;
 	a->max_qp = HCA_MAX_QP;
 	a->max_qp_wr = HCA_MAX_QP_WR;
-	a->device_cap_flags = IBV_DEVICE_MEM_WINDOW_TYPE_2B |
-		IBV_DEVICE_RC_RNR_NAK_GEN | IBV_DEVICE_PORT_ACTIVE_EVENT;
+	a->device_cap_flags = IBV_DEVICE_RC_RNR_NAK_GEN |
+		IBV_DEVICE_PORT_ACTIVE_EVENT;
+	/* Windows only when configured (issue 17 brings ibv_alloc_mw):
+	 * a device advertises what it has. */
+	if (d->cfg.mw) {
+		a->device_cap_flags |= IBV_DEVICE_MEM_WINDOW_TYPE_2B;
+		a->max_mw = 1 << 16;
+	}
 	a->max_sge = HCA_MAX_SGE;
 	a->max_sge_rd = HCA_MAX_SGE;
 	a->max_cq = 16384;
@@ -364,18 +472,18 @@ fill_device_attr(struct ibv_device_attr *a)
 	a->max_qp_rd_atom = 128;
 	a->max_qp_init_rd_atom = 128;
 	a->max_res_rd_atom = 128 * HCA_MAX_QP;
-	a->max_mw = 1 << 16;
 	a->max_ah = 1 << 20;
 	a->max_pkeys = 1;
 	a->local_ca_ack_delay = 15;
-	a->phys_port_cnt = 1;
+	a->phys_port_cnt = d->cfg.nports;
 }
 
 HCA_EXPORT int
 ibv_query_device(struct ibv_context *ctx, struct ibv_device_attr *a)
 {
-	(void)ctx;
-	fill_device_attr(a);
+	lock();
+	fill_device_attr(ctx_dev(ctx), a);
+	unlock();
 	return 0;
 }
 
@@ -386,10 +494,11 @@ hca_query_device_ex(struct ibv_context *ctx,
 {
 	struct ibv_device_attr_ex a;
 
-	(void)ctx;
 	(void)in;
 	memset(&a, 0, sizeof(a));
-	fill_device_attr(&a.orig_attr);
+	lock();
+	fill_device_attr(ctx_dev(ctx), &a.orig_attr);
+	unlock();
 	memcpy(attr, &a, len < sizeof(a) ? len : sizeof(a));
 	return 0;
 }
@@ -398,24 +507,32 @@ static int
 hca_query_port(struct ibv_context *ctx, uint8_t port,
 	struct ibv_port_attr *pa, size_t len)
 {
+	struct pmr_hca_port_config *p;
 	struct ibv_port_attr a;
 
-	(void)ctx;
-	if (port != 1)
-		return EINVAL;
 	lock();
+	p = dev_port(ctx_dev(ctx), port);
+	if (p == NULL) {
+		unlock();
+		return EINVAL;
+	}
 	memset(&a, 0, sizeof(a));
-	a.state = IBV_PORT_ACTIVE;
-	a.max_mtu = IBV_MTU_4096;
-	a.active_mtu = hca.mtu;
-	a.gid_tbl_len = HCA_GID_TBL;
+	a.state = p->state;
+	a.max_mtu = p->max_mtu;
+	a.active_mtu = p->active_mtu;
+	a.gid_tbl_len = PMR_HCA_GID_TABLE;
 	a.port_cap_flags = 0;
 	a.max_msg_sz = 1u << 31;
 	a.pkey_tbl_len = 1;
 	a.active_width = 2;	/* 4x */
 	a.active_speed = 32;	/* EDR-ish */
-	a.phys_state = 5;	/* LinkUp */
-	a.link_layer = IBV_LINK_LAYER_ETHERNET;
+	a.phys_state = p->state == IBV_PORT_DOWN ? 3 : 5; /* Disabled, Up */
+	a.link_layer = p->link_layer;
+	if (p->link_layer == IBV_LINK_LAYER_INFINIBAND) {
+		a.lid = p->lid;
+		a.sm_lid = 1;
+		a.port_cap_flags = IBV_PORT_CM_SUP;
+	}
 	unlock();
 	memcpy(pa, &a, len < sizeof(a) ? len : sizeof(a));
 	return 0;
@@ -431,19 +548,30 @@ ibv_query_port(struct ibv_context *ctx, uint8_t port,
 		offsetof(struct ibv_port_attr, port_cap_flags2));
 }
 
+static enum ibv_gid_type
+gid_type_ibv(enum pmr_hca_gid_type t)
+{
+	return t == PMR_HCA_GID_IB ? IBV_GID_TYPE_IB :
+		t == PMR_HCA_GID_ROCE_V1 ? IBV_GID_TYPE_ROCE_V1 :
+		IBV_GID_TYPE_ROCE_V2;
+}
+
 /* The GID entry at idx: 0, EINVAL past the table, ENODATA if empty. */
 static int
-gid_entry(uint32_t port, uint32_t idx, struct ibv_gid_entry *e)
+gid_entry(struct hca_dev *d, uint32_t port, uint32_t idx,
+	struct ibv_gid_entry *e)
 {
-	if (port != 1 || idx >= HCA_GID_TBL)
+	struct pmr_hca_port_config *p = dev_port(d, port);
+
+	if (p == NULL || idx >= PMR_HCA_GID_TABLE)
 		return EINVAL;
-	if (!hca.gid_valid[idx])
+	if (p->gid[idx].type == PMR_HCA_GID_EMPTY)
 		return ENODATA;
 	memset(e, 0, sizeof(*e));
-	e->gid = hca.gid[idx];
+	e->gid = p->gid[idx].gid;
 	e->gid_index = idx;
-	e->port_num = 1;
-	e->gid_type = IBV_GID_TYPE_ROCE_V2;
+	e->port_num = port;
+	e->gid_type = gid_type_ibv(p->gid[idx].type);
 	e->ndev_ifindex = 0;
 	return 0;
 }
@@ -455,11 +583,10 @@ _ibv_query_gid_ex(struct ibv_context *ctx, uint32_t port, uint32_t idx,
 	struct ibv_gid_entry e;
 	int rc;
 
-	(void)ctx;
 	if (flags != 0 || entry_size < sizeof(e))
 		return EINVAL;
 	lock();
-	rc = gid_entry(port, idx, &e);
+	rc = gid_entry(ctx_dev(ctx), port, idx, &e);
 	unlock();
 	if (rc == 0)
 		*entry = e;
@@ -470,26 +597,27 @@ HCA_EXPORT ssize_t
 _ibv_query_gid_table(struct ibv_context *ctx, struct ibv_gid_entry *entries,
 	size_t max, uint32_t flags, size_t entry_size)
 {
+	struct hca_dev *d = ctx_dev(ctx);
 	ssize_t n = 0;
-	uint32_t i;
+	uint32_t i, port;
 
-	(void)ctx;
 	if (flags != 0 || entry_size < sizeof(*entries))
 		return -EINVAL;
 	lock();
-	for (i = 0; i < HCA_GID_TBL; i++) {
-		struct ibv_gid_entry e;
+	for (port = 1; port <= d->cfg.nports; port++)
+		for (i = 0; i < PMR_HCA_GID_TABLE; i++) {
+			struct ibv_gid_entry e;
 
-		if (gid_entry(1, i, &e) != 0)
-			continue;
-		if ((size_t)n == max) {
-			unlock();
-			return -EINVAL;
+			if (gid_entry(d, port, i, &e) != 0)
+				continue;
+			if ((size_t)n == max) {
+				unlock();
+				return -EINVAL;
+			}
+			memcpy((uint8_t *)entries + (size_t)n * entry_size,
+				&e, sizeof(e));
+			n++;
 		}
-		memcpy((uint8_t *)entries + (size_t)n * entry_size, &e,
-			sizeof(e));
-		n++;
-	}
 	unlock();
 	return n;
 }
@@ -501,11 +629,10 @@ ibv_query_gid(struct ibv_context *ctx, uint8_t port, int idx,
 	struct ibv_gid_entry e;
 	int rc;
 
-	(void)ctx;
 	if (idx < 0)
 		return -1;
 	lock();
-	rc = gid_entry(port, (uint32_t)idx, &e);
+	rc = gid_entry(ctx_dev(ctx), port, (uint32_t)idx, &e);
 	unlock();
 	if (rc == ENODATA) {
 		/* libibverbs: an empty entry reads as the zero GID */
@@ -518,15 +645,53 @@ ibv_query_gid(struct ibv_context *ctx, uint8_t port, int idx,
 	return 0;
 }
 
+/* rdma-core's private ibv_query_gid_type: 0 IB/RoCE v1, 1 RoCE v2. */
+HCA_EXPORT int
+ibv_query_gid_type(struct ibv_context *ctx, uint8_t port, unsigned int idx,
+	int *type)
+{
+	struct ibv_gid_entry e;
+	int rc;
+
+	lock();
+	rc = gid_entry(ctx_dev(ctx), port, idx, &e);
+	unlock();
+	if (rc != 0) {
+		errno = rc;
+		return -1;
+	}
+	*type = e.gid_type == IBV_GID_TYPE_ROCE_V2 ? 1 : 0;
+	return 0;
+}
+
 HCA_EXPORT int
 ibv_query_pkey(struct ibv_context *ctx, uint8_t port, int idx,
 	__be16 *pkey)
 {
-	(void)ctx;
-	if (port != 1 || idx != 0)
+	int ok;
+
+	lock();
+	ok = dev_port(ctx_dev(ctx), port) != NULL && idx == 0;
+	unlock();
+	if (!ok)
 		return -1;
 	*pkey = htobe16(0xffff);
 	return 0;
+}
+
+HCA_EXPORT int
+ibv_get_pkey_index(struct ibv_context *ctx, uint8_t port, __be16 pkey)
+{
+	int ok;
+
+	lock();
+	ok = dev_port(ctx_dev(ctx), port) != NULL;
+	unlock();
+	/* One P_Key, the default full-membership one, at index 0. */
+	if (ok && (be16toh(pkey) & 0x7fff) == 0x7fff)
+		return 0;
+	errno = ok ? ENOENT : EINVAL;
+	return -1;
 }
 
 /* --- PD, MR ---------------------------------------------------------- */
@@ -543,6 +708,7 @@ ibv_alloc_pd(struct ibv_context *ctx)
 	p->pd.context = ctx;
 	lock();
 	p->pd.handle = hca.next_key++;
+	ctx_dev(ctx)->obj.pds++;
 	unlock();
 	return &p->pd;
 }
@@ -557,6 +723,7 @@ ibv_dealloc_pd(struct ibv_pd *pd)
 		unlock();
 		return EBUSY;
 	}
+	ctx_dev(pd->context)->obj.pds--;
 	unlock();
 	free(p);
 	return 0;
@@ -599,6 +766,7 @@ ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length,
 	m->next = hca.mrs;
 	hca.mrs = m;
 	((struct hca_pd *)pd)->users++;
+	ctx_dev(pd->context)->obj.mrs++;
 	unlock();
 	(void)addr;
 	return &m->mr;
@@ -630,6 +798,7 @@ ibv_dereg_mr(struct ibv_mr *mr)
 			break;
 		}
 	((struct hca_pd *)mr->pd)->users--;
+	ctx_dev(mr->context)->obj.mrs--;
 	unlock();
 	free(mr);
 	return 0;
@@ -676,6 +845,9 @@ ibv_create_cq(struct ibv_context *ctx, int cqe, void *cq_context,
 		return NULL;
 	}
 	c->size = (uint32_t)cqe;
+	lock();
+	ctx_dev(ctx)->obj.cqs++;
+	unlock();
 	c->cq.context = ctx;
 	c->cq.cq_context = cq_context;
 	c->cq.cqe = cqe;
@@ -694,6 +866,7 @@ ibv_destroy_cq(struct ibv_cq *cq)
 		unlock();
 		return EBUSY;
 	}
+	ctx_dev(cq->context)->obj.cqs--;
 	unlock();
 	pthread_mutex_destroy(&cq->mutex);
 	pthread_cond_destroy(&cq->cond);
@@ -743,17 +916,31 @@ cq_purge(struct hca_cq *c, struct hca_qp *qp)
 HCA_EXPORT struct ibv_ah *
 ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 {
+	struct hca_dev *d = ctx_dev(pd->context);
+	struct pmr_hca_port_config *p;
 	struct hca_ah *a;
 	struct ibv_gid_entry e;
-	int rc;
+	enum pmr_hca_gid_type t = PMR_HCA_GID_EMPTY;
+	int rc = 0;
 
-	if (attr->port_num != 1 || !attr->is_global) {
-		/* RoCE needs a GRH in every AH. */
-		errno = EINVAL;
-		return NULL;
-	}
 	lock();
-	rc = gid_entry(1, attr->grh.sgid_index, &e);
+	p = dev_port(d, attr->port_num);
+	if (p == NULL) {
+		rc = EINVAL;
+	} else if (p->link_layer == IBV_LINK_LAYER_ETHERNET) {
+		/* RoCE needs a GRH in every AH. */
+		if (!attr->is_global)
+			rc = EINVAL;
+	} else if (attr->dlid == 0 || attr->dlid > 0xbfff) {
+		/* InfiniBand routes by DLID: a unicast one (the model has
+		 * no multicast). */
+		rc = EINVAL;
+	}
+	if (rc == 0 && attr->is_global) {
+		rc = gid_entry(d, attr->port_num, attr->grh.sgid_index, &e);
+		if (rc == 0)
+			t = p->gid[attr->grh.sgid_index].type;
+	}
 	unlock();
 	if (rc != 0) {
 		errno = rc;
@@ -767,9 +954,11 @@ ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 	a->ah.context = pd->context;
 	a->ah.pd = pd;
 	a->attr = *attr;
+	a->sgid_type = t;
 	lock();
 	a->ah.handle = hca.next_key++;
 	((struct hca_pd *)pd)->users++;
+	d->obj.ahs++;
 	unlock();
 	return &a->ah;
 }
@@ -787,6 +976,7 @@ ibv_destroy_ah(struct ibv_ah *ah)
 		return EBUSY;
 	}
 	((struct hca_pd *)ah->pd)->users--;
+	ctx_dev(ah->context)->obj.ahs--;
 	unlock();
 	free(a);
 	return 0;
@@ -799,10 +989,29 @@ qp_by_num(uint32_t qpn)
 {
 	struct hca_qp *q;
 
-	for (q = hca.qps; q != NULL; q = q->next)
+	for (q = hca.qp_hash[qpn % HCA_QP_HASH]; q != NULL; q = q->hnext)
 		if (q->qp.qp_num == qpn)
 			return q;
 	return NULL;
+}
+
+/* Work to execute: on the pending list, once, in arrival order. */
+static void
+pend_add(struct hca_qp *q)
+{
+	if (!q->pending) {
+		TAILQ_INSERT_TAIL(&hca.pend, q, pnext);
+		q->pending = 1;
+	}
+}
+
+static void
+pend_del(struct hca_qp *q)
+{
+	if (q->pending) {
+		TAILQ_REMOVE(&hca.pend, q, pnext);
+		q->pending = 0;
+	}
 }
 
 HCA_EXPORT struct ibv_qp *
@@ -810,12 +1019,18 @@ ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *ia)
 {
 	struct hca_qp *q;
 	struct ibv_qp_cap cap = ia->cap;
+	uint32_t qpn;
 
 	if (ia->qp_type != IBV_QPT_UD && ia->qp_type != IBV_QPT_RC) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
-	if (ia->send_cq == NULL || ia->recv_cq == NULL || ia->srq != NULL ||
+	if (ia->srq != NULL) {
+		/* No SRQ can exist: ibv_create_srq is not modelled. */
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (ia->send_cq == NULL || ia->recv_cq == NULL ||
 			cap.max_send_wr > HCA_MAX_QP_WR ||
 			cap.max_recv_wr > HCA_MAX_QP_WR ||
 			cap.max_send_sge > HCA_MAX_SGE ||
@@ -844,6 +1059,7 @@ ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *ia)
 		goto nomem;
 	q->cap = cap;
 	q->sig_all = ia->sq_sig_all;
+	q->dev = ctx_dev(pd->context);
 	q->qp.context = pd->context;
 	q->qp.qp_context = ia->qp_context;
 	q->qp.pd = pd;
@@ -858,13 +1074,20 @@ ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *ia)
 		unlock();
 		goto nomem;
 	}
+	/* QPNs are unique over the fabric (a device's QPs are found by
+	 * (port, QPN) anyway); never 0 or 1, never one in use. */
+	do {
+		qpn = hca.next_qpn++ & 0xffffff;
+	} while (qpn < 2 || qp_by_num(qpn) != NULL);
 	hca.nqp++;
-	q->qp.qp_num = hca.next_qpn++ & 0xffffff;
-	q->qp.handle = q->qp.qp_num;
+	q->qp.qp_num = qpn;
+	q->qp.handle = qpn;
+	q->hnext = hca.qp_hash[qpn % HCA_QP_HASH];
+	hca.qp_hash[qpn % HCA_QP_HASH] = q;
+	q->dev->obj.qps++;
 	((struct hca_pd *)pd)->users++;
 	((struct hca_cq *)ia->send_cq)->users++;
 	((struct hca_cq *)ia->recv_cq)->users++;
-	/* Append: execution order is creation order (step mode). */
 	{
 		struct hca_qp **pp = &hca.qps;
 
@@ -910,6 +1133,7 @@ qp_discard(struct hca_qp *q)
 	q->sq_exec = q->sq_post;
 	sq_release(q, q->sq_post);
 	q->rq_head = q->rq_tail;
+	pend_del(q);
 }
 
 static void
@@ -944,6 +1168,7 @@ qp_to_err(struct hca_qp *q)
 		q->sq_exec++;
 		cq_push((struct hca_cq *)q->qp.send_cq, &wc, q, q->sq_exec);
 	}
+	pend_del(q);
 }
 
 HCA_EXPORT int
@@ -958,7 +1183,14 @@ ibv_destroy_qp(struct ibv_qp *qp)
 			*pp = q->next;
 			break;
 		}
+	for (pp = &hca.qp_hash[qp->qp_num % HCA_QP_HASH]; *pp != NULL;
+			pp = &(*pp)->hnext)
+		if (*pp == q) {
+			*pp = q->hnext;
+			break;
+		}
 	hca.nqp--;
+	q->dev->obj.qps--;
 	((struct hca_pd *)qp->pd)->users--;
 	((struct hca_cq *)qp->send_cq)->users--;
 	((struct hca_cq *)qp->recv_cq)->users--;
@@ -1032,7 +1264,8 @@ ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask)
 	}
 	if (ud_transition(cur, nxt, &req, &opt) != 0 ||
 			(mask & req) != req || (mask & ~(req | opt)) != 0 ||
-			((mask & IBV_QP_PORT) != 0 && attr->port_num != 1) ||
+			((mask & IBV_QP_PORT) != 0 &&
+			dev_port(q->dev, attr->port_num) == NULL) ||
 			((mask & IBV_QP_PKEY_INDEX) != 0 &&
 			attr->pkey_index != 0)) {
 		unlock();
@@ -1066,7 +1299,8 @@ ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask,
 	memset(attr, 0, sizeof(*attr));
 	attr->qp_state = qp->state;
 	attr->cur_qp_state = qp->state;
-	attr->path_mtu = hca.mtu;
+	attr->path_mtu = q->port != 0 ?
+		dev_port(q->dev, q->port)->active_mtu : IBV_MTU_1024;
 	attr->qkey = q->qkey;
 	attr->sq_psn = q->sq_psn;
 	attr->cap = q->cap;
@@ -1092,6 +1326,8 @@ qp_hw_mark(struct hca_qp *q)
 
 	if (held > q->cnt.sq_high_water)
 		q->cnt.sq_high_water = held;
+	if (held > q->dev->cnt.sq_high_water)
+		q->dev->cnt.sq_high_water = held;
 	if (held > hca.cnt.sq_high_water)
 		hca.cnt.sq_high_water = held;
 }
@@ -1113,6 +1349,10 @@ post_one(struct hca_qp *q, struct ibv_send_wr *wr)
 			wr->num_sge > (int)q->cap.max_send_sge ||
 			wr->wr.ud.ah == NULL || wr->wr.ud.ah->pd != q->qp.pd)
 		return EINVAL;
+	/* A UD QP sends from its own port; an AH made for the other port
+	 * names a source GID (and link) that this one does not have. */
+	if (((struct hca_ah *)wr->wr.ud.ah)->attr.port_num != q->port)
+		return EINVAL;
 	for (i = 0; i < wr->num_sge; i++)
 		len += wr->sg_list[i].length;
 	if (inl && len > q->cap.max_inline_data)
@@ -1120,8 +1360,7 @@ post_one(struct hca_qp *q, struct ibv_send_wr *wr)
 	if (q->sq_post - q->sq_free >= q->cap.max_send_wr) {
 		/* Slots come back only through a polled signalled
 		 * completion: a driver that never signals ends here. */
-		q->cnt.sq_full++;
-		hca.cnt.sq_full++;
+		CNT(q, sq_full);
 		return ENOMEM;
 	}
 	w = &q->sq[q->sq_post % q->cap.max_send_wr];
@@ -1149,16 +1388,14 @@ post_one(struct hca_qp *q, struct ibv_send_wr *wr)
 	w->rqpn = wr->wr.ud.remote_qpn;
 	w->qkey = wr->wr.ud.remote_qkey;
 	q->sq_post++;
+	pend_add(q);
 	if (sig) {
-		q->cnt.wqe_signaled++;
-		hca.cnt.wqe_signaled++;
+		CNT(q, wqe_signaled);
 	} else {
-		q->cnt.wqe_unsignaled++;
-		hca.cnt.wqe_unsignaled++;
+		CNT(q, wqe_unsignaled);
 	}
 	if (inl) {
-		q->cnt.wqe_inline++;
-		hca.cnt.wqe_inline++;
+		CNT(q, wqe_inline);
 	}
 	qp_hw_mark(q);
 	return 0;
@@ -1172,8 +1409,7 @@ hca_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 	int rc = 0;
 
 	lock();
-	q->cnt.post_send_calls++;
-	hca.cnt.post_send_calls++;
+	CNT(q, post_send_calls);
 	for (; wr != NULL; wr = wr->next) {
 		rc = post_one(q, wr);
 		if (rc != 0) {
@@ -1193,8 +1429,7 @@ hca_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 	int rc = 0;
 
 	lock();
-	q->cnt.post_recv_calls++;
-	hca.cnt.post_recv_calls++;
+	CNT(q, post_recv_calls);
 	for (; wr != NULL; wr = wr->next) {
 		struct hca_rwqe *r;
 		int i;
@@ -1251,16 +1486,21 @@ gid_is_v4(const union ibv_gid *g)
 	return memcmp(g->raw, pfx, sizeof(pfx)) == 0;
 }
 
-/* The 40-byte GRH area of a RoCE v2 receive for a payload of len. */
+/* The 40-byte GRH area of a receive for a payload of len, from the
+ * sender's port sp: RoCE v2 writes the IP header (IPv4 in the last 20
+ * bytes, the first 20 undefined, or IPv6), RoCE v1 and InfiniBand the
+ * IBA GRH (next header 0x1b). */
 static void
-make_grh(uint8_t *g, const struct hca_ah *ah, uint32_t len)
+make_grh(uint8_t *g, const struct pmr_hca_port_config *sp,
+	const struct hca_ah *ah, uint32_t len)
 {
-	const union ibv_gid *sg = &hca.gid[ah->attr.grh.sgid_index];
+	const union ibv_gid *sg = &sp->gid[ah->attr.grh.sgid_index].gid;
 	const union ibv_gid *dg = &ah->attr.grh.dgid;
 	uint32_t pad = (len + 3) & ~3u;
+	int v2 = ah->sgid_type == PMR_HCA_GID_ROCE_V2;
 	int i;
 
-	if (gid_is_v4(sg) && gid_is_v4(dg)) {
+	if (v2 && gid_is_v4(sg) && gid_is_v4(dg)) {
 		uint8_t *ip = g + 20;
 		uint16_t tot = (uint16_t)(20 + 8 + 12 + 8 + pad + 4), c;
 
@@ -1285,11 +1525,12 @@ make_grh(uint8_t *g, const struct hca_ah *ah, uint32_t len)
 		ip[10] = (uint8_t)(c >> 8);
 		ip[11] = (uint8_t)c;
 	} else {
-		/* IPv6 header: version, class, flow label, payload length
-		 * (UDP 8 + BTH 12 + DETH 8 + padded payload + ICRC 4), next
-		 * header UDP, hop limit, addresses. */
+		/* IPv6 header or IBA GRH: version, class, flow label,
+		 * payload length (RoCE v2: UDP 8; then BTH 12 + DETH 8 +
+		 * padded payload + ICRC 4), next header (UDP, or the IBA's
+		 * 0x1b), hop limit, addresses. */
 		uint32_t fl = ah->attr.grh.flow_label & 0xfffff;
-		uint16_t pl = (uint16_t)(8 + 12 + 8 + pad + 4);
+		uint16_t pl = (uint16_t)((v2 ? 8 : 0) + 12 + 8 + pad + 4);
 
 		g[0] = (uint8_t)(0x60 | ah->attr.grh.traffic_class >> 4);
 		g[1] = (uint8_t)(ah->attr.grh.traffic_class << 4 | fl >> 16);
@@ -1297,7 +1538,7 @@ make_grh(uint8_t *g, const struct hca_ah *ah, uint32_t len)
 		g[3] = (uint8_t)fl;
 		g[4] = (uint8_t)(pl >> 8);
 		g[5] = (uint8_t)pl;
-		g[6] = 17;
+		g[6] = v2 ? 17 : 0x1b;
 		g[7] = ah->attr.grh.hop_limit;
 		memcpy(g + 8, sg->raw, 16);
 		memcpy(g + 24, dg->raw, 16);
@@ -1331,45 +1572,133 @@ scatter(struct hca_qp *r, const struct hca_rwqe *rw, uint32_t off,
 	return 0;
 }
 
-static void
-count_drop(uint64_t *dev_cnt, uint64_t *qp_cnt)
+/* Whether port p has GID g, of type t (PMR_HCA_GID_EMPTY: any type). */
+static int
+port_has_gid(const struct pmr_hca_port_config *p, const union ibv_gid *g,
+	enum pmr_hca_gid_type t)
 {
-	(*dev_cnt)++;
-	(*qp_cnt)++;
+	unsigned int k;
+
+	for (k = 0; k < PMR_HCA_GID_TABLE; k++)
+		if (p->gid[k].type != PMR_HCA_GID_EMPTY &&
+				(t == PMR_HCA_GID_EMPTY || p->gid[k].type == t)
+				&& memcmp(&p->gid[k].gid, g, sizeof(*g)) == 0)
+			return 1;
+	return 0;
 }
+
+/* Where a packet of ah from port sp goes, as the fabric routes it: the
+ * destination device (port in *dport), or NULL; *mismatch then says
+ * whether the address exists on the wrong kind of wire. RoCE: by
+ * destination GID, to a GID of the same type (v1 and v2 do not meet);
+ * InfiniBand: by DLID, and a GRH's DGID must be the port's. */
+static struct hca_dev *
+route(const struct pmr_hca_port_config *sp, const struct hca_ah *ah,
+	unsigned int *dport, int *mismatch)
+{
+	const union ibv_gid *dg = &ah->attr.grh.dgid;
+	int ib = sp->link_layer == IBV_LINK_LAYER_INFINIBAND;
+	unsigned int i, j;
+
+	*mismatch = 0;
+	for (i = 0; i < hca.ndev; i++)
+		for (j = 0; j < hca.devs[i].cfg.nports; j++) {
+			const struct pmr_hca_port_config *p =
+				&hca.devs[i].cfg.port[j];
+			int pib = p->link_layer ==
+				IBV_LINK_LAYER_INFINIBAND;
+
+			if (ib && pib && p->lid == ah->attr.dlid) {
+				if (ah->attr.is_global && !port_has_gid(p,
+						dg, PMR_HCA_GID_IB))
+					continue;
+				*dport = j + 1;
+				return &hca.devs[i];
+			}
+			if (!ah->attr.is_global)
+				continue;
+			if (!ib && !pib && port_has_gid(p, dg,
+					ah->sgid_type)) {
+				*dport = j + 1;
+				return &hca.devs[i];
+			}
+			if ((pib != ib || !ib) && port_has_gid(p, dg,
+					PMR_HCA_GID_EMPTY))
+				*mismatch = 1;
+		}
+	return NULL;
+}
+
+/* Count a drop on the sender QP, its device and the fabric. */
+static void
+count_drop(struct hca_qp *s, size_t off)
+{
+	(*(uint64_t *)((uint8_t *)&s->cnt + off))++;
+	(*(uint64_t *)((uint8_t *)&s->dev->cnt + off))++;
+	(*(uint64_t *)((uint8_t *)&hca.cnt + off))++;
+}
+
+#define DROP(s, f) count_drop(s, offsetof(struct pmr_hca_counters, f))
 
 /* Place one packet (GRH + payload) into the receiver's next receive. */
 static void
 deliver(struct hca_qp *s, const struct hca_swqe *w, const uint8_t *payload,
 	uint32_t len)
 {
-	struct hca_qp *r = qp_by_num(w->rqpn);
+	const struct pmr_hca_port_config *sp = dev_port(s->dev, s->port);
+	const struct pmr_hca_port_config *dp;
 	uint32_t qkey = (w->qkey & HCA_QKEY_PRIV) != 0 ? s->qkey : w->qkey;
+	struct hca_dev *dd;
+	struct hca_qp *r;
 	struct hca_rwqe *rw;
 	struct ibv_wc wc;
 	uint8_t grh[HCA_GRH];
+	unsigned int dport = 0;
+	int mismatch;
 	uint32_t room = 0;
 	int i;
 
-	for (i = 0; i < HCA_GID_TBL; i++)
-		if (hca.gid_valid[i] && memcmp(&w->ah->attr.grh.dgid,
-				&hca.gid[i], sizeof(union ibv_gid)) == 0)
-			break;
-	/* Every packet loops back: a destination GID not in the table
-	 * leaves the device and is lost. */
-	if (i == HCA_GID_TBL || r == NULL || r->qp.qp_type != IBV_QPT_UD ||
+	if (sp->state != IBV_PORT_ACTIVE) {
+		/* The link is not up: the packet never leaves (rxe: the
+		 * netdev drops it, the send still completes). */
+		DROP(s, drop_port_down);
+		return;
+	}
+	dd = route(sp, w->ah, &dport, &mismatch);
+	if (dd == NULL) {
+		/* Every packet stays on the fabric: an address no port
+		 * has (on this kind of wire) is lost. */
+		if (mismatch)
+			DROP(s, drop_link_layer);
+		else
+			DROP(s, drop_no_port);
+		return;
+	}
+	dp = dev_port(dd, dport);
+	if (dp->state != IBV_PORT_ACTIVE) {
+		DROP(s, drop_dest_down);
+		return;
+	}
+	if (len > (uint32_t)mtu_bytes(dp->active_mtu)) {
+		/* Larger than the receiving link's MTU: lost on the way. */
+		DROP(s, drop_too_long);
+		return;
+	}
+	r = qp_by_num(w->rqpn);
+	if (r == NULL || r->dev != dd || r->port != dport ||
+			r->qp.qp_type != IBV_QPT_UD ||
 			(r->qp.state != IBV_QPS_RTR &&
 			r->qp.state != IBV_QPS_RTS)) {
-		count_drop(&hca.cnt.drop_no_qp, &s->cnt.drop_no_qp);
+		DROP(s, drop_no_qp);
 		return;
 	}
 	if (qkey != r->qkey) {
-		count_drop(&hca.cnt.drop_qkey, &s->cnt.drop_qkey);
+		DROP(s, drop_qkey);
 		return;
 	}
 	if (r->rq_head == r->rq_tail) {
 		/* UD has no RNR: an empty RQ drops silently. */
-		count_drop(&hca.cnt.drop_no_recv, &s->cnt.drop_no_recv);
+		DROP(s, drop_no_recv);
 		return;
 	}
 	rw = &r->rq[r->rq_head % r->cap.max_recv_wr];
@@ -1380,7 +1709,15 @@ deliver(struct hca_qp *s, const struct hca_swqe *w, const uint8_t *payload,
 	wc.qp_num = r->qp.qp_num;
 	for (i = 0; i < rw->num_sge; i++)
 		room += rw->sge[i].length;
-	make_grh(grh, w->ah, len);
+	if (w->ah->attr.is_global) {
+		make_grh(grh, sp, w->ah, len);
+	} else {
+		/* No GRH (InfiniBand): the 40 bytes are undefined; random,
+		 * the strictest choice (not written would leave a stale
+		 * GRH that looks valid). */
+		for (i = 0; i < HCA_GRH; i++)
+			grh[i] = (uint8_t)hca_rand();
+	}
 	if (room < HCA_GRH + len) {
 		/* The receive is too small: a local length error, and any
 		 * error completion but a flush moves the QP to ERR. */
@@ -1399,15 +1736,18 @@ deliver(struct hca_qp *s, const struct hca_swqe *w, const uint8_t *payload,
 	wc.status = IBV_WC_SUCCESS;
 	wc.byte_len = HCA_GRH + len;
 	wc.src_qp = s->qp.qp_num;
-	wc.wc_flags = IBV_WC_GRH;
+	wc.wc_flags = w->ah->attr.is_global ? IBV_WC_GRH : 0;
 	if (w->opcode == IBV_WR_SEND_WITH_IMM) {
 		wc.wc_flags |= IBV_WC_WITH_IMM;
 		wc.imm_data = w->imm;
 	}
 	wc.pkey_index = 0;
+	if (sp->link_layer == IBV_LINK_LAYER_INFINIBAND) {
+		wc.slid = sp->lid;
+		wc.sl = w->ah->attr.sl;
+	}
 	cq_push((struct hca_cq *)r->qp.recv_cq, &wc, NULL, 0);
-	hca.cnt.rx_packets++;
-	r->cnt.rx_packets++;
+	CNT(r, rx_packets);
 }
 
 /* Execute the oldest pending send WQE of q. */
@@ -1451,25 +1791,27 @@ exec_one(struct hca_qp *q)
 		payload = buf;
 	}
 	q->sq_exec++;
-	q->cnt.tx_packets++;
-	hca.cnt.tx_packets++;
-	if (st == IBV_WC_SUCCESS && len > (uint32_t)mtu_bytes(hca.mtu)) {
+	if (q->sq_exec == q->sq_post)
+		pend_del(q);
+	CNT(q, tx_packets);
+	if (st == IBV_WC_SUCCESS && len > (uint32_t)mtu_bytes(
+			dev_port(q->dev, q->port)->active_mtu)) {
 		/* A UD message must fit one packet of the path MTU. */
 		st = IBV_WC_LOC_LEN_ERR;
-		count_drop(&hca.cnt.drop_too_long, &q->cnt.drop_too_long);
+		DROP(q, drop_too_long);
 	}
 	if (st == IBV_WC_SUCCESS && hca.f_drop > 0) {
 		hca.f_drop--;
 		copies = 0;
-		count_drop(&hca.cnt.drop_injected, &q->cnt.drop_injected);
+		DROP(q, drop_injected);
 	} else if (st == IBV_WC_SUCCESS && hca.f_dup > 0) {
 		hca.f_dup--;
 		copies = 2;
-		count_drop(&hca.cnt.dup_injected, &q->cnt.dup_injected);
+		DROP(q, dup_injected);
 	} else if (st == IBV_WC_SUCCESS && hca.f_fail > 0) {
 		hca.f_fail--;
 		st = IBV_WC_GENERAL_ERR;
-		count_drop(&hca.cnt.fail_injected, &q->cnt.fail_injected);
+		DROP(q, fail_injected);
 	}
 	for (i = 0; st == IBV_WC_SUCCESS && i < copies; i++)
 		deliver(q, w, payload, len);
@@ -1487,19 +1829,28 @@ exec_one(struct hca_qp *q)
 		qp_to_err(q);
 }
 
-/* Execute up to max pending WQEs, QPs in creation order. */
+/* Execute up to max pending WQEs: only QPs with work are visited, in
+ * the order they got it, each drained before the next. */
 static unsigned int
 progress(unsigned int max)
 {
 	unsigned int n = 0;
 	struct hca_qp *q;
 
-	for (q = hca.qps; q != NULL && n < max; q = q->next)
-		while (n < max && q->qp.state == IBV_QPS_RTS &&
-				q->sq_exec != q->sq_post) {
+	while (n < max && (q = TAILQ_FIRST(&hca.pend)) != NULL) {
+		if (q->qp.state != IBV_QPS_RTS) {
+			/* Not executing (cannot happen: only RTS posts,
+			 * and leaving RTS empties the SQ); keep going. */
+			pend_del(q);
+			continue;
+		}
+		/* exec_one() takes q off the list when it is drained or
+		 * fails (to ERR flushes the rest). */
+		while (n < max && q->pending) {
 			exec_one(q);
 			n++;
 		}
+	}
 	return n;
 }
 
@@ -1538,12 +1889,9 @@ pmr_hca_counters_get(struct ibv_qp *qp, struct pmr_hca_counters *c)
 	if (qp == NULL) {
 		*c = hca.cnt;
 	} else {
-		struct hca_qp *q;
+		struct hca_qp *q = qp_by_num(qp->qp_num);
 
-		for (q = hca.qps; q != NULL; q = q->next)
-			if (&q->qp == qp)
-				break;
-		if (q != NULL)
+		if (q != NULL && &q->qp == qp)
 			*c = q->cnt;
 		else
 			rc = EINVAL;
@@ -1552,16 +1900,139 @@ pmr_hca_counters_get(struct ibv_qp *qp, struct pmr_hca_counters *c)
 	return rc;
 }
 
+HCA_EXPORT int
+pmr_hca_dev_counters_get(const char *dev, struct pmr_hca_counters *c)
+{
+	struct hca_dev *d;
+
+	lock();
+	d = dev_by_name(dev);
+	if (d != NULL)
+		*c = d->cnt;
+	unlock();
+	return d != NULL ? 0 : ENODEV;
+}
+
 HCA_EXPORT void
 pmr_hca_counters_reset(void)
 {
 	struct hca_qp *q;
+	unsigned int i;
 
 	lock();
 	memset(&hca.cnt, 0, sizeof(hca.cnt));
+	for (i = 0; i < hca.ndev; i++)
+		memset(&hca.devs[i].cnt, 0, sizeof(hca.devs[i].cnt));
 	for (q = hca.qps; q != NULL; q = q->next)
 		memset(&q->cnt, 0, sizeof(q->cnt));
 	unlock();
+}
+
+HCA_EXPORT int
+pmr_hca_objects_get(const char *dev, struct pmr_hca_objects *o)
+{
+	unsigned int i;
+	int rc = ENODEV;
+
+	memset(o, 0, sizeof(*o));
+	lock();
+	hca_load();
+	for (i = 0; i < hca.ndev; i++) {
+		const struct pmr_hca_objects *x = &hca.devs[i].obj;
+
+		if (dev != NULL && strcmp(dev, hca.devs[i].cfg.name) != 0)
+			continue;
+		o->contexts += x->contexts;
+		o->pds += x->pds;
+		o->mrs += x->mrs;
+		o->cqs += x->cqs;
+		o->qps += x->qps;
+		o->ahs += x->ahs;
+		rc = 0;
+	}
+	unlock();
+	return dev == NULL ? 0 : rc;
+}
+
+/* Any object alive, on any device. */
+static int
+objects_alive(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < hca.ndev; i++) {
+		const struct pmr_hca_objects *x = &hca.devs[i].obj;
+
+		if (x->contexts + x->pds + x->mrs + x->cqs + x->qps +
+				x->ahs != 0)
+			return 1;
+	}
+	return 0;
+}
+
+HCA_EXPORT int
+pmr_hca_configure(const struct pmr_hca_dev_config *devs, unsigned int n)
+{
+	char err[256];
+
+	lock();
+	if (hca.listed) {
+		unlock();
+		return EBUSY;
+	}
+	if (hca_config_check(devs, n, err, sizeof(err)) != 0) {
+		unlock();
+		return EINVAL;
+	}
+	devs_set(devs, n);
+	unlock();
+	return 0;
+}
+
+HCA_EXPORT int
+pmr_hca_reset(void)
+{
+	lock();
+	if (objects_alive()) {
+		unlock();
+		return EBUSY;
+	}
+	memset(hca.devs, 0, sizeof(hca.devs));
+	hca.ndev = 0;
+	hca.loaded = 0;
+	hca.listed = 0;
+	hca.bad = 0;
+	memset(&hca.cnt, 0, sizeof(hca.cnt));
+	hca.step_mode = 0;
+	hca.f_drop = 0;
+	hca.f_dup = 0;
+	hca.f_fail = 0;
+	unlock();
+	return 0;
+}
+
+HCA_EXPORT int
+pmr_hca_port_set_state(const char *dev, uint8_t port,
+	enum ibv_port_state state)
+{
+	struct pmr_hca_port_config *p;
+	struct hca_dev *d;
+
+	if (state != IBV_PORT_DOWN && state != IBV_PORT_INIT &&
+			state != IBV_PORT_ARMED && state != IBV_PORT_ACTIVE)
+		return EINVAL;
+	lock();
+	d = dev_by_name(dev);
+	if (d == NULL) {
+		unlock();
+		return ENODEV;
+	}
+	p = dev_port(d, port);
+	if (p != NULL)
+		p->state = state;
+	unlock();
+	/* Issue 16 raises IBV_EVENT_PORT_ACTIVE/_ERR from here. */
+	return p != NULL ? 0 : EINVAL;
 }
 
 HCA_EXPORT void
@@ -1609,7 +2080,7 @@ pmr_hca_pending(void)
 	unsigned int n = 0;
 
 	lock();
-	for (q = hca.qps; q != NULL; q = q->next)
+	TAILQ_FOREACH(q, &hca.pend, pnext)
 		n += (unsigned int)(q->sq_post - q->sq_exec);
 	unlock();
 	return n;

@@ -3,18 +3,22 @@
  */
 
 /*
- * The software HCA model's test-side interface (issue 14, part 1).
+ * The software HCA model's test-side interface (issue 14).
  *
- * libpmr_hca.so defines libibverbs' entry points (unversioned, so that it
- * wins when preloaded or linked ahead of libibverbs) and models one RoCE v2
- * device at the UD level. This header is what a test adds on top of
- * verbs.h: the device's own counters, injected faults and the step mode.
- * None of it is a libibverbs API.
+ * libpmr_hca.so defines every function libibverbs exports (unversioned, so
+ * that it wins when preloaded or linked ahead of libibverbs) and models
+ * one fabric of configurable devices (RoCE v2/v1 or InfiniBand ports) at
+ * the UD level; what it does not model fails with EOPNOTSUPP. This header
+ * is what a test adds on top of verbs.h: the configuration, port state,
+ * the devices' own counters and live objects, injected faults and the
+ * step mode. None of it is a libibverbs API. doc/testing.md describes the
+ * model.
  */
 
 #ifndef PMR_HCA_H
 #define PMR_HCA_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <infiniband/verbs.h>
@@ -42,6 +46,12 @@ struct pmr_hca_counters {
 	uint64_t drop_no_recv;		/**< receive queue empty */
 	uint64_t drop_too_long;		/**< larger than the path MTU */
 	uint64_t cq_overrun;		/**< completions lost: CQ full */
+	/* Added by issue 14 part 2 (the fabric); at the end, so that code
+	 * built against part 1 keeps its offsets. */
+	uint64_t drop_no_port;		/**< no port has that GID or LID */
+	uint64_t drop_link_layer;	/**< RoCE to IB, or RoCE v1 to v2 */
+	uint64_t drop_port_down;	/**< sender's port not ACTIVE */
+	uint64_t drop_dest_down;	/**< receiver's port not ACTIVE */
 };
 
 /**
@@ -72,9 +82,9 @@ void pmr_hca_seed(uint64_t seed);
 
 /**
  * Step mode: with on != 0, polls no longer execute send WQEs; only
- * pmr_hca_step() does, one WQE at a time, QPs in creation order, oldest
- * first. Deterministic: with a fixed PMR_HCA_SEED the same calls produce
- * the same bytes. Thread: any thread.
+ * pmr_hca_step() does, one WQE at a time, oldest first, QPs in the order
+ * in which they got work pending. Deterministic: with a fixed
+ * PMR_HCA_SEED the same calls produce the same bytes. Thread: any thread.
  */
 void pmr_hca_step_mode(int on);
 
@@ -89,6 +99,118 @@ unsigned int pmr_hca_step(unsigned int max);
  * Send WQEs posted and not yet executed, over all QPs. Thread: any.
  */
 unsigned int pmr_hca_pending(void);
+
+/* --- configuration (issue 14 part 2) --------------------------------- */
+
+#define PMR_HCA_MAX_DEVICES 4	/**< devices on the fabric, at most */
+#define PMR_HCA_MAX_PORTS 2	/**< ports per device, at most */
+#define PMR_HCA_GID_TABLE 16	/**< GID table entries per port */
+
+/** A GID table entry's type; 0 is an empty slot. */
+enum pmr_hca_gid_type {
+	PMR_HCA_GID_EMPTY = 0,	/**< empty: queries give ENODATA */
+	PMR_HCA_GID_IB,		/**< InfiniBand (IB ports only) */
+	PMR_HCA_GID_ROCE_V1,	/**< RoCE v1 (Ethernet ports only) */
+	PMR_HCA_GID_ROCE_V2,	/**< RoCE v2 (Ethernet ports only) */
+};
+
+/** One GID table entry. */
+struct pmr_hca_gid_config {
+	enum pmr_hca_gid_type type;	/**< PMR_HCA_GID_EMPTY: unused */
+	union ibv_gid gid;		/**< the address */
+};
+
+/** One port. */
+struct pmr_hca_port_config {
+	uint8_t link_layer;	/**< IBV_LINK_LAYER_ETHERNET, _INFINIBAND */
+	enum ibv_port_state state;	/**< DOWN, INIT, ARMED or ACTIVE */
+	enum ibv_mtu active_mtu;	/**< the path MTU of its QPs */
+	enum ibv_mtu max_mtu;		/**< >= active_mtu */
+	uint16_t lid;		/**< InfiniBand: 1..0xbfff; Ethernet: 0 */
+	struct pmr_hca_gid_config gid[PMR_HCA_GID_TABLE]; /**< GID table */
+};
+
+/** One device. */
+struct pmr_hca_dev_config {
+	char name[64];		/**< ibv_get_device_name(), unique */
+	uint8_t nports;		/**< 1 or PMR_HCA_MAX_PORTS */
+	/** Advertise type 2B memory windows (device_cap_flags, max_mw).
+	 * Off by default: ibv_alloc_mw is not modelled before issue 17 and
+	 * fails with EOPNOTSUPP either way. */
+	uint8_t mw;
+	struct pmr_hca_port_config port[PMR_HCA_MAX_PORTS]; /**< ports 1.. */
+};
+
+/**
+ * Fill d with the default device: "hca0", one ACTIVE RoCE port, active
+ * MTU 1024, max 4096, GID 0 fe80::1 and GID 1 ::ffff:192.0.2.1 (both
+ * RoCE v2), no windows. Thread: any thread.
+ */
+void pmr_hca_config_default(struct pmr_hca_dev_config *d);
+
+/**
+ * Parse a PMR_HCA_CONFIG spec (syntax: doc/testing.md) into devs, strictly:
+ * an unknown key, a bad value or an inconsistent device is an error.
+ * Thread: any thread.
+ * @return the number of devices, or -1 with a message in err (errlen
+ *   bytes, may be 0).
+ */
+int pmr_hca_config_parse(const char *spec, struct pmr_hca_dev_config *devs,
+	unsigned int max, char *err, size_t errlen);
+
+/**
+ * Make devs (n of them) the fabric's devices, in place of the
+ * environment's (PMR_HCA_CONFIG, else PMR_HCA_DEVICE/PMR_HCA_MTU, else
+ * the default). Only before the first ibv_get_device_list() or after
+ * pmr_hca_reset(). Thread: any thread.
+ * @return 0; EBUSY if the devices were already listed; EINVAL if the
+ *   configuration is inconsistent (see pmr_hca_config_parse()).
+ */
+int pmr_hca_configure(const struct pmr_hca_dev_config *devs, unsigned int n);
+
+/**
+ * Forget the configuration (the next ibv_get_device_list() reads the
+ * environment again, unless pmr_hca_configure() comes first), zero every
+ * counter and clear faults and step mode. Device pointers from earlier
+ * lists must not be used any more. Thread: any thread.
+ * @return 0, or EBUSY while a context or any object is alive.
+ */
+int pmr_hca_reset(void);
+
+/**
+ * Change a port's state at run time (the link going down, coming up).
+ * Sends from a port that is not ACTIVE complete successfully and are
+ * dropped (drop_port_down), packets to it are dropped (drop_dest_down).
+ * Thread: any thread.
+ * @return 0; ENODEV: no such device; EINVAL: bad port or state.
+ */
+int pmr_hca_port_set_state(const char *dev, uint8_t port,
+	enum ibv_port_state state);
+
+/** Objects alive on a device (to assert sharing and leaks). */
+struct pmr_hca_objects {
+	uint32_t contexts;	/**< open contexts */
+	uint32_t pds;		/**< protection domains */
+	uint32_t mrs;		/**< memory regions */
+	uint32_t cqs;		/**< completion queues */
+	uint32_t qps;		/**< queue pairs */
+	uint32_t ahs;		/**< address handles */
+};
+
+/**
+ * Count the objects alive on device dev (NULL: on every device).
+ * Thread: any thread.
+ * @return 0, or ENODEV.
+ */
+int pmr_hca_objects_get(const char *dev, struct pmr_hca_objects *o);
+
+/**
+ * Read one device's counters: what its QPs sent, dropped and received.
+ * pmr_hca_counters_get(NULL, ...) is the sum over the fabric.
+ * Thread: any thread.
+ * @return 0, or ENODEV.
+ */
+int pmr_hca_dev_counters_get(const char *dev, struct pmr_hca_counters *c);
 
 #ifdef __cplusplus
 }

@@ -9,11 +9,16 @@
  * through the counters. Linked against the model only (no libibverbs).
  */
 
+#include <endian.h>
 #include <errno.h>
+#include <signal.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -554,6 +559,793 @@ test_threads(void **state)
 	assert_int_equal(ibv_destroy_qp(extra), 0);
 }
 
+/* --- configuration and the fabric (issue 14 part 2) ------------------ */
+
+/* One endpoint on the fabric: a device (by name), a port, a UD QP with
+ * its own CQ, registered buffers. */
+struct node {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	struct ibv_mr *mr;
+	uint8_t buf[4 * SLOT];
+};
+
+static struct ibv_context *
+open_by_name(const char *name)
+{
+	struct ibv_device **l;
+	struct ibv_context *ctx = NULL;
+	int n, i;
+
+	l = ibv_get_device_list(&n);
+	assert_non_null(l);
+	for (i = 0; i < n; i++)
+		if (strcmp(ibv_get_device_name(l[i]), name) == 0)
+			ctx = ibv_open_device(l[i]);
+	ibv_free_device_list(l);
+	assert_non_null(ctx);
+	return ctx;
+}
+
+static void
+node_open(struct node *nd, const char *dev, uint8_t port)
+{
+	struct ibv_qp_init_attr ia = { .qp_type = IBV_QPT_UD,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			.max_send_sge = 1, .max_recv_sge = 1 } };
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = port,
+		.qkey = QKEY };
+	int i;
+
+	memset(nd, 0, sizeof(*nd));
+	nd->ctx = open_by_name(dev);
+	nd->pd = ibv_alloc_pd(nd->ctx);
+	nd->cq = ibv_create_cq(nd->ctx, 16, NULL, NULL, 0);
+	assert_non_null(nd->pd);
+	assert_non_null(nd->cq);
+	ia.send_cq = nd->cq;
+	ia.recv_cq = nd->cq;
+	nd->qp = ibv_create_qp(nd->pd, &ia);
+	assert_non_null(nd->qp);
+	assert_int_equal(ibv_modify_qp(nd->qp, &a, IBV_QP_STATE |
+		IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY), 0);
+	a.qp_state = IBV_QPS_RTR;
+	assert_int_equal(ibv_modify_qp(nd->qp, &a, IBV_QP_STATE), 0);
+	a.qp_state = IBV_QPS_RTS;
+	assert_int_equal(ibv_modify_qp(nd->qp, &a, IBV_QP_STATE |
+		IBV_QP_SQ_PSN), 0);
+	nd->mr = ibv_reg_mr(nd->pd, nd->buf, sizeof(nd->buf),
+		IBV_ACCESS_LOCAL_WRITE);
+	assert_non_null(nd->mr);
+	memset(nd->buf, 0xee, sizeof(nd->buf));
+	for (i = 0; i < 2; i++) {
+		struct ibv_sge sge = { .addr = (uintptr_t)(nd->buf +
+			(size_t)(i + 1) * SLOT), .length = SLOT,
+			.lkey = nd->mr->lkey };
+		struct ibv_recv_wr wr = { .wr_id = 100 + (uint64_t)i,
+			.sg_list = &sge, .num_sge = 1 }, *bad;
+
+		assert_int_equal(ibv_post_recv(nd->qp, &wr, &bad), 0);
+	}
+}
+
+static void
+node_close(struct node *nd)
+{
+	struct ibv_wc wc[16];
+
+	while (ibv_poll_cq(nd->cq, 16, wc) > 0)
+		;
+	assert_int_equal(ibv_destroy_qp(nd->qp), 0);
+	assert_int_equal(ibv_dereg_mr(nd->mr), 0);
+	assert_int_equal(ibv_destroy_cq(nd->cq), 0);
+	assert_int_equal(ibv_dealloc_pd(nd->pd), 0);
+	assert_int_equal(ibv_close_device(nd->ctx), 0);
+}
+
+/* Send 8 bytes ('P') from a to QP rqpn through an AH of aa, signalled;
+ * returns the send's completion status. */
+static enum ibv_wc_status
+node_send(struct node *a, struct ibv_ah_attr *aa, uint32_t rqpn)
+{
+	struct ibv_ah *ah = ibv_create_ah(a->pd, aa);
+	struct ibv_sge sge = { .addr = (uintptr_t)a->buf, .length = 8 };
+	struct ibv_send_wr wr = { .wr_id = 7, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED },
+		*bad;
+	struct ibv_wc wc;
+	int n;
+
+	assert_non_null(ah);
+	memset(a->buf, 'P', 8);
+	sge.lkey = a->mr->lkey;
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = rqpn;
+	wr.wr.ud.remote_qkey = QKEY;
+	assert_int_equal(ibv_post_send(a->qp, &wr, &bad), 0);
+	/* Sends complete on a's CQ; a receive there would be a self send,
+	 * which these tests do not make. */
+	while ((n = ibv_poll_cq(a->cq, 1, &wc)) == 0)
+		;
+	assert_int_equal(n, 1);
+	assert_int_equal(wc.opcode, IBV_WC_SEND);
+	assert_int_equal(ibv_destroy_ah(ah), 0);
+	return wc.status;
+}
+
+/* The receive completion on b, or 0 if none. */
+static int
+node_recv(struct node *b, struct ibv_wc *wc)
+{
+	return ibv_poll_cq(b->cq, 1, wc);
+}
+
+static void
+gid_of(struct node *nd, uint8_t port, int idx, union ibv_gid *g)
+{
+	struct ibv_gid_entry e;
+
+	assert_int_equal(ibv_query_gid_ex(nd->ctx, port, (uint32_t)idx, &e,
+		0), 0);
+	*g = e.gid;
+}
+
+/* Back to the environment's (default) configuration. */
+static int
+reset_teardown(void **state)
+{
+	(void)state;
+	assert_int_equal(pmr_hca_reset(), 0);
+	return 0;
+}
+
+/* The default configuration is part 1's device, exactly. */
+static void
+test_config_default(void **state)
+{
+	struct pmr_hca_dev_config d, p;
+	char err[128];
+	struct ibv_port_attr pa;
+	struct ibv_device_attr da;
+	struct ibv_gid_entry g;
+	struct ibv_context *ctx;
+	struct ibv_device **l;
+	int n;
+
+	(void)state;
+	pmr_hca_config_default(&d);
+	assert_string_equal(d.name, "hca0");
+	assert_int_equal(d.nports, 1);
+	assert_int_equal(d.mw, 0);
+	/* The spec of one device with no details gives the same. */
+	assert_int_equal(pmr_hca_config_parse("dev=hca0", &p, 1, err,
+		sizeof(err)), 1);
+	assert_memory_equal(&d, &p, sizeof(d));
+	assert_int_equal(pmr_hca_reset(), 0);
+	l = ibv_get_device_list(&n);
+	assert_non_null(l);
+	ibv_free_device_list(l);
+	assert_int_equal(n, 1);
+	ctx = open_by_name("hca0");
+	assert_int_equal(ibv_query_port(ctx, 1, &pa), 0);
+	assert_int_equal(pa.state, IBV_PORT_ACTIVE);
+	assert_int_equal(pa.link_layer, IBV_LINK_LAYER_ETHERNET);
+	assert_int_equal(pa.active_mtu, IBV_MTU_1024);
+	assert_int_equal(pa.max_mtu, IBV_MTU_4096);
+	assert_int_equal(ibv_query_gid_ex(ctx, 1, 1, &g, 0), 0);
+	assert_int_equal(g.gid_type, IBV_GID_TYPE_ROCE_V2);
+	assert_int_equal(g.gid.raw[12], 192);
+	assert_int_equal(g.gid.raw[15], 1);
+	assert_int_equal(ibv_query_gid_ex(ctx, 1, 2, &g, 0), ENODATA);
+	/* Honest capabilities: no windows unless configured. */
+	assert_int_equal(ibv_query_device(ctx, &da), 0);
+	assert_int_equal(da.device_cap_flags & IBV_DEVICE_MEM_WINDOW_TYPE_2B,
+		0);
+	assert_int_equal(da.max_mw, 0);
+	assert_int_equal(ibv_close_device(ctx), 0);
+}
+
+/* The spec is parsed strictly: each mistake is an error with a message
+ * naming it, never a silent default. */
+static void
+test_config_parse(void **state)
+{
+	static const struct {
+		const char *spec, *msg;
+	} bad[] = {
+		{ "", "no dev=" },
+		{ "link=ib", "before the first dev=" },
+		{ "dev=a,bogus=1", "unknown key" },
+		{ "dev=a,mtu=1500", "mtu=1500" },
+		{ "dev=a,state=up", "state=up" },
+		{ "dev=a,port=2", "port=2" },
+		{ "dev=a,port=1,port=2,port=3", "port=3" },
+		{ "dev=a,link=ib,gid0=v2/fe80::9", "RoCE GID on an" },
+		{ "dev=a,gid0=ib/fe80::9", "IB GID on an" },
+		{ "dev=a,gid16=v2/fe80::9", "gid16" },
+		{ "dev=a,gid0=v3/fe80::9", "gid0=v3" },
+		{ "dev=a,gid0=v2/fe80::zz", "gid0=v2/fe80::zz" },
+		{ "dev=a dev=a", "two devices" },
+		{ "dev=a dev=b,gid0=v2/fe80::1", "also on a" },
+		{ "dev=a,link=ib dev=b,link=ib,lid=1", "LID 1 also on a" },
+		{ "dev=a,link=eth,lid=3", "Ethernet has no LID" },
+		{ "dev=a,mtu=4096,max_mtu=2048", "MTUs" },
+		{ "dev=a,mw=2", "mw=2" },
+		{ "dev=a dev=b dev=c dev=d dev=e", "more than 4" },
+		{ "dev=a noequals", "not key=value" },
+	};
+	struct pmr_hca_dev_config d[PMR_HCA_MAX_DEVICES];
+	char err[256];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		assert_int_equal(pmr_hca_config_parse(bad[i].spec, d,
+			PMR_HCA_MAX_DEVICES, err, sizeof(err)), -1);
+		if (strstr(err, bad[i].msg) == NULL)
+			fail_msg("spec '%s': message '%s' lacks '%s'",
+				bad[i].spec, err, bad[i].msg);
+	}
+	/* A full one. */
+	assert_int_equal(pmr_hca_config_parse("dev=r0,mw=1; port=1 "
+		"link=roce state=down mtu=4096 gid3=v1/fe80::77 "
+		"gid4=v2/10.0.0.7; port=2,link=ib,lid=0x20,mtu=256,"
+		"gid0=ib/fe80::1:2; dev=i1,link=ib,gids=none", d,
+		PMR_HCA_MAX_DEVICES, err, sizeof(err)), 2);
+	assert_string_equal(d[0].name, "r0");
+	assert_int_equal(d[0].mw, 1);
+	assert_int_equal(d[0].nports, 2);
+	assert_int_equal(d[0].port[0].state, IBV_PORT_DOWN);
+	assert_int_equal(d[0].port[0].active_mtu, IBV_MTU_4096);
+	assert_int_equal(d[0].port[0].gid[0].type, PMR_HCA_GID_EMPTY);
+	assert_int_equal(d[0].port[0].gid[3].type, PMR_HCA_GID_ROCE_V1);
+	assert_int_equal(d[0].port[0].gid[4].type, PMR_HCA_GID_ROCE_V2);
+	assert_int_equal(d[0].port[0].gid[4].gid.raw[10], 0xff);
+	assert_int_equal(d[0].port[0].gid[4].gid.raw[12], 10);
+	assert_int_equal(d[0].port[0].gid[4].gid.raw[15], 7);
+	assert_int_equal(d[0].port[1].link_layer, IBV_LINK_LAYER_INFINIBAND);
+	assert_int_equal(d[0].port[1].lid, 0x20);
+	assert_int_equal(d[0].port[1].active_mtu, IBV_MTU_256);
+	assert_int_equal(d[0].port[1].gid[0].type, PMR_HCA_GID_IB);
+	assert_int_equal(d[1].nports, 1);
+	assert_int_equal(d[1].port[0].lid, 3);	/* its ordinal */
+	for (i = 0; i < PMR_HCA_GID_TABLE; i++)
+		assert_int_equal(d[1].port[0].gid[i].type, PMR_HCA_GID_EMPTY);
+}
+
+/* The C API: only before the devices are listed, or after a reset, which
+ * refuses while anything is alive; a bad configuration is refused. */
+static void
+test_config_busy(void **state)
+{
+	struct pmr_hca_dev_config d[2];
+	struct ibv_device **l;
+	struct ibv_context *ctx;
+	int n;
+
+	(void)state;
+	pmr_hca_config_default(&d[0]);
+	d[1] = d[0];
+	assert_int_equal(pmr_hca_reset(), 0);
+	/* Two devices of one name, and the same GIDs: refused. */
+	assert_int_equal(pmr_hca_configure(d, 2), EINVAL);
+	snprintf(d[1].name, sizeof(d[1].name), "hca1");
+	d[1].port[0].gid[0].gid.raw[15] = 2;
+	d[1].port[0].gid[1].gid.raw[15] = 2;
+	assert_int_equal(pmr_hca_configure(d, 2), 0);
+	l = ibv_get_device_list(&n);
+	assert_non_null(l);
+	assert_int_equal(n, 2);
+	assert_string_equal(ibv_get_device_name(l[1]), "hca1");
+	assert_int_equal(ibv_get_device_index(l[1]), 1);
+	assert_true(ibv_get_device_guid(l[0]) != ibv_get_device_guid(l[1]));
+	ctx = ibv_open_device(l[1]);
+	ibv_free_device_list(l);
+	assert_non_null(ctx);
+	assert_int_equal(pmr_hca_configure(d, 1), EBUSY);	/* listed */
+	assert_int_equal(pmr_hca_reset(), EBUSY);		/* open */
+	assert_int_equal(ibv_close_device(ctx), 0);
+	assert_int_equal(pmr_hca_reset(), 0);
+	assert_int_equal(pmr_hca_configure(d, 1), 0);
+	assert_non_null(l = ibv_get_device_list(&n));
+	assert_int_equal(n, 1);
+	ibv_free_device_list(l);
+}
+
+/* PMR_HCA_CONFIG for unmodified binaries: read at the first listing; a
+ * bad spec gives no devices (EINVAL) rather than a guess. The old
+ * variables still work, and conflict with it. */
+static void
+test_config_env(void **state)
+{
+	struct ibv_device **l;
+	struct ibv_context *ctx;
+	struct ibv_port_attr pa;
+	int n;
+
+	(void)state;
+	assert_int_equal(pmr_hca_reset(), 0);
+	setenv("PMR_HCA_CONFIG", "dev=x0 dev=x1,link=ib,mtu=2048", 1);
+	l = ibv_get_device_list(&n);
+	assert_non_null(l);
+	assert_int_equal(n, 2);
+	ibv_free_device_list(l);
+	ctx = open_by_name("x1");
+	assert_int_equal(ibv_query_port(ctx, 1, &pa), 0);
+	assert_int_equal(pa.link_layer, IBV_LINK_LAYER_INFINIBAND);
+	assert_int_equal(pa.active_mtu, IBV_MTU_2048);
+	assert_int_equal(pa.lid, 2);
+	assert_int_equal(ibv_close_device(ctx), 0);
+	assert_int_equal(pmr_hca_reset(), 0);
+	setenv("PMR_HCA_CONFIG", "dev=x0,mtu=9000", 1);
+	errno = 0;
+	assert_null(ibv_get_device_list(&n));
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(pmr_hca_reset(), 0);
+	setenv("PMR_HCA_MTU", "2048", 1);
+	setenv("PMR_HCA_CONFIG", "dev=x0", 1);
+	assert_null(ibv_get_device_list(&n));		/* both: which? */
+	assert_int_equal(pmr_hca_reset(), 0);
+	unsetenv("PMR_HCA_CONFIG");
+	setenv("PMR_HCA_DEVICE", "old0", 1);
+	ctx = open_by_name("old0");
+	assert_int_equal(ibv_query_port(ctx, 1, &pa), 0);
+	assert_int_equal(pa.active_mtu, IBV_MTU_2048);
+	assert_int_equal(ibv_close_device(ctx), 0);
+	unsetenv("PMR_HCA_DEVICE");
+	unsetenv("PMR_HCA_MTU");
+}
+
+/* Configure spec (checked) as the fabric. */
+static void
+fabric(const char *spec)
+{
+	struct pmr_hca_dev_config d[PMR_HCA_MAX_DEVICES];
+	char err[256];
+	int n;
+
+	assert_int_equal(pmr_hca_reset(), 0);
+	n = pmr_hca_config_parse(spec, d, PMR_HCA_MAX_DEVICES, err,
+		sizeof(err));
+	if (n < 0)
+		fail_msg("%s: %s", spec, err);
+	assert_int_equal(pmr_hca_configure(d, (unsigned int)n), 0);
+	pmr_hca_counters_reset();
+}
+
+/* RoCE across two devices: the destination GID finds hca1's port; the
+ * counters are per device; a GID nobody has is lost (drop_no_port). */
+static void
+test_fabric_roce(void **state)
+{
+	struct ibv_ah_attr aa = { .is_global = 1, .port_num = 1 };
+	struct pmr_hca_counters c0, c1;
+	struct pmr_hca_objects o;
+	struct node a, b;
+	struct ibv_wc wc;
+
+	(void)state;
+	fabric("dev=hca0 dev=hca1");
+	node_open(&a, "hca0", 1);
+	node_open(&b, "hca1", 1);
+	assert_int_equal(pmr_hca_objects_get("hca1", &o), 0);
+	assert_int_equal(o.contexts + o.pds + o.cqs + o.qps + o.mrs, 5);
+	assert_int_equal(o.ahs, 0);
+	gid_of(&b, 1, 1, &aa.grh.dgid);
+	aa.grh.sgid_index = 1;
+	aa.grh.hop_limit = 1;
+	assert_int_equal(node_send(&a, &aa, b.qp->qp_num), IBV_WC_SUCCESS);
+	assert_int_equal(node_recv(&b, &wc), 1);
+	assert_int_equal(wc.status, IBV_WC_SUCCESS);
+	assert_int_equal(wc.src_qp, a.qp->qp_num);
+	assert_true((wc.wc_flags & IBV_WC_GRH) != 0);
+	assert_int_equal(b.buf[SLOT + 40], 'P');
+	/* The GRH's IPv4 addresses: a's and b's. */
+	assert_int_equal(b.buf[SLOT + 20 + 15], 1);
+	assert_int_equal(b.buf[SLOT + 20 + 19], 2);
+	assert_int_equal(pmr_hca_dev_counters_get("hca0", &c0), 0);
+	assert_int_equal(pmr_hca_dev_counters_get("hca1", &c1), 0);
+	assert_int_equal(c0.tx_packets, 1);
+	assert_int_equal(c0.rx_packets, 0);
+	assert_int_equal(c1.tx_packets, 0);
+	assert_int_equal(c1.rx_packets, 1);
+	assert_int_equal(pmr_hca_dev_counters_get("nope", &c1), ENODEV);
+	/* The right GID, the QPN of another device's QP: no such QP. */
+	assert_int_equal(node_send(&a, &aa, a.qp->qp_num), IBV_WC_SUCCESS);
+	assert_int_equal(pmr_hca_counters_get(a.qp, &c0), 0);
+	assert_int_equal(c0.drop_no_qp, 1);
+	/* A GID nobody has. */
+	aa.grh.dgid.raw[15] = 99;
+	assert_int_equal(node_send(&a, &aa, b.qp->qp_num), IBV_WC_SUCCESS);
+	assert_int_equal(node_recv(&b, &wc), 0);
+	assert_int_equal(pmr_hca_counters_get(a.qp, &c0), 0);
+	assert_int_equal(c0.drop_no_port, 1);
+	node_close(&a);
+	node_close(&b);
+	assert_int_equal(pmr_hca_objects_get(NULL, &o), 0);
+	assert_int_equal(o.contexts + o.pds + o.cqs + o.qps + o.mrs + o.ahs,
+		0);
+}
+
+/* InfiniBand: routed by DLID; without a GRH the receive has no
+ * IBV_WC_GRH and its first 40 bytes are random; with one, the IBA GRH
+ * (next header 0x1b). RoCE and IB do not mix, nor RoCE v1 and v2. */
+static void
+test_fabric_ib(void **state)
+{
+	struct ibv_ah_attr aa = { .port_num = 1 };
+	struct pmr_hca_counters c;
+	struct node a, b, r;
+	struct ibv_port_attr pa;
+	struct ibv_wc wc;
+	uint8_t first[40];
+	int i, same;
+
+	(void)state;
+	fabric("dev=ib0,link=ib,lid=5 dev=ib1,link=ib,lid=6 "
+		"dev=roce0,gid0=v1/fe80::30,gid1=v2/fe80::31");
+	node_open(&a, "ib0", 1);
+	node_open(&b, "ib1", 1);
+	node_open(&r, "roce0", 1);
+	assert_int_equal(ibv_query_port(b.ctx, 1, &pa), 0);
+	assert_int_equal(pa.link_layer, IBV_LINK_LAYER_INFINIBAND);
+	assert_int_equal(pa.lid, 6);
+	/* An IB AH needs a DLID; a RoCE AH a GRH. */
+	assert_null(ibv_create_ah(a.pd, &aa));
+	assert_int_equal(errno, EINVAL);
+	aa.dlid = 6;
+	assert_null(ibv_create_ah(r.pd, &aa));
+	assert_int_equal(errno, EINVAL);
+	/* No GRH. */
+	assert_int_equal(node_send(&a, &aa, b.qp->qp_num), IBV_WC_SUCCESS);
+	assert_int_equal(node_recv(&b, &wc), 1);
+	assert_int_equal(wc.status, IBV_WC_SUCCESS);
+	assert_int_equal(wc.wc_flags & IBV_WC_GRH, 0);
+	assert_int_equal(wc.slid, 5);
+	assert_int_equal(wc.byte_len, 40 + 8);
+	assert_int_equal(b.buf[SLOT + 40], 'P');
+	for (i = 0, same = 0; i < 40; i++)
+		same += b.buf[SLOT + i] == 0xee;
+	assert_true(same < 8);		/* written, and not a pattern */
+	memcpy(first, b.buf + SLOT, 40);
+	/* With a GRH: the DGID must be the destination port's. */
+	aa.is_global = 1;
+	gid_of(&b, 1, 0, &aa.grh.dgid);
+	aa.grh.hop_limit = 3;
+	assert_int_equal(node_send(&a, &aa, b.qp->qp_num), IBV_WC_SUCCESS);
+	assert_int_equal(node_recv(&b, &wc), 1);
+	assert_true((wc.wc_flags & IBV_WC_GRH) != 0);
+	assert_int_equal(b.buf[2 * SLOT] >> 4, 6);
+	assert_int_equal(b.buf[2 * SLOT + 6], 0x1b);
+	assert_int_equal(b.buf[2 * SLOT + 7], 3);
+	assert_memory_equal(b.buf + 2 * SLOT + 24, &aa.grh.dgid, 16);
+	assert_memory_not_equal(first, b.buf + 2 * SLOT, 40);
+	/* IB to a RoCE port's GID: the wrong wire. */
+	gid_of(&r, 1, 1, &aa.grh.dgid);
+	aa.dlid = 0x77;
+	assert_int_equal(node_send(&a, &aa, r.qp->qp_num), IBV_WC_SUCCESS);
+	assert_int_equal(pmr_hca_counters_get(a.qp, &c), 0);
+	assert_int_equal(c.drop_link_layer, 1);
+	/* An unknown DLID. */
+	aa.is_global = 0;
+	assert_int_equal(node_send(&a, &aa, b.qp->qp_num), IBV_WC_SUCCESS);
+	assert_int_equal(pmr_hca_counters_get(a.qp, &c), 0);
+	assert_int_equal(c.drop_no_port, 1);
+	/* RoCE to an IB port's GID, and RoCE v1 to a v2-only GID. */
+	memset(&aa, 0, sizeof(aa));
+	aa.is_global = 1;
+	aa.port_num = 1;
+	gid_of(&b, 1, 0, &aa.grh.dgid);
+	aa.grh.sgid_index = 1;
+	assert_int_equal(node_send(&r, &aa, b.qp->qp_num), IBV_WC_SUCCESS);
+	aa.grh.sgid_index = 0;		/* v1 */
+	gid_of(&r, 1, 1, &aa.grh.dgid);	/* v2 */
+	assert_int_equal(node_send(&r, &aa, r.qp->qp_num), IBV_WC_SUCCESS);
+	assert_int_equal(pmr_hca_counters_get(r.qp, &c), 0);
+	assert_int_equal(c.drop_link_layer, 2);
+	assert_int_equal(c.rx_packets, 0);
+	node_close(&a);
+	node_close(&b);
+	node_close(&r);
+}
+
+/* Port state at run time: nothing leaves or reaches a port that is not
+ * ACTIVE (the send still completes, as rxe's does when its netdev is
+ * down); QP transitions do not depend on it (as rxe and the kernel). */
+static void
+test_port_state(void **state)
+{
+	struct ibv_ah_attr aa = { .is_global = 1, .port_num = 1 };
+	struct pmr_hca_counters c;
+	struct ibv_port_attr pa;
+	struct node a, b;
+	struct ibv_wc wc;
+
+	(void)state;
+	fabric("dev=hca0 dev=hca1,state=init");
+	node_open(&a, "hca0", 1);
+	node_open(&b, "hca1", 1);	/* QPs to RTS on an INIT port */
+	assert_int_equal(ibv_query_port(b.ctx, 1, &pa), 0);
+	assert_int_equal(pa.state, IBV_PORT_INIT);
+	gid_of(&b, 1, 1, &aa.grh.dgid);
+	aa.grh.sgid_index = 1;
+	assert_int_equal(node_send(&a, &aa, b.qp->qp_num), IBV_WC_SUCCESS);
+	assert_int_equal(node_recv(&b, &wc), 0);
+	assert_int_equal(pmr_hca_counters_get(a.qp, &c), 0);
+	assert_int_equal(c.drop_dest_down, 1);
+	assert_int_equal(pmr_hca_port_set_state("hca1", 1, IBV_PORT_ACTIVE),
+		0);
+	assert_int_equal(node_send(&a, &aa, b.qp->qp_num), IBV_WC_SUCCESS);
+	assert_int_equal(node_recv(&b, &wc), 1);
+	assert_int_equal(pmr_hca_port_set_state("hca0", 1, IBV_PORT_DOWN),
+		0);
+	assert_int_equal(ibv_query_port(a.ctx, 1, &pa), 0);
+	assert_int_equal(pa.state, IBV_PORT_DOWN);
+	assert_int_equal(node_send(&a, &aa, b.qp->qp_num), IBV_WC_SUCCESS);
+	assert_int_equal(node_recv(&b, &wc), 0);
+	assert_int_equal(pmr_hca_counters_get(a.qp, &c), 0);
+	assert_int_equal(c.drop_port_down, 1);
+	assert_int_equal(c.tx_packets, 3);
+	assert_int_equal(pmr_hca_port_set_state("hca0", 2, IBV_PORT_DOWN),
+		EINVAL);
+	assert_int_equal(pmr_hca_port_set_state("hca0", 1, IBV_PORT_NOP),
+		EINVAL);
+	assert_int_equal(pmr_hca_port_set_state("hcaX", 1, IBV_PORT_DOWN),
+		ENODEV);
+	node_close(&a);
+	node_close(&b);
+}
+
+/* Two ports on one device: port 2's QP is reached by port 2's GID only;
+ * a QP on port 1 is not found through port 2's address. */
+static void
+test_two_ports(void **state)
+{
+	struct ibv_ah_attr aa = { .is_global = 1, .port_num = 1 };
+	struct ibv_device_attr da;
+	struct pmr_hca_counters c;
+	struct node a, b;
+	struct ibv_wc wc;
+	struct ibv_ah *ah;
+	struct ibv_sge sge = { .addr = (uintptr_t)a.buf, .length = 8 };
+	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_SEND }, *bad;
+
+	(void)state;
+	fabric("dev=hca0,mw=1,port=1,port=2");
+	node_open(&a, "hca0", 1);
+	node_open(&b, "hca0", 2);
+	assert_int_equal(ibv_query_device(a.ctx, &da), 0);
+	assert_int_equal(da.phys_port_cnt, 2);
+	assert_true((da.device_cap_flags & IBV_DEVICE_MEM_WINDOW_TYPE_2B) !=
+		0);
+	assert_true(da.max_mw > 0);
+	gid_of(&b, 2, 1, &aa.grh.dgid);
+	aa.grh.sgid_index = 1;
+	assert_int_equal(node_send(&a, &aa, b.qp->qp_num), IBV_WC_SUCCESS);
+	assert_int_equal(node_recv(&b, &wc), 1);
+	assert_int_equal(b.buf[SLOT + 20 + 19], 2);	/* ...192.0.2.2 */
+	gid_of(&a, 1, 1, &aa.grh.dgid);
+	assert_int_equal(node_send(&a, &aa, b.qp->qp_num), IBV_WC_SUCCESS);
+	assert_int_equal(pmr_hca_counters_get(a.qp, &c), 0);
+	assert_int_equal(c.drop_no_qp, 1);
+	/* An AH of port 2 on port 1's QP: refused at the post. */
+	aa.port_num = 2;
+	ah = ibv_create_ah(a.pd, &aa);
+	assert_non_null(ah);
+	sge.lkey = a.mr->lkey;
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = b.qp->qp_num;
+	wr.wr.ud.remote_qkey = QKEY;
+	assert_int_equal(ibv_post_send(a.qp, &wr, &bad), EINVAL);
+	assert_int_equal(ibv_destroy_ah(ah), 0);
+	node_close(&a);
+	node_close(&b);
+}
+
+/* What the model does not model fails cleanly, in each call's own
+ * convention, never a crash in rdma-core's code or a NULL op. */
+static void
+test_unmodelled(void **state)
+{
+	struct ibv_cq_init_attr_ex cqa = { .cqe = 4 };
+	struct ibv_qp_init_attr_ex qpa = { .qp_type = IBV_QPT_UD,
+		.comp_mask = IBV_QP_INIT_ATTR_PD |
+			IBV_QP_INIT_ATTR_SEND_OPS_FLAGS };
+	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 1,
+		.max_sge = 1 } };
+	struct ibv_td_init_attr ta = { 0 };
+	struct ibv_xrcd_init_attr xa = { 0 };
+	struct ibv_async_event ev;
+	struct ibv_values_ex rv = { 0 };
+	struct ibv_wc wc = { 0 };
+	struct ibv_ah_attr aa;
+
+	(void)state;
+	qpa.pd = e.pd;
+	qpa.send_cq = e.scq;
+	qpa.recv_cq = e.rcq;
+	errno = 0;
+	assert_null(ibv_create_comp_channel(e.ctx));
+	assert_int_equal(errno, EOPNOTSUPP);
+	assert_int_equal(ibv_req_notify_cq(e.scq, 0), EOPNOTSUPP);
+	errno = 0;
+	assert_int_equal(ibv_get_async_event(e.ctx, &ev), -1);
+	assert_int_equal(errno, EAGAIN);
+	ibv_ack_async_event(&ev);
+	errno = 0;
+	assert_null(ibv_create_cq_ex(e.ctx, &cqa));
+	assert_int_equal(errno, EOPNOTSUPP);
+	errno = 0;
+	assert_null(ibv_create_qp_ex(e.ctx, &qpa));
+	assert_int_equal(errno, EOPNOTSUPP);
+	assert_null(ibv_qp_to_qp_ex(e.s));
+	errno = 0;
+	assert_null(ibv_alloc_mw(e.pd, IBV_MW_TYPE_2));
+	assert_int_equal(errno, EOPNOTSUPP);
+	errno = 0;
+	assert_null(ibv_create_srq(e.pd, &sa));
+	assert_int_equal(errno, EOPNOTSUPP);
+	errno = 0;
+	assert_null(ibv_alloc_td(e.ctx, &ta));
+	assert_int_equal(errno, EOPNOTSUPP);
+	errno = 0;
+	assert_null(ibv_open_xrcd(e.ctx, &xa));
+	assert_int_equal(errno, EOPNOTSUPP);
+	assert_int_equal(ibv_query_rt_values_ex(e.ctx, &rv), EOPNOTSUPP);
+	assert_int_equal(ibv_resize_cq(e.scq, 8), EOPNOTSUPP);
+	assert_int_equal(ibv_attach_mcast(e.r, &e.ah_attr_gid, 0),
+		EOPNOTSUPP);
+	errno = 0;
+	assert_int_equal(ibv_init_ah_from_wc(e.ctx, 1, &wc, NULL, &aa), -1);
+	assert_int_equal(errno, EOPNOTSUPP);
+	assert_int_equal(ibv_rereg_mr(e.smr, IBV_REREG_MR_CHANGE_ACCESS,
+		NULL, NULL, 0, 0), IBV_REREG_MR_ERR_INPUT);
+	/* The pure helpers work. */
+	assert_int_equal(ibv_rate_to_mult(IBV_RATE_10_GBPS), 4);
+	assert_int_equal(mult_to_ibv_rate(4), IBV_RATE_10_GBPS);
+	assert_int_equal(ibv_rate_to_mbps(IBV_RATE_100_GBPS), 100000);
+	assert_int_equal(mbps_to_ibv_rate(25000), IBV_RATE_25_GBPS);
+	assert_string_equal(ibv_port_state_str(IBV_PORT_ACTIVE),
+		"PORT_ACTIVE");
+	assert_string_equal(ibv_wc_status_str(IBV_WC_SUCCESS), "success");
+	assert_int_equal(ibv_get_pkey_index(e.ctx, 1, htobe16(0xffff)), 0);
+}
+
+/* Live objects per device: what a driver test asserts to show sharing
+ * ("2 peers, 1 AH") and that nothing leaked. */
+static void
+test_objects(void **state)
+{
+	struct ibv_ah_attr aa = { .is_global = 1, .port_num = 1 };
+	struct pmr_hca_objects o;
+	struct ibv_ah *ah;
+
+	(void)state;
+	assert_int_equal(pmr_hca_objects_get("hca0", &o), 0);
+	assert_int_equal(o.contexts, 1);
+	assert_int_equal(o.pds, 1);
+	assert_int_equal(o.cqs, 2);
+	assert_int_equal(o.qps, 2);
+	assert_int_equal(o.mrs, 2);
+	assert_int_equal(o.ahs, 1);
+	aa.grh.dgid = e.ah_attr_gid;
+	aa.grh.sgid_index = 1;
+	ah = ibv_create_ah(e.pd, &aa);
+	assert_non_null(ah);
+	assert_int_equal(pmr_hca_objects_get(NULL, &o), 0);
+	assert_int_equal(o.ahs, 2);
+	assert_int_equal(ibv_destroy_ah(ah), 0);
+	assert_int_equal(pmr_hca_objects_get("hca0", &o), 0);
+	assert_int_equal(o.ahs, 1);
+	assert_int_equal(pmr_hca_objects_get("hca9", &o), ENODEV);
+}
+
+/* Many QPs, some destroyed: the QPN lookup finds each live one and none
+ * of the dead; work pending on several QPs runs in arrival order. */
+static void
+test_many_qps(void **state)
+{
+	enum { NQ = 600 };
+	struct ibv_qp **q = calloc(NQ, sizeof(*q));
+	struct pmr_hca_counters c;
+	struct ibv_wc wc[4];
+	uint32_t dead;
+	int i;
+
+	(void)state;
+	assert_non_null(q);
+	for (i = 0; i < NQ; i++)
+		q[i] = mk_qp(1, 0);
+	dead = q[NQ / 2]->qp_num;
+	for (i = 0; i < NQ; i += 2)
+		assert_int_equal(ibv_destroy_qp(q[i]), 0);
+	/* e.r receives from e.s; then an odd QP of the many receives. */
+	recvs(1);
+	{
+		struct ibv_sge sge = { .addr = (uintptr_t)(e.rbuf + SLOT),
+			.length = SLOT, .lkey = e.rmr->lkey };
+		struct ibv_recv_wr wr = { .wr_id = 55, .sg_list = &sge,
+			.num_sge = 1 }, *bad;
+
+		assert_int_equal(ibv_post_recv(q[NQ - 1], &wr, &bad), 0);
+	}
+	pmr_hca_step_mode(1);
+	assert_int_equal(send1(q[1], e.sbuf, 8, 0, e.r->qp_num, QKEY, 2),
+		0);
+	assert_int_equal(send1(e.s, e.sbuf, 8, 0, q[NQ - 1]->qp_num, QKEY,
+		1), 0);
+	assert_int_equal(send1(e.s, e.sbuf, 8, IBV_SEND_SIGNALED, dead,
+		QKEY, 3), 0);
+	assert_int_equal(pmr_hca_pending(), 3);
+	/* q[1] got work first (though created after e.s): it runs first,
+	 * then both of e.s's WQEs. */
+	assert_int_equal(pmr_hca_step(1), 1);
+	assert_int_equal(pmr_hca_counters_get(q[1], &c), 0);
+	assert_int_equal(c.tx_packets, 1);
+	assert_int_equal(pmr_hca_counters_get(e.s, &c), 0);
+	assert_int_equal(c.tx_packets, 0);
+	assert_int_equal(pmr_hca_pending(), 2);
+	assert_int_equal(pmr_hca_step(5), 2);
+	assert_int_equal(pmr_hca_counters_get(e.s, &c), 0);
+	assert_int_equal(c.tx_packets, 2);
+	assert_int_equal(c.drop_no_qp, 1);
+	assert_int_equal(pmr_hca_step(5), 0);
+	pmr_hca_step_mode(0);
+	assert_int_equal(poll_all(e.rcq, wc, 4), 2);
+	assert_int_equal(pmr_hca_counters_get(q[NQ - 1], &c), 0);
+	assert_int_equal(c.rx_packets, 1);
+	assert_int_equal(pmr_hca_counters_get(e.r, &c), 0);
+	assert_int_equal(c.rx_packets, 1);
+	assert_int_equal(poll_all(e.scq, wc, 4), 1);	/* e.s's signal */
+	assert_int_equal(wc[0].wr_id, 3);
+	for (i = 1; i < NQ; i += 2)
+		assert_int_equal(ibv_destroy_qp(q[i]), 0);
+	free(q);
+}
+
+static sigjmp_buf crash_jmp;
+
+static void
+on_segv(int sig)
+{
+	(void)sig;
+	siglongjmp(crash_jmp, 1);
+}
+
+/* A test that crashes inside the model (holding its lock) must still be
+ * able to tear down: cmocka longjmps out of the signal handler into its
+ * teardown, on the same thread. Checked in a child, with an alarm that
+ * kills a deadlocked one. */
+static void
+test_crash_teardown(void **state)
+{
+	pid_t pid;
+	int st;
+
+	(void)state;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct ibv_send_wr *bad;
+
+		signal(SIGSEGV, on_segv);
+		alarm(5);
+		if (sigsetjmp(crash_jmp, 1) == 0)
+			(void)ibv_post_send(e.s,
+				(struct ibv_send_wr *)(uintptr_t)8, &bad);
+		/* Recovered: the model's lock can be taken again. */
+		(void)pmr_hca_pending();
+		_exit(ibv_destroy_qp(e.s) == 0 ? 0 : 2);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 int
 main(void)
 {
@@ -570,7 +1362,21 @@ main(void)
 		T(test_drop_counters),
 		T(test_ah_busy),
 		T(test_threads),
+		T(test_unmodelled),
+		T(test_objects),
+		T(test_many_qps),
+		T(test_crash_teardown),
 #undef T
+#define R(f) cmocka_unit_test_teardown(f, reset_teardown)
+		R(test_config_default),
+		R(test_config_parse),
+		R(test_config_busy),
+		R(test_config_env),
+		R(test_fabric_roce),
+		R(test_fabric_ib),
+		R(test_port_state),
+		R(test_two_ports),
+#undef R
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
