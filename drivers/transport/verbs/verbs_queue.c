@@ -804,7 +804,8 @@ verbs_flush(struct pmr_transport_queue *q)
 	ret = verbs_tx_flush(q);
 	/* The data path's lcore, quiet: reap dead AHs if nobody else is at
 	 * it (never wait for the control path here). */
-	if (vq->zombies != NULL && rte_spinlock_trylock(&vq->ah_lock)) {
+	if (__atomic_load_n(&vq->zombies, __ATOMIC_RELAXED) != NULL &&
+	    rte_spinlock_trylock(&vq->ah_lock)) {
 		verbs_ah_reap_locked(vq, false);
 		rte_spinlock_unlock(&vq->ah_lock);
 	}
