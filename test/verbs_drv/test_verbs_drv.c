@@ -567,6 +567,119 @@ test_peer_destroy_in_flight(void **state)
 	pair_close(&p);
 }
 
+/* Fill a pkts array of n packets of len bytes from fresh msgbufs. */
+static void
+pkts_make(struct pmr_tx_pkt *pkts, struct pmr_msgbuf **mbs, unsigned int n,
+		struct pmr_transport_peer *peer, uint32_t len)
+{
+	unsigned int i;
+
+	assert_int_equal(pmr_msgbuf_alloc_bulk(pool, mbs, n, len), 0);
+	for (i = 0; i < n; i++) {
+		fill(pmr_msgbuf_data(mbs[i]), len, i);
+		memset(&pkts[i], 0, sizeof(pkts[i]));
+		pkts[i].peer = peer;
+		pkts[i].mb = mbs[i];
+		pkts[i].data = pmr_msgbuf_data(mbs[i]);
+		pkts[i].len = len;
+	}
+}
+
+/*
+ * A small SQ under bursts larger than it: the driver refuses what does
+ * not fit (tx_full) and the strict model never sees a full SQ.
+ */
+static void
+test_sq_small(void **state)
+{
+	static uint8_t bufs[PMR_BURST_MAX][2048];
+	struct pmr_msgbuf *mbs[PMR_BURST_MAX];
+	struct pmr_tx_pkt pkts[PMR_BURST_MAX];
+	struct pmr_hca_counters c;
+	uint32_t lens[PMR_BURST_MAX];
+	uint64_t srcs[PMR_BURST_MAX];
+	unsigned int r, i, got = 0, sent = 0;
+	struct pmr_transport_stats st;
+	struct pair p;
+
+	(void)state;
+	pair_open(&p, "dev=hca0,txd=16,sig_every=8");
+	for (r = 0; r < 20; r++) {
+		uint16_t n = 0, k, tries = 0;
+
+		pkts_make(pkts, mbs, PMR_BURST_MAX, p.a2b, 300);
+		while (n < PMR_BURST_MAX) {
+			k = pmr_transport_tx_burst(p.a, pkts + n,
+					PMR_BURST_MAX - n);
+			/* Never more than the SQ can hold at once. */
+			assert_true(k <= 15);
+			n += k;
+			got += recv_n(p.b, k, bufs, lens, srcs);
+			assert_true(++tries < 1000);
+		}
+		sent += n;
+		pair_quiesce(&p);
+		for (i = 0; i < PMR_BURST_MAX; i++)
+			assert_int_equal(pmr_msgbuf_free(mbs[i]), 0);
+	}
+	assert_int_equal(got, sent);
+	/* Bursts of 32 into an SQ of 16: some refused for room. */
+	assert_int_equal(pmr_transport_stats_get(p.a, &st), 0);
+	assert_true(st.tx_full > 0);
+	assert_int_equal(st.tx_pkts, sent);
+	assert_int_equal(pmr_hca_counters_get(NULL, &c), 0);
+	assert_int_equal(c.sq_full, 0);
+	assert_true(c.sq_high_water <= 16);
+	assert_int_equal(xstat(p.a, "tx_post_err"), 0);
+	pair_close(&p);
+}
+
+/* Duplicates from the model are delivered as such (the engine drops
+ * them); a failed send moves the QP to ERR without stranding buffers. */
+static void
+test_dup_and_fail(void **state)
+{
+	static uint8_t bufs[PMR_BURST_MAX][2048];
+	struct pmr_msgbuf *mbs[PMR_BURST_MAX];
+	struct pmr_tx_pkt pkts[PMR_BURST_MAX];
+	uint32_t lens[PMR_BURST_MAX];
+	uint64_t srcs[PMR_BURST_MAX];
+	struct pmr_hca_counters c;
+	struct pair p;
+	unsigned int i;
+
+	(void)state;
+	pair_open(&p, "dev=hca0");
+	pkts_make(pkts, mbs, 8, p.a2b, 500);
+	pmr_hca_fault(0, 2, 0);
+	assert_int_equal(pmr_transport_tx_burst(p.a, pkts, 8), 8);
+	assert_int_equal(recv_n(p.b, 10, bufs, lens, srcs), 10);
+	pair_quiesce(&p);
+	for (i = 0; i < 8; i++)
+		assert_int_equal(pmr_msgbuf_free(mbs[i]), 0);
+
+	/* The third of 8 sends fails: GENERAL_ERR, QP to ERR. */
+	pkts_make(pkts, mbs, 8, p.a2b, 500);
+	pmr_hca_fault(0, 0, 1);
+	assert_int_equal(pmr_transport_tx_burst(p.a, pkts, 8), 8);
+	assert_int_equal(recv_n(p.b, 8, bufs, lens, srcs), 0);
+	assert_int_equal(pmr_hca_counters_get(NULL, &c), 0);
+	assert_int_equal(c.fail_injected, 1);
+	/* Reap: every WQE completes (in error or flushed); nothing is
+	 * held, although the queue can no longer send. */
+	for (i = 0; i < 10 && xstat(p.a, "tx_pending") != 0; i++)
+		(void)pmr_transport_tx_flush(p.a);
+	assert_int_equal(xstat(p.a, "tx_pending"), 0);
+	assert_true(xstat(p.a, "tx_cqe_err") >= 1);
+	for (i = 0; i < 8; i++)
+		assert_int_equal(pmr_msgbuf_free(mbs[i]), 0);
+	pmr_transport_peer_destroy(p.a, p.a2b);
+	pmr_transport_peer_destroy(p.b, p.b2a);
+	pmr_transport_queue_destroy(p.a);
+	pmr_transport_queue_destroy(p.b);
+	assert_true(pmr_msgbuf_pool_full(pool));
+}
+
 /*
  * One end-to-end RPC through the public API on the verbs driver: a nexus,
  * a server and a client worker with driver "verbs" on hca0, polled here
@@ -751,6 +864,8 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_unregistered),
 		cmocka_unit_test(test_loss),
 		cmocka_unit_test(test_peer_destroy_in_flight),
+		cmocka_unit_test(test_sq_small),
+		cmocka_unit_test(test_dup_and_fail),
 		cmocka_unit_test(test_e2e_rpc),
 	};
 
