@@ -634,6 +634,45 @@ test_sq_small(void **state)
 	pair_close(&p);
 }
 
+/*
+ * A device slow to execute (the model's step mode): bursts fill the SQ
+ * less one slot, the flush takes the last; a burst then finds no room
+ * (not a negative one) and the strict model never refuses a post.
+ */
+static void
+test_sq_full_then_flush(void **state)
+{
+	struct pmr_msgbuf *mbs[16];
+	struct pmr_tx_pkt pkts[16];
+	struct pmr_hca_counters c;
+	struct pmr_transport_stats st;
+	struct pair p;
+	unsigned int i;
+
+	(void)state;
+	pair_open(&p, "dev=hca0,txd=16,sig_every=8");
+	pkts_make(pkts, mbs, 16, p.a2b, 300);
+	pmr_hca_step_mode(1);
+	assert_int_equal(pmr_transport_tx_burst(p.a, pkts, 16), 15);
+	assert_int_equal(pmr_transport_tx_flush(p.a), 0);
+	assert_int_equal(xstat(p.a, "tx_flushes"), 1);
+	assert_int_equal(pmr_transport_tx_burst(p.a, &pkts[15], 1), 0);
+	assert_int_equal(pmr_transport_stats_get(p.a, &st), 0);
+	assert_int_equal(st.tx_full, 2);
+	assert_int_equal(pmr_hca_counters_get(NULL, &c), 0);
+	assert_int_equal(c.sq_full, 0);
+	assert_int_equal(c.sq_high_water, 16);
+	assert_int_equal(xstat(p.a, "tx_post_err"), 0);
+	pmr_hca_step_mode(0);
+	pair_quiesce(&p);
+	/* Room again: the last one goes. */
+	assert_int_equal(pmr_transport_tx_burst(p.a, &pkts[15], 1), 1);
+	pair_quiesce(&p);
+	for (i = 0; i < 16; i++)
+		assert_int_equal(pmr_msgbuf_free(mbs[i]), 0);
+	pair_close(&p);
+}
+
 /* Duplicates from the model are delivered as such (the engine drops
  * them); a failed send moves the QP to ERR without stranding buffers. */
 static void
@@ -865,6 +904,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_loss),
 		cmocka_unit_test(test_peer_destroy_in_flight),
 		cmocka_unit_test(test_sq_small),
+		cmocka_unit_test(test_sq_full_then_flush),
 		cmocka_unit_test(test_dup_and_fail),
 		cmocka_unit_test(test_e2e_rpc),
 	};

@@ -177,10 +177,9 @@ verbs_dev_get(const char *name)
 	pthread_mutex_lock(&dev_lock);
 	list = ibv_get_device_list(&nb);
 	if (list == NULL || nb == 0) {
-		VERBS_LOG(ERR, "no RDMA device%s%s", name[0] ? " (wanted " : "",
-			name[0] ? name : "");
-		if (name[0])
-			VERBS_LOG(ERR, ")");
+		VERBS_LOG(ERR, "no RDMA device found%s%s%s",
+			name[0] != '\0' ? " (dev=" : "", name,
+			name[0] != '\0' ? ")" : "");
 		goto nodev;
 	}
 	for (i = 0; i < nb; i++)

@@ -113,7 +113,9 @@ verbs_tx_burst(struct pmr_transport_queue *q, const struct pmr_tx_pkt *pkts,
 
 	verbs_tx_reap(vq);
 	seq0 = vq->tx_seq;
-	room = vq->sq_size - 1 - (seq0 - vq->tx_done);
+	/* A flush may have taken the last slot: room 0, not negative. */
+	room = seq0 - vq->tx_done;
+	room = room < vq->sq_size - 1 ? vq->sq_size - 1 - room : 0;
 	if (n > PMR_BURST_MAX)
 		n = PMR_BURST_MAX;
 	if (unlikely(n > room)) {
