@@ -13,6 +13,8 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -673,6 +675,93 @@ test_sq_full_then_flush(void **state)
 	pair_close(&p);
 }
 
+/*
+ * The threading rule: peers created and destroyed on another thread (as
+ * the nexus does) while this one runs the data path. The other thread's
+ * peers go to b (sharing the AH a2b uses) and to c (GID 0: an AH of
+ * their own, created and left to die over and over, also to a peer that
+ * gets one packet on the data path per round).
+ */
+struct churn {
+	struct pmr_transport_queue *q;
+	struct pmr_transport_addr to_b;
+	struct pmr_transport_addr to_c;
+	volatile int stop;
+	unsigned int rounds;
+};
+
+static void *
+churn_main(void *arg)
+{
+	struct churn *ch = arg;
+
+	while (!ch->stop) {
+		struct pmr_transport_peer *pb, *pc;
+
+		pb = pmr_transport_peer_create(ch->q, &ch->to_b);
+		pc = pmr_transport_peer_create(ch->q, &ch->to_c);
+		if (pb == NULL || pc == NULL)
+			abort();
+		pmr_transport_peer_destroy(ch->q, pc);
+		pmr_transport_peer_destroy(ch->q, pb);
+		ch->rounds++;
+	}
+	return NULL;
+}
+
+static void
+test_peer_churn_threads(void **state)
+{
+	static uint8_t bufs[PMR_BURST_MAX][2048];
+	struct pmr_msgbuf *mbs[PMR_BURST_MAX];
+	struct pmr_tx_pkt pkts[PMR_BURST_MAX];
+	uint32_t lens[PMR_BURST_MAX];
+	uint64_t srcs[PMR_BURST_MAX];
+	struct pmr_transport_queue *c;
+	struct pmr_transport_peer *a2c;
+	struct churn ch;
+	pthread_t t;
+	unsigned int r, i;
+	struct pair p;
+
+	(void)state;
+	pair_open(&p, "dev=hca0,sig_every=8");
+	c = pmr_transport_queue_create(drv, "dev=hca0,gid_index=0",
+			SOCKET_ID_ANY);
+	assert_non_null(c);
+	memset(&ch, 0, sizeof(ch));
+	ch.q = p.a;
+	assert_int_equal(pmr_transport_queue_addr(p.b, &ch.to_b), 0);
+	assert_int_equal(pmr_transport_queue_addr(c, &ch.to_c), 0);
+	assert_int_equal(pthread_create(&t, NULL, churn_main, &ch), 0);
+	for (r = 0; r < 200; r++) {
+		uint16_t n = 0;
+
+		/* A peer of this thread's to c: its AH may be a zombie
+		 * the other thread revives, or one it left behind. */
+		a2c = pmr_transport_peer_create(p.a, &ch.to_c);
+		assert_non_null(a2c);
+		pkts_make(pkts, mbs, 8, p.a2b, 200 + r);
+		pkts[7].peer = a2c;
+		while (n < 8)
+			n += pmr_transport_tx_burst(p.a, pkts + n, 8 - n);
+		assert_int_equal(recv_n(p.b, 7, bufs, lens, srcs), 7);
+		assert_int_equal(recv_n(c, 1, bufs, lens, srcs), 1);
+		assert_int_equal(lens[0], 200 + r);
+		pmr_transport_peer_destroy(p.a, a2c);
+		pair_quiesce(&p);
+		for (i = 0; i < 8; i++)
+			assert_int_equal(pmr_msgbuf_free(mbs[i]), 0);
+	}
+	ch.stop = 1;
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_true(ch.rounds > 0);
+	fprintf(stderr, "# %u peer rounds on the other thread\n", ch.rounds);
+	assert_int_equal(xstat(p.a, "ah_destroy_busy"), 0);
+	pair_close(&p);
+	pmr_transport_queue_destroy(c);
+}
+
 /* Duplicates from the model are delivered as such (the engine drops
  * them); a failed send moves the QP to ERR without stranding buffers. */
 static void
@@ -905,6 +994,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_peer_destroy_in_flight),
 		cmocka_unit_test(test_sq_small),
 		cmocka_unit_test(test_sq_full_then_flush),
+		cmocka_unit_test(test_peer_churn_threads),
 		cmocka_unit_test(test_dup_and_fail),
 		cmocka_unit_test(test_e2e_rpc),
 	};
