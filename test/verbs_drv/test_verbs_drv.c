@@ -686,7 +686,7 @@ struct churn {
 	struct pmr_transport_queue *q;
 	struct pmr_transport_addr to_b;
 	struct pmr_transport_addr to_c;
-	volatile int stop;
+	int stop;		/* atomics: the two threads share them */
 	unsigned int rounds;
 };
 
@@ -695,7 +695,7 @@ churn_main(void *arg)
 {
 	struct churn *ch = arg;
 
-	while (!ch->stop) {
+	while (!__atomic_load_n(&ch->stop, __ATOMIC_ACQUIRE)) {
 		struct pmr_transport_peer *pb, *pc;
 
 		pb = pmr_transport_peer_create(ch->q, &ch->to_b);
@@ -704,7 +704,7 @@ churn_main(void *arg)
 			abort();
 		pmr_transport_peer_destroy(ch->q, pc);
 		pmr_transport_peer_destroy(ch->q, pb);
-		ch->rounds++;
+		__atomic_fetch_add(&ch->rounds, 1, __ATOMIC_RELEASE);
 	}
 	return NULL;
 }
@@ -720,6 +720,7 @@ test_peer_churn_threads(void **state)
 	struct pmr_transport_queue *c;
 	struct pmr_transport_peer *a2c;
 	struct churn ch;
+	uint64_t deadline;
 	pthread_t t;
 	unsigned int r, i;
 	struct pair p;
@@ -734,29 +735,36 @@ test_peer_churn_threads(void **state)
 	assert_int_equal(pmr_transport_queue_addr(p.b, &ch.to_b), 0);
 	assert_int_equal(pmr_transport_queue_addr(c, &ch.to_c), 0);
 	assert_int_equal(pthread_create(&t, NULL, churn_main, &ch), 0);
-	for (r = 0; r < 200; r++) {
+	/* Both at once: wait for the other thread to start (2 shared
+	 * cores), and go on until it has done enough rounds too. */
+	deadline = pmr_test_now_ns() + PMR_TEST_WAIT_NS;
+	while (__atomic_load_n(&ch.rounds, __ATOMIC_ACQUIRE) == 0)
+		assert_true(pmr_test_now_ns() < deadline);
+	for (r = 0; r < 200 ||
+	     __atomic_load_n(&ch.rounds, __ATOMIC_ACQUIRE) < 1000; r++) {
+		assert_true(pmr_test_now_ns() < deadline);
 		uint16_t n = 0;
 
 		/* A peer of this thread's to c: its AH may be a zombie
 		 * the other thread revives, or one it left behind. */
 		a2c = pmr_transport_peer_create(p.a, &ch.to_c);
 		assert_non_null(a2c);
-		pkts_make(pkts, mbs, 8, p.a2b, 200 + r);
+		pkts_make(pkts, mbs, 8, p.a2b, 200 + r % 512);
 		pkts[7].peer = a2c;
 		while (n < 8)
 			n += pmr_transport_tx_burst(p.a, pkts + n, 8 - n);
 		assert_int_equal(recv_n(p.b, 7, bufs, lens, srcs), 7);
 		assert_int_equal(recv_n(c, 1, bufs, lens, srcs), 1);
-		assert_int_equal(lens[0], 200 + r);
+		assert_int_equal(lens[0], 200 + r % 512);
 		pmr_transport_peer_destroy(p.a, a2c);
 		pair_quiesce(&p);
 		for (i = 0; i < 8; i++)
 			assert_int_equal(pmr_msgbuf_free(mbs[i]), 0);
 	}
-	ch.stop = 1;
+	__atomic_store_n(&ch.stop, 1, __ATOMIC_RELEASE);
 	assert_int_equal(pthread_join(t, NULL), 0);
-	assert_true(ch.rounds > 0);
-	fprintf(stderr, "# %u peer rounds on the other thread\n", ch.rounds);
+	fprintf(stderr, "# %u peer rounds on the other thread, %u here\n",
+		ch.rounds, r);
 	assert_int_equal(xstat(p.a, "ah_destroy_busy"), 0);
 	pair_close(&p);
 	pmr_transport_queue_destroy(c);
