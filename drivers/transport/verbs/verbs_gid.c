@@ -90,7 +90,7 @@ pmr_verbs_gid_choose(const struct pmr_verbs_gid_ent *tbl, unsigned int n,
 	}
 	if (best < 0) {
 		*why = "no IPv4-mapped RoCE v2 or global IPv6 GID "
-			"(link-local GIDs are used only if gid_index names one)";
+			"(link-local GIDs only if gid_index names one)";
 		return -EADDRNOTAVAIL;
 	}
 	*why = best_rank == 1 ? "IPv4-mapped RoCE v2" :

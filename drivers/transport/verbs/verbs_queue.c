@@ -132,7 +132,8 @@ verbs_parse_args(const char *devargs, struct verbs_args *a)
 		return ret;
 	if (gid != UINT32_MAX) {
 		if (gid > INT16_MAX) {
-			VERBS_LOG(ERR, "devarg gid_index=%u: out of range", gid);
+			VERBS_LOG(ERR, "devarg gid_index=%u: out of range",
+				gid);
 			return -EINVAL;
 		}
 		a->gid_index = (int)gid;

@@ -60,9 +60,9 @@ verbs_tx_reap(struct verbs_queue *vq)
 				/* The QP is in ERR now: every later WQE
 				 * completes flushed, in order. */
 				if (vq->stats.tx_cqe_err++ == 0)
-					VERBS_LOG(ERR, "qp %u: send completion "
-						"%s", vq->qpn, ibv_wc_status_str(
-						wc[i].status));
+					VERBS_LOG(ERR, "qp %u: send: %s",
+						vq->qpn, ibv_wc_status_str(
+							wc[i].status));
 			}
 			if (id & VERBS_FLUSH_WRID) {
 				vq->flush_out = false;
