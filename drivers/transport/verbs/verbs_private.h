@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The pmrpc authors
+ */
+
+#ifndef PMR_VERBS_PRIVATE_H
+#define PMR_VERBS_PRIVATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <infiniband/verbs.h>
+
+#include <rte_log.h>
+#include <rte_spinlock.h>
+
+#include "pmr_transport_driver.h"
+#include "verbs_gid.h"
+
+extern int pmr_verbs_logtype;
+extern const struct pmr_transport_driver pmr_verbs_driver;
+
+#define VERBS_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_ ## level, pmr_verbs_logtype, "pmr.verbs: " fmt "\n", \
+		##__VA_ARGS__)
+
+#define VERBS_GRH_LEN 40
+/* Gathered header bytes a TX descriptor's registered slot holds. */
+#define VERBS_HDR_SLOT 128
+/* Receive WRs posted at once by rx_burst's refill. */
+#define VERBS_RX_REFILL 32
+/* Registered memory chunks per queue (msgbuf pools' chunks). */
+#define VERBS_MR_MAX 64
+/* The self flush's wr_id: not a packet's sequence number (bit 63). */
+#define VERBS_FLUSH_WRID (1ull << 63)
+
+/* Why a received packet was dropped (xstats rx_drop_<name>). */
+enum verbs_drop {
+	VERBS_DROP_STATUS,	/* completion with an error status */
+	VERBS_DROP_SHORT,	/* shorter than the GRH */
+	VERBS_DROP_SELF_FLUSH,	/* our own flush send */
+	VERBS_DROP_GRH,		/* GRH of an unexpected IP version */
+	VERBS_DROP_MAX,
+};
+
+/* A device opened once per process, its PD shared by the queues on it. */
+struct verbs_dev {
+	struct verbs_dev *next;
+	char name[IBV_SYSFS_NAME_MAX];
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	unsigned int refs;		/* queues on it */
+};
+
+/*
+ * An address handle shared by the peers of a queue with the same remote
+ * GID. Control path only (the queue's ah_lock); the data path reads the
+ * ibv_ah pointer a peer holds, which stays valid while the peer lives
+ * and, after it, until the sends using it have completed (dead_seq).
+ */
+struct verbs_ah {
+	struct verbs_ah *next;
+	uint8_t gid[16];
+	struct ibv_ah *ah;
+	unsigned int refs;		/* peers using it; 0: dying */
+	uint64_t dead_seq;		/* dying: destroy once completed */
+};
+
+/* A remote queue: immutable after peer_create. */
+struct verbs_peer {
+	struct pmr_transport_peer pub;
+	struct ibv_ah *ah;
+	uint32_t qpn;
+	uint32_t qkey;
+	struct verbs_ah *vah;		/* control path */
+};
+
+/* A registered chunk: [start, end) and its lkey. */
+struct verbs_mr {
+	uintptr_t start;
+	uintptr_t end;
+	uint32_t lkey;
+	struct ibv_mr *mr;
+};
+
+/* What a posted send holds until a signalled completion covers it. */
+struct verbs_tx_desc {
+	struct pmr_msgbuf *mb;		/* zero-copy reference, or NULL */
+};
+
+struct verbs_stats {
+	uint64_t tx_pkts;
+	uint64_t tx_bytes;
+	uint64_t tx_zerocopy;
+	uint64_t tx_full;	/* refused: SQ full */
+	uint64_t tx_invalid;	/* refused: over the MTU, header too big */
+	uint64_t tx_unregistered; /* refused: data outside registered memory */
+	uint64_t tx_post_err;	/* refused by ibv_post_send */
+	uint64_t tx_cqe_err;	/* send completions with an error status */
+	uint64_t posts;		/* ibv_post_send calls */
+	uint64_t wqe_signaled;
+	uint64_t wqe_inline;
+	uint64_t flushes;	/* self flush sends posted */
+	uint64_t rx_pkts;
+	uint64_t rx_bytes;
+	uint64_t rx_refills;	/* ibv_post_recv calls */
+	uint64_t rx_drop[VERBS_DROP_MAX];
+};
+
+struct verbs_queue {
+	struct pmr_transport_queue pub;	/* first: the burst pointers */
+
+	/* Data path. */
+	struct ibv_qp *qp;
+	struct ibv_cq *scq;
+	struct ibv_cq *rcq;
+	uint32_t qpn;
+	uint32_t sq_size;		/* power of two */
+	uint32_t sq_mask;
+	uint32_t sig_every;
+	uint32_t max_inline;
+	uint64_t tx_seq;		/* next send's sequence number */
+	uint64_t tx_done;		/* sends below it are complete */
+	uint64_t last_sig;		/* sequence of the last signalled */
+	bool flush_out;			/* a self flush is outstanding */
+	bool local_v4;			/* our GID is IPv4-mapped */
+	struct verbs_tx_desc *txd;	/* sq_size */
+	uint8_t *hdr_slots;		/* sq_size * VERBS_HDR_SLOT */
+	uint32_t hdr_lkey;
+	unsigned int nb_mrs;		/* published with release */
+	unsigned int mr_hint;
+	struct verbs_mr mrs[VERBS_MR_MAX];
+	struct ibv_ah *self_ah;
+
+	uint8_t *rx_bufs;		/* rq_size * rx_buf_len */
+	uint32_t rx_buf_len;		/* GRH + MTU */
+	uint32_t rx_lkey;
+	uint32_t rq_size;
+	uint32_t *rx_free;		/* buffers to post */
+	uint32_t nb_rx_free;
+	uint32_t rx_posted;
+
+	struct verbs_stats stats;
+
+	/* Control path. */
+	struct verbs_dev *dev;
+	uint8_t port;
+	int gid_index;
+	uint8_t gid[16];
+	uint32_t qkey;
+	struct ibv_mr *hdr_mr;
+	struct ibv_mr *rx_mr;
+	rte_spinlock_t ah_lock;		/* ahs, zombies, nb_ahs, nb_peers */
+	struct verbs_ah *ahs;		/* live */
+	struct verbs_ah *zombies;	/* no peer left, sends maybe pending */
+	unsigned int nb_ahs;		/* AHs alive (ibv_ah), self excluded */
+	unsigned int nb_peers;
+	uint64_t ah_destroy_busy;	/* ibv_destroy_ah EBUSY: a bug */
+};
+
+static inline struct verbs_queue *
+verbs_queue(struct pmr_transport_queue *q)
+{
+	return container_of(q, struct verbs_queue, pub);
+}
+
+/* Data path (verbs_rxtx.c). */
+uint16_t verbs_tx_burst(struct pmr_transport_queue *q,
+		const struct pmr_tx_pkt *pkts, uint16_t n);
+uint16_t verbs_rx_burst(struct pmr_transport_queue *q,
+		struct pmr_rx_pkt *pkts, uint16_t n);
+void verbs_rx_release(struct pmr_transport_queue *q,
+		struct pmr_rx_pkt *pkts, uint16_t n);
+/* Reap send completions; post a self flush if sends are pending and no
+ * signalled WQE covers them. */
+int verbs_tx_flush(struct pmr_transport_queue *q);
+/* Reap send completions only. */
+void verbs_tx_reap(struct verbs_queue *vq);
+/* Post up to the free receive buffers (control path at create). */
+int verbs_rx_refill(struct verbs_queue *vq, uint32_t min);
+/* Sends posted and not yet known complete: what the driver holds. */
+static inline uint64_t
+verbs_tx_pending(const struct verbs_queue *vq)
+{
+	return __atomic_load_n(&vq->tx_seq, __ATOMIC_ACQUIRE) -
+		__atomic_load_n(&vq->tx_done, __ATOMIC_ACQUIRE);
+}
+
+#endif /* PMR_VERBS_PRIVATE_H */

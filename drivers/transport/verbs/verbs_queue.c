@@ -1,0 +1,910 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The pmrpc authors
+ */
+
+/*
+ * The verbs driver's control path: devargs, the shared device context and
+ * PD, the UD QP of a queue, peers and their shared address handles, memory
+ * registration, statistics. See doc/drivers.md, "The verbs driver".
+ *
+ * devargs (DPDK kvargs, unknown keys refused): dev=<name>, port=<n>,
+ * gid_index=<n>, sig_every=<n>, txd=<n>, rxd=<n>, max_inline=<bytes>.
+ *
+ * Threading. peer_create and peer_destroy run on the nexus thread while
+ * the queue's lcore runs the data path. The data path reads only a
+ * peer's own fields (its ibv_ah, QPN, QKey), written before the peer is
+ * handed out and never changed; the AH table and the zombie list are the
+ * control path's, under ah_lock, which the data path never takes. The one
+ * thing the control path reads from the data path is the send sequence
+ * (tx_seq, tx_done: atomics), to know when a dead AH's last WQE is done.
+ */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_kvargs.h>
+#include <rte_malloc.h>
+#include <rte_random.h>
+
+#include "verbs_private.h"
+
+RTE_LOG_REGISTER(pmr_verbs_logtype, pmr.verbs, NOTICE);
+
+#define VERBS_TXD_DEFAULT 512
+#define VERBS_RXD_DEFAULT 1024
+#define VERBS_SIG_EVERY_DEFAULT 64
+#define VERBS_MAX_INLINE_DEFAULT 128
+#define VERBS_QUEUE_MAX 16384
+
+/* Devices opened by this process (control path, under dev_lock). */
+static struct verbs_dev *devs;
+static pthread_mutex_t dev_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static const char *const verbs_valid_args[] = {
+	"dev", "port", "gid_index", "sig_every", "txd", "rxd", "max_inline",
+	NULL,
+};
+
+struct verbs_args {
+	char dev[IBV_SYSFS_NAME_MAX];	/* "": the first device */
+	uint32_t port;
+	int gid_index;			/* PMR_VERBS_GID_AUTO */
+	uint32_t sig_every;
+	uint32_t txd;
+	uint32_t rxd;
+	uint32_t max_inline;
+};
+
+static int
+arg_u32(const char *key __rte_unused, const char *value, void *opaque)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(value, &end, 0);
+	if (errno != 0 || end == value || *end != '\0' || value[0] == '-' ||
+	    v > UINT32_MAX)
+		return -EINVAL;
+	*(uint32_t *)opaque = (uint32_t)v;
+	return 0;
+}
+
+static int
+arg_dev(const char *key __rte_unused, const char *value, void *opaque)
+{
+	if (value[0] == '\0' || strlen(value) >= IBV_SYSFS_NAME_MAX)
+		return -EINVAL;
+	strcpy(opaque, value);
+	return 0;
+}
+
+static int
+verbs_parse_args(const char *devargs, struct verbs_args *a)
+{
+	struct rte_kvargs *kv;
+	uint32_t gid = UINT32_MAX;
+	int ret = 0;
+
+	memset(a, 0, sizeof(*a));
+	a->port = 1;
+	a->gid_index = PMR_VERBS_GID_AUTO;
+	a->sig_every = VERBS_SIG_EVERY_DEFAULT;
+	a->txd = VERBS_TXD_DEFAULT;
+	a->rxd = VERBS_RXD_DEFAULT;
+	a->max_inline = VERBS_MAX_INLINE_DEFAULT;
+
+	kv = rte_kvargs_parse(devargs != NULL ? devargs : "",
+			verbs_valid_args);
+	if (kv == NULL) {
+		VERBS_LOG(ERR, "bad devargs '%s' (keys: dev port gid_index "
+			"sig_every txd rxd max_inline)", devargs);
+		return -EINVAL;
+	}
+#define ARG(key, fn, ptr) do { \
+	if (ret == 0 && rte_kvargs_count(kv, key) > 1) { \
+		VERBS_LOG(ERR, "devarg %s given twice", key); \
+		ret = -EINVAL; \
+	} \
+	if (ret == 0 && rte_kvargs_count(kv, key) == 1) { \
+		ret = fn(key, rte_kvargs_get(kv, key), ptr); \
+		if (ret != 0) \
+			VERBS_LOG(ERR, "devarg %s=%s: %s", key, \
+				rte_kvargs_get(kv, key), strerror(-ret)); \
+	} \
+} while (0)
+	ARG("dev", arg_dev, a->dev);
+	ARG("port", arg_u32, &a->port);
+	ARG("gid_index", arg_u32, &gid);
+	ARG("sig_every", arg_u32, &a->sig_every);
+	ARG("txd", arg_u32, &a->txd);
+	ARG("rxd", arg_u32, &a->rxd);
+	ARG("max_inline", arg_u32, &a->max_inline);
+#undef ARG
+	rte_kvargs_free(kv);
+	if (ret != 0)
+		return ret;
+	if (gid != UINT32_MAX) {
+		if (gid > INT16_MAX) {
+			VERBS_LOG(ERR, "devarg gid_index=%u: out of range",
+				gid);
+			return -EINVAL;
+		}
+		a->gid_index = (int)gid;
+	}
+	if (a->port == 0 || a->port > 255) {
+		VERBS_LOG(ERR, "devarg port=%u: ports are 1 to 255", a->port);
+		return -EINVAL;
+	}
+	if (a->txd < 4 || a->txd > VERBS_QUEUE_MAX ||
+	    !rte_is_power_of_2(a->txd)) {
+		VERBS_LOG(ERR, "devarg txd=%u: a power of two, 4 to %u",
+			a->txd, VERBS_QUEUE_MAX);
+		return -EINVAL;
+	}
+	if (a->rxd < 2 * VERBS_RX_REFILL || a->rxd > VERBS_QUEUE_MAX) {
+		VERBS_LOG(ERR, "devarg rxd=%u: %u to %u", a->rxd,
+			2 * VERBS_RX_REFILL, VERBS_QUEUE_MAX);
+		return -EINVAL;
+	}
+	/* A full SQ must hold a signalled WQE (verbs_rxtx.c). */
+	if (a->sig_every == 0 || a->sig_every > a->txd / 2) {
+		VERBS_LOG(ERR, "devarg sig_every=%u: 1 to txd/2 (%u)",
+			a->sig_every, a->txd / 2);
+		return -EINVAL;
+	}
+	if (a->max_inline > 1024) {
+		VERBS_LOG(ERR, "devarg max_inline=%u: at most 1024",
+			a->max_inline);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Open (or share) the device named, or the first one; sets rte_errno. */
+static struct verbs_dev *
+verbs_dev_get(const char *name)
+{
+	struct ibv_device **list, *found = NULL;
+	struct verbs_dev *d;
+	int i, nb = 0;
+
+	pthread_mutex_lock(&dev_lock);
+	list = ibv_get_device_list(&nb);
+	if (list == NULL || nb == 0) {
+		VERBS_LOG(ERR, "no RDMA device found%s%s%s",
+			name[0] != '\0' ? " (dev=" : "", name,
+			name[0] != '\0' ? ")" : "");
+		goto nodev;
+	}
+	for (i = 0; i < nb; i++)
+		if (name[0] == '\0' ||
+		    strcmp(ibv_get_device_name(list[i]), name) == 0) {
+			found = list[i];
+			break;
+		}
+	if (found == NULL) {
+		VERBS_LOG(ERR, "no RDMA device '%s' (%d device%s: first '%s')",
+			name, nb, nb == 1 ? "" : "s",
+			ibv_get_device_name(list[0]));
+		goto nodev;
+	}
+	for (d = devs; d != NULL; d = d->next)
+		if (strcmp(d->name, ibv_get_device_name(found)) == 0) {
+			d->refs++;
+			goto out;
+		}
+	d = calloc(1, sizeof(*d));
+	if (d == NULL) {
+		rte_errno = ENOMEM;
+		goto out;
+	}
+	snprintf(d->name, sizeof(d->name), "%s", ibv_get_device_name(found));
+	d->ctx = ibv_open_device(found);
+	if (d->ctx == NULL) {
+		rte_errno = errno != 0 ? errno : ENODEV;
+		VERBS_LOG(ERR, "%s: cannot open: %s", d->name,
+			strerror(rte_errno));
+		free(d);
+		d = NULL;
+		goto out;
+	}
+	d->pd = ibv_alloc_pd(d->ctx);
+	if (d->pd == NULL) {
+		rte_errno = errno != 0 ? errno : ENOMEM;
+		VERBS_LOG(ERR, "%s: no PD: %s", d->name, strerror(rte_errno));
+		ibv_close_device(d->ctx);
+		free(d);
+		d = NULL;
+		goto out;
+	}
+	d->refs = 1;
+	d->next = devs;
+	devs = d;
+out:
+	ibv_free_device_list(list);
+	pthread_mutex_unlock(&dev_lock);
+	return d;
+nodev:
+	if (list != NULL)
+		ibv_free_device_list(list);
+	pthread_mutex_unlock(&dev_lock);
+	rte_errno = ENODEV;
+	return NULL;
+}
+
+/* Drop a queue's reference; the last closes the PD and the device. */
+static void
+verbs_dev_put(struct verbs_dev *d)
+{
+	struct verbs_dev **pp;
+	int ret;
+
+	pthread_mutex_lock(&dev_lock);
+	if (--d->refs > 0) {
+		pthread_mutex_unlock(&dev_lock);
+		return;
+	}
+	for (pp = &devs; *pp != NULL; pp = &(*pp)->next)
+		if (*pp == d) {
+			*pp = d->next;
+			break;
+		}
+	pthread_mutex_unlock(&dev_lock);
+	ret = ibv_dealloc_pd(d->pd);
+	if (ret != 0)
+		VERBS_LOG(ERR, "%s: ibv_dealloc_pd: %s (leaked)", d->name,
+			strerror(ret));
+	else
+		ibv_close_device(d->ctx);
+	free(d);
+}
+
+static const char *
+link_layer_str(uint8_t ll)
+{
+	switch (ll) {
+	case IBV_LINK_LAYER_INFINIBAND: return "InfiniBand";
+	case IBV_LINK_LAYER_ETHERNET: return "Ethernet";
+	default: return "unspecified";
+	}
+}
+
+/* Check the port; pick the GID. 0 or a negative errno, logged. */
+static int
+verbs_port_setup(struct verbs_queue *vq, const struct verbs_args *a,
+		struct ibv_port_attr *pa)
+{
+	struct pmr_verbs_gid_ent *tbl;
+	const char *why = NULL;
+	char str[INET6_ADDRSTRLEN + 8];
+	int i, ret;
+
+	ret = ibv_query_port(vq->dev->ctx, (uint8_t)a->port, pa);
+	if (ret != 0) {
+		VERBS_LOG(ERR, "%s: port %u: %s", vq->dev->name, a->port,
+			strerror(ret));
+		return -EINVAL;
+	}
+	if (pa->state != IBV_PORT_ACTIVE) {
+		VERBS_LOG(ERR, "%s: port %u is %s, not ACTIVE", vq->dev->name,
+			a->port, ibv_port_state_str(pa->state));
+		return -ENETDOWN;
+	}
+	if (pa->link_layer != IBV_LINK_LAYER_ETHERNET) {
+		VERBS_LOG(ERR, "%s: port %u: link layer %s: only RoCE "
+			"(Ethernet) is supported for now", vq->dev->name,
+			a->port, link_layer_str(pa->link_layer));
+		return -ENOTSUP;
+	}
+	if (pa->gid_tbl_len <= 0) {
+		VERBS_LOG(ERR, "%s: port %u: empty GID table", vq->dev->name,
+			a->port);
+		return -EADDRNOTAVAIL;
+	}
+	tbl = calloc((size_t)pa->gid_tbl_len, sizeof(*tbl));
+	if (tbl == NULL)
+		return -ENOMEM;
+	for (i = 0; i < pa->gid_tbl_len; i++) {
+		struct ibv_gid_entry e;
+
+		if (ibv_query_gid_ex(vq->dev->ctx, a->port, (uint32_t)i, &e,
+				0) != 0)
+			continue;	/* empty (ENODATA) or unreadable */
+		tbl[i].valid = true;
+		tbl[i].type = (uint8_t)e.gid_type;
+		memcpy(tbl[i].raw, e.gid.raw, 16);
+	}
+	ret = pmr_verbs_gid_choose(tbl, (unsigned int)pa->gid_tbl_len,
+			a->gid_index, &why);
+	if (ret < 0) {
+		if (a->gid_index >= 0)
+			VERBS_LOG(ERR, "%s: port %u: gid_index=%d: %s (table "
+				"of %d)", vq->dev->name, a->port, a->gid_index,
+				why, pa->gid_tbl_len);
+		else
+			VERBS_LOG(ERR, "%s: port %u: %s", vq->dev->name,
+				a->port, why);
+		free(tbl);
+		return ret == -ENODATA ? -EINVAL : ret;
+	}
+	vq->gid_index = ret;
+	memcpy(vq->gid, tbl[ret].raw, 16);
+	free(tbl);
+	vq->local_v4 = pmr_verbs_gid_is_v4(vq->gid);
+	inet_ntop(AF_INET6, vq->gid, str, sizeof(str));
+	VERBS_LOG(INFO, "%s: port %u: GID %d %s (%s)", vq->dev->name, a->port,
+		vq->gid_index, str, why);
+	return 0;
+}
+
+static struct ibv_ah *
+verbs_ah_make(struct verbs_queue *vq, const uint8_t gid[16])
+{
+	struct ibv_ah_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.is_global = 1;
+	memcpy(attr.grh.dgid.raw, gid, 16);
+	attr.grh.sgid_index = (uint8_t)vq->gid_index;
+	attr.grh.hop_limit = 64;
+	attr.port_num = vq->port;
+	return ibv_create_ah(vq->dev->pd, &attr);
+}
+
+/* Destroy the zombie AHs whose last send has completed (ah_lock held). */
+static void
+verbs_ah_reap_locked(struct verbs_queue *vq, bool all)
+{
+	uint64_t done = __atomic_load_n(&vq->tx_done, __ATOMIC_ACQUIRE);
+	struct verbs_ah **pp = &vq->zombies, *z;
+	int ret;
+
+	while ((z = *pp) != NULL) {
+		if (!all && z->dead_seq > done) {
+			pp = &z->next;
+			continue;
+		}
+		ret = ibv_destroy_ah(z->ah);
+		if (ret != 0) {
+			/* EBUSY: a WQE still uses it; our bookkeeping is
+			 * wrong. Keep it, count it: tests assert 0. */
+			vq->ah_destroy_busy++;
+			VERBS_LOG(ERR, "qp %u: ibv_destroy_ah: %s", vq->qpn,
+				strerror(ret));
+			pp = &z->next;
+			if (!all)
+				continue;
+			break;
+		}
+		*pp = z->next;
+		vq->nb_ahs--;
+		free(z);
+	}
+}
+
+static void
+verbs_ah_reap(struct verbs_queue *vq)
+{
+	rte_spinlock_lock(&vq->ah_lock);
+	verbs_ah_reap_locked(vq, false);
+	rte_spinlock_unlock(&vq->ah_lock);
+}
+
+static int
+verbs_qp_setup(struct verbs_queue *vq, const struct verbs_args *a)
+{
+	struct ibv_qp_init_attr ia;
+	struct ibv_qp_attr qa;
+	int ret;
+
+	vq->scq = ibv_create_cq(vq->dev->ctx, (int)a->txd, NULL, NULL, 0);
+	vq->rcq = ibv_create_cq(vq->dev->ctx, (int)a->rxd, NULL, NULL, 0);
+	if (vq->scq == NULL || vq->rcq == NULL) {
+		ret = errno != 0 ? errno : ENOMEM;
+		VERBS_LOG(ERR, "%s: ibv_create_cq: %s", vq->dev->name,
+			strerror(ret));
+		return -ret;
+	}
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = vq->scq;
+	ia.recv_cq = vq->rcq;
+	ia.qp_type = IBV_QPT_UD;
+	ia.cap.max_send_wr = a->txd;
+	ia.cap.max_recv_wr = a->rxd;
+	ia.cap.max_send_sge = 2;
+	ia.cap.max_recv_sge = 1;
+	ia.cap.max_inline_data = a->max_inline;
+	vq->qp = ibv_create_qp(vq->dev->pd, &ia);
+	if (vq->qp == NULL) {
+		ret = errno != 0 ? errno : ENOMEM;
+		VERBS_LOG(ERR, "%s: ibv_create_qp (UD, %u/%u WRs, inline %u): "
+			"%s", vq->dev->name, a->txd, a->rxd, a->max_inline,
+			strerror(ret));
+		return -ret;
+	}
+	vq->qpn = vq->qp->qp_num;
+	/* What the provider granted, which may be more than asked. */
+	vq->max_inline = RTE_MIN(ia.cap.max_inline_data, a->max_inline);
+
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_state = IBV_QPS_INIT;
+	qa.pkey_index = 0;
+	qa.port_num = vq->port;
+	qa.qkey = vq->qkey;
+	ret = ibv_modify_qp(vq->qp, &qa, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			IBV_QP_PORT | IBV_QP_QKEY);
+	if (ret == 0) {
+		memset(&qa, 0, sizeof(qa));
+		qa.qp_state = IBV_QPS_RTR;
+		ret = ibv_modify_qp(vq->qp, &qa, IBV_QP_STATE);
+	}
+	if (ret == 0) {
+		memset(&qa, 0, sizeof(qa));
+		qa.qp_state = IBV_QPS_RTS;
+		qa.sq_psn = rte_rand() & 0xffffff;
+		ret = ibv_modify_qp(vq->qp, &qa, IBV_QP_STATE | IBV_QP_SQ_PSN);
+	}
+	if (ret != 0) {
+		VERBS_LOG(ERR, "%s: qp %u to RTS: %s", vq->dev->name, vq->qpn,
+			strerror(ret));
+		return -ret;
+	}
+	return 0;
+}
+
+/* Buffers: TX descriptors and header slots, RX buffers; registered. */
+static int
+verbs_mem_setup(struct verbs_queue *vq, int socket_id)
+{
+	uint32_t i;
+
+	vq->txd = rte_zmalloc_socket("pmr_verbs_txd",
+			sizeof(*vq->txd) * vq->sq_size, RTE_CACHE_LINE_SIZE,
+			socket_id);
+	vq->hdr_slots = rte_zmalloc_socket("pmr_verbs_hdr",
+			(size_t)VERBS_HDR_SLOT * vq->sq_size,
+			RTE_CACHE_LINE_SIZE, socket_id);
+	vq->rx_bufs = rte_zmalloc_socket("pmr_verbs_rx",
+			(size_t)vq->rx_buf_len * vq->rq_size,
+			RTE_CACHE_LINE_SIZE, socket_id);
+	vq->rx_free = rte_zmalloc_socket("pmr_verbs_rxfree",
+			sizeof(*vq->rx_free) * vq->rq_size,
+			RTE_CACHE_LINE_SIZE, socket_id);
+	if (vq->txd == NULL || vq->hdr_slots == NULL || vq->rx_bufs == NULL ||
+	    vq->rx_free == NULL)
+		return -ENOMEM;
+	vq->hdr_mr = ibv_reg_mr(vq->dev->pd, vq->hdr_slots,
+			(size_t)VERBS_HDR_SLOT * vq->sq_size, 0);
+	vq->rx_mr = ibv_reg_mr(vq->dev->pd, vq->rx_bufs,
+			(size_t)vq->rx_buf_len * vq->rq_size,
+			IBV_ACCESS_LOCAL_WRITE);
+	if (vq->hdr_mr == NULL || vq->rx_mr == NULL) {
+		int ret = errno != 0 ? errno : ENOMEM;
+
+		VERBS_LOG(ERR, "%s: ibv_reg_mr: %s", vq->dev->name,
+			strerror(ret));
+		return -ret;
+	}
+	vq->hdr_lkey = vq->hdr_mr->lkey;
+	vq->rx_lkey = vq->rx_mr->lkey;
+	for (i = 0; i < vq->rq_size; i++)
+		vq->rx_free[i] = vq->rq_size - 1 - i;
+	vq->nb_rx_free = vq->rq_size;
+	return 0;
+}
+
+static void verbs_queue_destroy(struct pmr_transport_queue *q);
+
+static struct pmr_transport_queue *
+verbs_queue_create(const struct pmr_transport_driver *drv, const char *devargs,
+		int socket_id)
+{
+	struct verbs_queue *vq;
+	struct verbs_args a;
+	struct ibv_port_attr pa;
+	int ret;
+
+	ret = verbs_parse_args(devargs, &a);
+	if (ret != 0) {
+		rte_errno = -ret;
+		return NULL;
+	}
+	vq = rte_zmalloc_socket("pmr_verbs_queue", sizeof(*vq),
+			RTE_CACHE_LINE_SIZE, socket_id);
+	if (vq == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	rte_spinlock_init(&vq->ah_lock);
+	vq->pub.tx_burst = verbs_tx_burst;
+	vq->pub.rx_burst = verbs_rx_burst;
+	vq->pub.rx_release = verbs_rx_release;
+	vq->pub.caps = drv->caps;
+	vq->port = (uint8_t)a.port;
+	vq->sq_size = a.txd;
+	vq->sq_mask = a.txd - 1;
+	vq->sig_every = a.sig_every;
+	/* As if signalled just before the first send. */
+	vq->last_sig = UINT64_MAX;
+	vq->rq_size = a.rxd;
+	/* Random per queue, high bit clear (set means "the QP's QKey"). */
+	vq->qkey = (uint32_t)rte_rand() & 0x7fffffff;
+
+	vq->dev = verbs_dev_get(a.dev);
+	if (vq->dev == NULL) {
+		ret = -rte_errno;
+		goto fail;
+	}
+	ret = verbs_port_setup(vq, &a, &pa);
+	if (ret != 0)
+		goto fail;
+	vq->pub.caps.mtu = 128u << pa.active_mtu;
+	vq->rx_buf_len = VERBS_GRH_LEN + vq->pub.caps.mtu;
+	ret = verbs_qp_setup(vq, &a);
+	if (ret != 0)
+		goto fail;
+	ret = verbs_mem_setup(vq, socket_id);
+	if (ret != 0)
+		goto fail;
+	vq->self_ah = verbs_ah_make(vq, vq->gid);
+	if (vq->self_ah == NULL) {
+		ret = -(errno != 0 ? errno : ENOMEM);
+		VERBS_LOG(ERR, "%s: cannot create the self AH (GID %d): %s",
+			vq->dev->name, vq->gid_index, strerror(-ret));
+		goto fail;
+	}
+	ret = verbs_rx_refill(vq, 1);
+	if (ret != 0) {
+		VERBS_LOG(ERR, "%s: qp %u: ibv_post_recv: %s", vq->dev->name,
+			vq->qpn, strerror(-ret));
+		goto fail;
+	}
+	/* UD has no RNR: what the RQ holds, less a refill batch the engine
+	 * may hold back and the self flush's receive. */
+	vq->pub.caps.rx_depth = vq->rq_size - VERBS_RX_REFILL - 1;
+	VERBS_LOG(INFO, "%s: port %u: qp %u, MTU %u, SQ %u (signal 1/%u, "
+		"inline %u), RQ %u", vq->dev->name, vq->port, vq->qpn,
+		vq->pub.caps.mtu, vq->sq_size, vq->sig_every, vq->max_inline,
+		vq->rq_size);
+	return &vq->pub;
+fail:
+	verbs_queue_destroy(&vq->pub);
+	rte_errno = -ret;
+	return NULL;
+}
+
+/* Wait for every posted send: a flush then polls, bounded. */
+static void
+verbs_drain(struct verbs_queue *vq)
+{
+	unsigned int i;
+
+	for (i = 0; i < 100000 && verbs_tx_pending(vq) != 0; i++)
+		verbs_tx_flush(&vq->pub);
+	if (verbs_tx_pending(vq) != 0)
+		VERBS_LOG(WARNING, "qp %u: %" PRIu64 " sends still pending at "
+			"destroy", vq->qpn, verbs_tx_pending(vq));
+}
+
+static void
+verbs_queue_destroy(struct pmr_transport_queue *q)
+{
+	struct verbs_queue *vq = verbs_queue(q);
+	uint64_t s;
+	unsigned int i;
+
+	if (vq->qp != NULL && vq->self_ah != NULL)
+		verbs_drain(vq);
+	if (vq->qp != NULL) {
+		/* Whatever never completed: the device is gone with the
+		 * QP, so the references are ours to drop. */
+		for (s = vq->tx_done; s < vq->tx_seq; s++) {
+			struct verbs_tx_desc *d = &vq->txd[s & vq->sq_mask];
+
+			if (d->mb != NULL) {
+				pmr_msgbuf_tx_unref(d->mb);
+				d->mb = NULL;
+			}
+		}
+		ibv_destroy_qp(vq->qp);
+	}
+	rte_spinlock_lock(&vq->ah_lock);
+	verbs_ah_reap_locked(vq, true);
+	rte_spinlock_unlock(&vq->ah_lock);
+	if (vq->nb_peers != 0 || vq->ahs != NULL)
+		VERBS_LOG(ERR, "qp %u: destroyed with %u peers left", vq->qpn,
+			vq->nb_peers);
+	if (vq->self_ah != NULL)
+		ibv_destroy_ah(vq->self_ah);
+	if (vq->scq != NULL)
+		ibv_destroy_cq(vq->scq);
+	if (vq->rcq != NULL)
+		ibv_destroy_cq(vq->rcq);
+	if (vq->hdr_mr != NULL)
+		ibv_dereg_mr(vq->hdr_mr);
+	if (vq->rx_mr != NULL)
+		ibv_dereg_mr(vq->rx_mr);
+	for (i = 0; i < vq->nb_mrs; i++)
+		ibv_dereg_mr(vq->mrs[i].mr);
+	if (vq->dev != NULL)
+		verbs_dev_put(vq->dev);
+	rte_free(vq->txd);
+	rte_free(vq->hdr_slots);
+	rte_free(vq->rx_bufs);
+	rte_free(vq->rx_free);
+	rte_free(vq);
+}
+
+static int
+verbs_queue_addr(struct pmr_transport_queue *q, struct pmr_transport_addr *addr)
+{
+	struct verbs_queue *vq = verbs_queue(q);
+
+	pmr_verbs_addr_encode(addr->bytes, vq->gid, vq->qpn, vq->qkey);
+	addr->len = PMR_VERBS_ADDR_LEN;
+	return 0;
+}
+
+static struct pmr_transport_peer *
+verbs_peer_create(struct pmr_transport_queue *q,
+		const struct pmr_transport_addr *addr)
+{
+	struct verbs_queue *vq = verbs_queue(q);
+	struct verbs_peer *peer;
+	struct verbs_ah *v, **pp;
+	uint8_t gid[16];
+	uint32_t qpn, qkey;
+
+	if (pmr_verbs_addr_decode(addr->bytes, addr->len, gid, &qpn,
+			&qkey) != 0) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	peer = rte_zmalloc("pmr_verbs_peer", sizeof(*peer),
+			RTE_CACHE_LINE_SIZE);
+	if (peer == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	rte_spinlock_lock(&vq->ah_lock);
+	verbs_ah_reap_locked(vq, false);
+	for (v = vq->ahs; v != NULL; v = v->next)
+		if (memcmp(v->gid, gid, 16) == 0)
+			break;
+	if (v == NULL) {
+		/* A dying AH to the same GID comes back to life. */
+		for (pp = &vq->zombies; *pp != NULL; pp = &(*pp)->next)
+			if (memcmp((*pp)->gid, gid, 16) == 0) {
+				v = *pp;
+				*pp = v->next;
+				v->next = vq->ahs;
+				vq->ahs = v;
+				break;
+			}
+	}
+	if (v == NULL) {
+		v = calloc(1, sizeof(*v));
+		if (v != NULL)
+			v->ah = verbs_ah_make(vq, gid);
+		if (v == NULL || v->ah == NULL) {
+			char str[INET6_ADDRSTRLEN];
+
+			rte_errno = v == NULL ? ENOMEM :
+				(errno != 0 ? errno : ENOMEM);
+			inet_ntop(AF_INET6, gid, str, sizeof(str));
+			VERBS_LOG(ERR, "qp %u: no AH to %s: %s", vq->qpn, str,
+				strerror(rte_errno));
+			free(v);
+			rte_spinlock_unlock(&vq->ah_lock);
+			rte_free(peer);
+			return NULL;
+		}
+		memcpy(v->gid, gid, 16);
+		v->next = vq->ahs;
+		vq->ahs = v;
+		vq->nb_ahs++;
+	}
+	v->refs++;
+	vq->nb_peers++;
+	rte_spinlock_unlock(&vq->ah_lock);
+
+	peer->ah = v->ah;
+	peer->vah = v;
+	peer->qpn = qpn;
+	peer->qkey = qkey;
+	peer->pub.src = pmr_verbs_src_key(gid, qpn);
+	return &peer->pub;
+}
+
+static void
+verbs_peer_destroy(struct pmr_transport_queue *q,
+		struct pmr_transport_peer *p)
+{
+	struct verbs_queue *vq = verbs_queue(q);
+	struct verbs_peer *peer = container_of(p, struct verbs_peer, pub);
+	struct verbs_ah *v = peer->vah, **pp;
+
+	rte_spinlock_lock(&vq->ah_lock);
+	vq->nb_peers--;
+	if (--v->refs == 0) {
+		/* Unsignalled WQEs may still name it: every send posted so
+		 * far must complete first (the caller sends no more to this
+		 * peer, so tx_seq bounds its last use). */
+		for (pp = &vq->ahs; *pp != NULL; pp = &(*pp)->next)
+			if (*pp == v) {
+				*pp = v->next;
+				break;
+			}
+		v->dead_seq = __atomic_load_n(&vq->tx_seq, __ATOMIC_ACQUIRE);
+		v->next = vq->zombies;
+		vq->zombies = v;
+	}
+	verbs_ah_reap_locked(vq, false);
+	rte_spinlock_unlock(&vq->ah_lock);
+	rte_free(peer);
+}
+
+/*
+ * One chunk of a msgbuf pool, registered for local access (sends read
+ * it). The lkey is found on the data path by address (verbs_lkey(): the
+ * last hit first, then the table); a chunk already covered is skipped.
+ * Called at set-up; an entry is filled before the count publishes it, so
+ * a running data path sees it whole or not at all.
+ */
+static int
+verbs_mem_register(struct pmr_transport_queue *q,
+		const struct pmr_msgbuf_chunk *chunk)
+{
+	struct verbs_queue *vq = verbs_queue(q);
+	uintptr_t start = (uintptr_t)chunk->addr;
+	struct verbs_mr *m;
+	struct ibv_mr *mr;
+	unsigned int i, n = vq->nb_mrs;
+
+	for (i = 0; i < n; i++)
+		if (start >= vq->mrs[i].start &&
+		    start + chunk->len <= vq->mrs[i].end)
+			return 0;
+	if (n == VERBS_MR_MAX) {
+		VERBS_LOG(ERR, "qp %u: more than %u memory chunks", vq->qpn,
+			VERBS_MR_MAX);
+		return -ENOSPC;
+	}
+	mr = ibv_reg_mr(vq->dev->pd, chunk->addr, chunk->len,
+			IBV_ACCESS_LOCAL_WRITE);
+	if (mr == NULL) {
+		int ret = errno != 0 ? errno : ENOMEM;
+
+		VERBS_LOG(ERR, "qp %u: ibv_reg_mr(%zu bytes): %s", vq->qpn,
+			chunk->len, strerror(ret));
+		return -ret;
+	}
+	m = &vq->mrs[n];
+	m->start = start;
+	m->end = start + chunk->len;
+	m->lkey = mr->lkey;
+	m->mr = mr;
+	__atomic_store_n(&vq->nb_mrs, n + 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static int
+verbs_flush(struct pmr_transport_queue *q)
+{
+	struct verbs_queue *vq = verbs_queue(q);
+	int ret;
+
+	ret = verbs_tx_flush(q);
+	/* The data path's lcore, quiet: reap dead AHs if nobody else is at
+	 * it (never wait for the control path here). */
+	if (__atomic_load_n(&vq->zombies, __ATOMIC_RELAXED) != NULL &&
+	    rte_spinlock_trylock(&vq->ah_lock)) {
+		verbs_ah_reap_locked(vq, false);
+		rte_spinlock_unlock(&vq->ah_lock);
+	}
+	return ret;
+}
+
+static int
+verbs_stats_get(struct pmr_transport_queue *q, struct pmr_transport_stats *s)
+{
+	const struct verbs_stats *st = &verbs_queue(q)->stats;
+	unsigned int i;
+
+	memset(s, 0, sizeof(*s));
+	s->tx_pkts = st->tx_pkts;
+	s->tx_bytes = st->tx_bytes;
+	s->tx_zerocopy = st->tx_zerocopy;
+	s->tx_full = st->tx_full;
+	s->rx_pkts = st->rx_pkts;
+	s->rx_bytes = st->rx_bytes;
+	for (i = 0; i < VERBS_DROP_MAX; i++)
+		s->rx_dropped += st->rx_drop[i];
+	return 0;
+}
+
+static void
+verbs_stats_reset(struct pmr_transport_queue *q)
+{
+	memset(&verbs_queue(q)->stats, 0, sizeof(verbs_queue(q)->stats));
+}
+
+static const char *const verbs_drop_names[VERBS_DROP_MAX] = {
+	[VERBS_DROP_STATUS] = "status",
+	[VERBS_DROP_SHORT] = "short",
+	[VERBS_DROP_SELF_FLUSH] = "self_flush",
+	[VERBS_DROP_GRH] = "grh",
+};
+
+static int
+verbs_xstats_get(struct pmr_transport_queue *q, struct pmr_transport_xstat *xs,
+		unsigned int n)
+{
+	struct verbs_queue *vq = verbs_queue(q);
+	const struct verbs_stats *st = &vq->stats;
+	unsigned int i, k = 0, nb_ahs;
+	uint64_t busy;
+
+	verbs_ah_reap(vq);
+	rte_spinlock_lock(&vq->ah_lock);
+	nb_ahs = vq->nb_ahs;
+	busy = vq->ah_destroy_busy;
+	rte_spinlock_unlock(&vq->ah_lock);
+#define XSTAT(nm, val) do { \
+	if (k < n) { \
+		snprintf(xs[k].name, sizeof(xs[k].name), "%s", nm); \
+		xs[k].value = (val); \
+	} \
+	k++; \
+} while (0)
+	XSTAT("tx_invalid", st->tx_invalid);
+	XSTAT("tx_unregistered", st->tx_unregistered);
+	XSTAT("tx_post_err", st->tx_post_err);
+	XSTAT("tx_cqe_err", st->tx_cqe_err);
+	XSTAT("tx_posts", st->posts);
+	XSTAT("tx_signaled", st->wqe_signaled);
+	XSTAT("tx_inline", st->wqe_inline);
+	XSTAT("tx_flushes", st->flushes);
+	/* Sends the driver holds (posted, not yet known complete). */
+	XSTAT("tx_pending", verbs_tx_pending(vq));
+	XSTAT("rx_refills", st->rx_refills);
+	for (i = 0; i < VERBS_DROP_MAX; i++) {
+		char nm[sizeof(xs[0].name)];
+
+		snprintf(nm, sizeof(nm), "rx_drop_%s", verbs_drop_names[i]);
+		XSTAT(nm, st->rx_drop[i]);
+	}
+	XSTAT("ahs_live", nb_ahs);
+	XSTAT("ah_destroy_busy", busy);
+#undef XSTAT
+	return (int)k;
+}
+
+const struct pmr_transport_driver pmr_verbs_driver = {
+	.name = "verbs",
+	.caps = {
+		.flags = PMR_TRANSPORT_CAP_TX_ZEROCOPY |
+			PMR_TRANSPORT_CAP_RX_ZEROCOPY |
+			PMR_TRANSPORT_CAP_MEM_REG,
+		.mtu = 4096,
+		.headroom = 0,
+		.addr_len = PMR_VERBS_ADDR_LEN,
+	},
+	.queue_create = verbs_queue_create,
+	.queue_destroy = verbs_queue_destroy,
+	.queue_addr = verbs_queue_addr,
+	.peer_create = verbs_peer_create,
+	.peer_destroy = verbs_peer_destroy,
+	.mem_register = verbs_mem_register,
+	.tx_flush = verbs_flush,
+	.stats_get = verbs_stats_get,
+	.stats_reset = verbs_stats_reset,
+	.xstats_get = verbs_xstats_get,
+};
