@@ -138,10 +138,10 @@ drv_pair_up(const struct rpcperf_config *cfg, struct drv_pair *dp)
 		return -ENODEV;
 
 	snprintf(args, sizeof(args), "port=%d,ip=198.18.0.1%s%s", dp->port_a,
-		cfg->eth_args[0] != '\0' ? "," : "", cfg->eth_args);
+		cfg->driver_args[0] != '\0' ? "," : "", cfg->driver_args);
 	dp->qa = pmr_transport_queue_create(eth, args, rte_socket_id());
 	snprintf(args, sizeof(args), "port=%d,ip=198.18.0.2%s%s", dp->port_b,
-		cfg->eth_args[0] != '\0' ? "," : "", cfg->eth_args);
+		cfg->driver_args[0] != '\0' ? "," : "", cfg->driver_args);
 	dp->qb = pmr_transport_queue_create(eth, args, rte_socket_id());
 	if (dp->qa == NULL || dp->qb == NULL) {
 		fprintf(stderr, "rpcperf: eth queue: %s\n",
@@ -245,5 +245,6 @@ const struct rpcperf_workload rpcperf_wl_drv_latency = {
 	.name = "drv-latency",
 	.help = "eth driver ping-pong over an in-process ring pair",
 	.one_at_a_time = true,
+	.eth_only = true,
 	.run = drv_latency_run,
 };
