@@ -8,6 +8,8 @@
 
 #include "pmr_test_rpc.h"
 
+#include <rte_errno.h>
+
 static unsigned int pair_seq;
 
 uint64_t
@@ -48,7 +50,8 @@ worker_on(struct pmr_test_env *env, const struct pmr_worker_conf *base,
 		base != NULL && base->devargs != NULL ? base->devargs : "");
 	conf.devargs = args;
 	w = pmr_worker_create(env->nx, &conf);
-	assert_non_null(w);
+	if (w == NULL)
+		fail_msg("worker %u (%s): %s", id, args, rte_strerror(rte_errno));
 	return w;
 }
 
