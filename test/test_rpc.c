@@ -1292,6 +1292,8 @@ test_pkt_size_min_of_both(void **state)
 	int s;
 
 	(void)state;
+	if (!pmr_test_setup_is_eth())
+		skip();		/* eth's "mtu=" devarg */
 	for (round = 0; round < 2; round++) {
 		/* The server's queue smaller, then the client's. */
 		pmr_test_env_up(&env, 1, handlers, round == 0 ? &small : NULL,
@@ -1336,6 +1338,8 @@ test_pkt_size_refused(void **state)
 	int s;
 
 	(void)state;
+	if (!pmr_test_setup_is_eth())
+		skip();		/* eth's "mtu=" devarg */
 	for (round = 0; round < 2; round++) {
 		/* The big server refuses; the big client fails. */
 		pmr_test_env_up(&env, 1, handlers, round == 0 ? &big : &small,
@@ -1375,6 +1379,8 @@ test_family_refused(void **state)
 	int s;
 
 	(void)state;
+	if (!pmr_test_setup_is_eth())
+		skip();		/* eth under another family */
 	if (other_family.name == NULL) {
 		other_family = *pmr_transport_find("eth");
 		other_family.name = "eth_other";
