@@ -495,7 +495,7 @@ session_set_pkt_size(struct pmr_worker *w, struct rpc_session *s,
 
 	if (plen < RPC_FIRST_PKT_MIN ||
 	    rpc_msg_pkts(w->max_msg, plen) > RPC_MSG_PKTS_MAX) {
-		RPC_LOG(NOTICE, "worker %u: a session with packets of %u "
+		RPC_LOG(INFO, "worker %u: a session with packets of %u "
 			"bytes (the other end's %u) cannot carry a %u-byte "
 			"message in %u packets: refused", w->worker_id, plen,
 			pkt_size, w->max_msg, RPC_MSG_PKTS_MAX);
