@@ -104,9 +104,21 @@ rpc_rx_session(struct pmr_worker *w, const struct pmr_pkthdr *h,
 		rpc_count_drop(w, RPC_DROP_SOURCE);
 		return NULL;
 	}
-	/* The client has the token: the server's TOKEN copies stop. */
-	if (unlikely(s->hs_pending))
-		rpc_hs_stop(w, s);
+	/*
+	 * One test for two rare cases (rx_max is 0 while hs_pending): the
+	 * first packet after a handshake, and a packet over the session's
+	 * size (the smaller of both ends'), which no correct sender sends,
+	 * whatever the queue took.
+	 */
+	if (unlikely(pkt->len > s->rx_max)) {
+		/* The client has the token: the server's TOKEN copies stop. */
+		if (s->hs_pending)
+			rpc_hs_stop(w, s);
+		if (pkt->len > s->rx_max) {
+			rpc_count_drop(w, RPC_DROP_PKT_SIZE);
+			return NULL;
+		}
+	}
 	pkt->data += PMR_PKTHDR_LEN;
 	pkt->len -= PMR_PKTHDR_LEN;
 	w->stats.rx_pkts++;
