@@ -223,6 +223,20 @@ rpc_poll_rare(struct pmr_worker *w)
 	rpc_timers_poll(w);
 	if (!TAILQ_EMPTY(&w->hs_pending))
 		rpc_hs_timers(w);
+	/*
+	 * A queue that sent nothing for a whole rare period is quiet: flush
+	 * it, each rare period until the driver holds nothing, so that a
+	 * driver that signals one send in N (verbs) completes the last ones
+	 * and lets go of their msgbufs (kept responses, retransmissions:
+	 * ARCHITECTURE.md, "a quiet queue must not strand buffers"). Not
+	 * again before the queue sends.
+	 */
+	if (w->tx_bursts != w->quiet_mark) {
+		w->quiet_mark = w->tx_bursts;
+		w->quiet_held = true;
+	} else if (w->quiet_held) {
+		w->quiet_held = pmr_transport_tx_flush(w->q) > 0;
+	}
 	return work;
 }
 

@@ -219,6 +219,10 @@ struct pmr_worker {
 	/* Rate limit of the log of forged packets (the counters count all). */
 	uint64_t forged_log_next;	/* TSC */
 	uint64_t forged_log_quiet;	/* not logged since the last line */
+	/* Quiet flush (rpc_poll_rare()): tx_bursts at the last rare poll,
+	 * and whether the driver still holds sends of the quiet queue. */
+	uint32_t quiet_mark;
+	bool quiet_held;
 	struct pmr_nexus_handler handlers[256];
 	struct pmr_worker_stats stats;
 

@@ -57,7 +57,10 @@ struct pmr_transport_driver {
 	 */
 	int (*mem_register)(struct pmr_transport_queue *q,
 			const struct pmr_msgbuf_chunk *chunk);
-	/** Optional (NULL: nothing to flush). */
+	/**
+	 * Optional (NULL: nothing to flush). 1 while sent packets are
+	 * still held, else 0 or a negative errno (pmr_transport_tx_flush()).
+	 */
 	int (*tx_flush)(struct pmr_transport_queue *q);
 	int (*stats_get)(struct pmr_transport_queue *q,
 			struct pmr_transport_stats *stats);

@@ -110,8 +110,8 @@ pair_quiesce(struct pair *p)
 	uint16_t n;
 
 	for (i = 0; i < 100; i++) {
-		assert_int_equal(pmr_transport_tx_flush(p->a), 0);
-		assert_int_equal(pmr_transport_tx_flush(p->b), 0);
+		assert_true(pmr_transport_tx_flush(p->a) >= 0);
+		assert_true(pmr_transport_tx_flush(p->b) >= 0);
 		/* Our own flush lands in our own RQ: drop it there. */
 		n = pmr_transport_rx_burst(p->a, rx, PMR_BURST_MAX);
 		pmr_transport_rx_release(p->a, rx, n);
@@ -441,9 +441,11 @@ test_quiet_flush(void **state)
 	for (i = 0; i < 4; i++)
 		assert_int_equal(pmr_msgbuf_tx_pending(mbs[i]), 1);
 	assert_true(xstat(p.a, "tx_pending") > 0);
-	assert_int_equal(pmr_transport_tx_flush(p.a), 0);
-	/* At most one flush outstanding. */
-	assert_int_equal(pmr_transport_tx_flush(p.a), 0);
+	/* 1: still held, flush again later. */
+	assert_int_equal(pmr_transport_tx_flush(p.a), 1);
+	/* At most one flush outstanding (this one may reap the first:
+	 * the model executes WQEs inside the poll of the send CQ). */
+	assert_true(pmr_transport_tx_flush(p.a) >= 0);
 	assert_int_equal(xstat(p.a, "tx_flushes"), 1);
 	pair_quiesce(&p);
 	assert_int_equal(xstat(p.a, "tx_pending"), 0);
@@ -455,7 +457,7 @@ test_quiet_flush(void **state)
 	assert_int_equal(pmr_hca_counters_get(NULL, &c), 0);
 	assert_int_equal(c.wqe_signaled, 1);
 	assert_int_equal(c.wqe_unsignaled, 4);
-	/* Flushing a drained queue posts nothing. */
+	/* Flushing a drained queue posts nothing, and says so. */
 	assert_int_equal(pmr_transport_tx_flush(p.a), 0);
 	assert_int_equal(xstat(p.a, "tx_flushes"), 1);
 	pair_close(&p);
@@ -676,7 +678,7 @@ test_sq_full_then_flush(void **state)
 	pkts_make(pkts, mbs, 16, p.a2b, 300);
 	pmr_hca_step_mode(1);
 	assert_int_equal(pmr_transport_tx_burst(p.a, pkts, 16), 15);
-	assert_int_equal(pmr_transport_tx_flush(p.a), 0);
+	assert_int_equal(pmr_transport_tx_flush(p.a), 1);
 	assert_int_equal(xstat(p.a, "tx_flushes"), 1);
 	assert_int_equal(pmr_transport_tx_burst(p.a, &pkts[15], 1), 0);
 	assert_int_equal(pmr_transport_stats_get(p.a, &st), 0);
@@ -953,30 +955,25 @@ test_e2e_rpc(void **state)
 	/* The sends went through the model (not some other driver). */
 	assert_int_equal(pmr_hca_counters_get(NULL, &c), 0);
 	assert_true(c.rx_packets >= 2 + 2 * (5000 / 1024));
-	/* Quiet now: does the engine's own polling let the driver drop
-	 * everything (it calls tx_flush when idle)? Then the driver holds
-	 * nothing before teardown. */
+	/*
+	 * Quiet now: the engine's own polling flushes a quiet queue
+	 * (rpc_poll_rare()), so the driver lets go of every send (kept
+	 * responses included) without any flush from here, long before
+	 * teardown.
+	 */
 	for (i = 0; i < 1000; i++) {
 		pmr_worker_poll(srv);
 		pmr_worker_poll(cli);
-	}
-	fprintf(stderr, "# after 1000 idle polls: pending %" PRIu64
-		" (server), %" PRIu64 " (client)\n",
-		xstat(pmr_worker_queue(srv), "tx_pending"),
-		xstat(pmr_worker_queue(cli), "tx_pending"));
-	for (i = 0; i < 100; i++) {
 		if (xstat(pmr_worker_queue(srv), "tx_pending") == 0 &&
 		    xstat(pmr_worker_queue(cli), "tx_pending") == 0)
 			break;
-		assert_int_equal(pmr_transport_tx_flush(
-				pmr_worker_queue(srv)), 0);
-		assert_int_equal(pmr_transport_tx_flush(
-				pmr_worker_queue(cli)), 0);
-		pmr_worker_poll(srv);
-		pmr_worker_poll(cli);
 	}
+	fprintf(stderr, "# idle polls until the driver held nothing: %u "
+		"(1000: it still holds sends)\n",
+		i);
 	assert_int_equal(xstat(pmr_worker_queue(srv), "tx_pending"), 0);
 	assert_int_equal(xstat(pmr_worker_queue(cli), "tx_pending"), 0);
+	assert_true(xstat(pmr_worker_queue(srv), "tx_flushes") > 0);
 
 	assert_int_equal(pmr_worker_destroy(cli), 0);
 	assert_int_equal(pmr_worker_destroy(srv), 0);
