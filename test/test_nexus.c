@@ -66,6 +66,8 @@ now_ms(void)
 
 static int64_t peers_live;
 static struct pmr_transport_driver cnt_driver;
+/* eth_cnt under another name, of the "eth" family: it talks to eth. */
+static struct pmr_transport_driver fam_driver;
 
 static struct pmr_transport_peer *
 cnt_peer_create(struct pmr_transport_queue *q,
@@ -100,7 +102,11 @@ group_setup(void **state)
 	cnt_driver.name = "eth_cnt";
 	cnt_driver.peer_create = cnt_peer_create;
 	cnt_driver.peer_destroy = cnt_peer_destroy;
-	return pmr_transport_register(&cnt_driver) == 0 ? 0 : -1;
+	fam_driver = cnt_driver;
+	fam_driver.name = "eth_fam";
+	fam_driver.family = "eth";
+	return pmr_transport_register(&cnt_driver) == 0 &&
+		pmr_transport_register(&fam_driver) == 0 ? 0 : -1;
 }
 
 /* Ring helpers: the test is both workers. */
@@ -247,6 +253,7 @@ worker_connect(struct tworker *w, uint16_t local_session,
 		.local_session = local_session,
 		.remote_worker = remote_worker,
 		.credits = 8,
+		.pkt_size = 1400,
 	};
 	static uint64_t hs_seq;
 
@@ -266,6 +273,7 @@ worker_answer(struct tworker *w, uint16_t type, uint64_t cookie,
 		.status = status,
 		.local_session = local_session,
 		.cookie = cookie,
+		.pkt_size = 1500,	/* ACCEPT: the server worker's */
 	};
 
 	ring_put(w->from, &m);
@@ -296,8 +304,11 @@ open_session(struct env *e, uint16_t cs, uint16_t ss,
 	assert_int_equal(in->remote_session, cs);
 	assert_int_equal(in->remote_worker, e->cw.id);
 	assert_int_equal(in->credits, 8);
+	/* Each end's packet size reaches the other through the nexuses. */
+	assert_int_equal(in->pkt_size, 1400);
 	worker_answer(&e->sw, PMR_SM_ACCEPT, in->cookie, ss, PMR_SM_OK);
 	expect_msg(e->cw.to, PMR_SM_CONNECTED, connected);
+	assert_int_equal(connected->pkt_size, 1500);
 	assert_int_equal(connected->local_session, cs);
 	assert_int_equal(connected->remote_session, ss);
 	assert_int_equal(connected->remote_worker, e->sw.id);
@@ -633,6 +644,7 @@ test_granted_credits(void **state)
 		.local_session = 2,
 		.cookie = in.cookie,
 		.credits = 3,
+		.pkt_size = 1500,
 	};
 	ring_put(e.sw.from, &m);
 	expect_connected(&e.cw, 1, 2, &m);
@@ -647,6 +659,7 @@ test_granted_credits(void **state)
 		.local_session = 2,
 		.cookie = in.cookie,
 		.credits = 100,
+		.pkt_size = 1500,
 	};
 	ring_put(e.sw.from, &m);
 	expect_connected(&e.cw, 1, 2, &m);
@@ -665,8 +678,37 @@ test_refused_driver_mismatch(void **state)
 	env_up_drivers(&e, NULL, "eth", "eth_cnt");
 	worker_connect(&e.cw, 1, e.sw.id, pmr_nexus_uri(e.sn));
 	expect_msg(e.cw.to, PMR_SM_CONNECT_FAILED, &m);
-	assert_int_equal(m.status, PMR_SM_E_BAD_REQUEST);
+	/* Families compared: "eth" (eth's name) is not "eth_cnt". */
+	assert_int_equal(m.status, PMR_SM_E_FAMILY);
 	expect_quiet(e.sw.to, 0);
+	env_down(&e);
+	/* eth_fam, of family "eth", is refused by eth_cnt likewise. */
+	env_up_drivers(&e, NULL, "eth_fam", "eth_cnt");
+	worker_connect(&e.cw, 1, e.sw.id, pmr_nexus_uri(e.sn));
+	expect_msg(e.cw.to, PMR_SM_CONNECT_FAILED, &m);
+	assert_int_equal(m.status, PMR_SM_E_FAMILY);
+	expect_quiet(e.sw.to, 0);
+	env_down(&e);
+}
+
+/*
+ * Two drivers of one family (eth_fam's family is "eth") talk, whatever
+ * their names: the handshake compares families.
+ */
+static void
+test_family_not_name(void **state)
+{
+	struct pmr_sm_msg connected, in;
+	struct env e;
+
+	(void)state;
+	env_up_drivers(&e, NULL, "eth_fam", "eth");
+	open_session(&e, 1, 2, &connected, &in);
+	close_session(&e, true, &connected, &in);
+	env_down(&e);
+	env_up_drivers(&e, NULL, "eth", "eth_fam");
+	open_session(&e, 3, 4, &connected, &in);
+	close_session(&e, false, &connected, &in);
 	env_down(&e);
 }
 
@@ -859,6 +901,7 @@ test_server_dedup_resend(void **state)
 			.client_session = 5,
 			.server_worker = SERVER_ID,
 			.credits = 8,
+			.pkt_size = 1400,
 			.driver = "eth_cnt",
 			.boot_id = 1,
 		},
@@ -1008,7 +1051,7 @@ test_unknown_accept_disconnected(void **state)
 		.accept = {
 			.client_worker = CLIENT_ID, .client_session = 3,
 			.server_worker = 12, .server_session = 13,
-			.credits = 8, .boot_id = 1,
+			.credits = 8, .pkt_size = 1400, .boot_id = 1,
 		},
 	};
 	struct nexus_wire_msg m;
@@ -1187,6 +1230,7 @@ raw_serve(struct env *e, int fd, uint16_t cs, uint16_t ss, uint64_t boot)
 			.server_worker = SERVER_ID,
 			.server_session = ss,
 			.credits = 4,
+			.pkt_size = 1400,
 			.boot_id = boot,
 		},
 	};
@@ -1415,6 +1459,7 @@ raw_request(struct env *e, int fd, uint64_t hs_id, uint16_t cs,
 			.client_session = cs,
 			.server_worker = SERVER_ID,
 			.credits = 8,
+			.pkt_size = 1400,
 			.driver = "eth_cnt",
 			.boot_id = boot,
 		},
@@ -1769,6 +1814,7 @@ main(void)
 		cmocka_unit_test(test_refused_by_worker),
 		cmocka_unit_test(test_granted_credits),
 		cmocka_unit_test(test_refused_driver_mismatch),
+		cmocka_unit_test(test_family_not_name),
 		cmocka_unit_test(test_refused_ring_full),
 		cmocka_unit_test(test_timeout),
 		cmocka_unit_test(test_unresolvable_uri),

@@ -31,14 +31,16 @@
 #define OFF_REQ_DRIVER	22
 #define OFF_HS_ID	8
 #define OFF_REQ_CREDITS	38
-#define OFF_REQ_BOOT	40
-#define OFF_REQ_COOKIE	48
-#define OFF_REQ_SECRET	56
-#define OFF_REQ_ALEN	72
+#define OFF_REQ_PKT	40
+#define OFF_REQ_BOOT	44
+#define OFF_REQ_COOKIE	52
+#define OFF_REQ_SECRET	60
+#define OFF_REQ_ALEN	76
 #define OFF_ACC_CREDITS	24
-#define OFF_ACC_BOOT	26
-#define OFF_ACC_SECRET	34
-#define OFF_ACC_ALEN	50
+#define OFF_ACC_PKT	26
+#define OFF_ACC_BOOT	30
+#define OFF_ACC_SECRET	38
+#define OFF_ACC_ALEN	54
 #define OFF_REF_STATUS	22
 #define OFF_HB_BOOT	16
 #define OFF_HB_PEER	24
@@ -82,6 +84,7 @@ sample_req(void)
 			.client_session = 0xfffe,
 			.server_worker = 7,
 			.credits = 0x0102,
+			.pkt_size = 0x0abc,
 			.boot_id = UINT64_C(0x1122334455667788),
 			.cookie = UINT64_C(0x0c0c0c0c0c0c0c01),
 		},
@@ -107,6 +110,7 @@ sample_accept(void)
 			.server_worker = 3,
 			.server_session = 0x8001,
 			.credits = 0x0304,
+			.pkt_size = 0x1000,
 			.boot_id = UINT64_C(0xa1b2c3d4e5f60718),
 		},
 	};
@@ -202,7 +206,7 @@ test_roundtrip_connect_req(void **state)
 
 	(void)state;
 	len = encode(&m, buf);
-	assert_int_equal(len, 73 + 12);
+	assert_int_equal(len, 77 + 12);
 	assert_int_equal(decode_exact(buf, (size_t)len, &d), 0);
 	assert_int_equal(d.type, NEXUS_WIRE_CONNECT_REQ);
 	assert_true(d.hs_id == m.hs_id);
@@ -210,6 +214,7 @@ test_roundtrip_connect_req(void **state)
 	assert_int_equal(d.req.client_session, 0xfffe);
 	assert_int_equal(d.req.server_worker, 7);
 	assert_int_equal(d.req.credits, 0x0102);
+	assert_int_equal(d.req.pkt_size, 0x0abc);
 	assert_true(d.req.boot_id == UINT64_C(0x1122334455667788));
 	assert_true(d.req.cookie == m.req.cookie);
 	assert_memory_equal(d.req.secret, m.req.secret,
@@ -237,11 +242,21 @@ test_roundtrip_connect_req(void **state)
 	m.req.driver[PMR_TRANSPORT_NAME_MAX - 1] = '\0';
 	len = encode(&m, buf);
 	assert_int_equal(len, NEXUS_WIRE_CONNECT_REQ_LEN);
-	assert_int_equal(len, 73);
+	assert_int_equal(len, 77);
 	assert_int_equal(decode_exact(buf, (size_t)len, &d), 0);
 	assert_string_equal(d.req.driver, m.req.driver);
 	assert_int_equal(d.req.credits, 65535);
 	assert_int_equal(d.req.addr.len, 0);
+
+	/* Packet sizes at both ends of their range. */
+	m.req.pkt_size = NEXUS_WIRE_PKT_SIZE_MIN;
+	len = encode(&m, buf);
+	assert_int_equal(decode_exact(buf, (size_t)len, &d), 0);
+	assert_int_equal(d.req.pkt_size, 512);
+	m.req.pkt_size = NEXUS_WIRE_PKT_SIZE_MAX;
+	len = encode(&m, buf);
+	assert_int_equal(decode_exact(buf, (size_t)len, &d), 0);
+	assert_int_equal(d.req.pkt_size, 65535);
 }
 
 static void
@@ -253,7 +268,7 @@ test_roundtrip_accept(void **state)
 
 	(void)state;
 	len = encode(&m, buf);
-	assert_int_equal(len, 51 + PMR_TRANSPORT_ADDR_MAX);
+	assert_int_equal(len, 55 + PMR_TRANSPORT_ADDR_MAX);
 	assert_int_equal(decode_exact(buf, (size_t)len, &d), 0);
 	assert_int_equal(d.type, NEXUS_WIRE_ACCEPT);
 	assert_true(d.hs_id == m.hs_id);
@@ -262,6 +277,7 @@ test_roundtrip_accept(void **state)
 	assert_int_equal(d.accept.server_worker, 3);
 	assert_int_equal(d.accept.server_session, 0x8001);
 	assert_int_equal(d.accept.credits, 0x0304);
+	assert_int_equal(d.accept.pkt_size, 0x1000);
 	assert_true(d.accept.boot_id == UINT64_C(0xa1b2c3d4e5f60718));
 	assert_memory_equal(d.accept.secret, m.accept.secret,
 			NEXUS_WIRE_SECRET_LEN);
@@ -271,7 +287,7 @@ test_roundtrip_accept(void **state)
 	m.accept.addr.len = 0;
 	len = encode(&m, buf);
 	assert_int_equal(len, NEXUS_WIRE_ACCEPT_LEN);
-	assert_int_equal(len, 51);
+	assert_int_equal(len, 55);
 	assert_int_equal(decode_exact(buf, (size_t)len, &d), 0);
 	assert_int_equal(d.accept.addr.len, 0);
 }
@@ -302,7 +318,8 @@ test_roundtrip_refuse(void **state)
 {
 	static const uint16_t ok[] = {
 		PMR_SM_E_NO_WORKER, PMR_SM_E_NO_RESOURCES,
-		PMR_SM_E_BAD_REQUEST, PMR_SM_E_REFUSED,
+		PMR_SM_E_BAD_REQUEST, PMR_SM_E_REFUSED, PMR_SM_E_MSG_SIZE,
+		PMR_SM_E_FAMILY,
 	};
 	struct nexus_wire_msg m = sample_refuse(), d;
 	uint8_t buf[NEXUS_WIRE_MAX_LEN];
@@ -377,7 +394,7 @@ test_golden_bytes(void **state)
 {
 	static const uint8_t refuse[] = {
 		0x50, 0x4d, 0x52, 0x4e,		/* "PMRN" */
-		0x03, 0x00,			/* version 3 */
+		0x04, 0x00,			/* version 4 */
 		0x03, 0x00,			/* REFUSE */
 		0x2a, 0, 0, 0, 0, 0, 0, 0,	/* hs_id 42 */
 		0x0a, 0x00, 0x0b, 0x00, 0x0c, 0x00,	/* 10, 11, 12 */
@@ -385,13 +402,14 @@ test_golden_bytes(void **state)
 	};
 	static const uint8_t req[] = {
 		0x50, 0x4d, 0x52, 0x4e,		/* "PMRN" */
-		0x03, 0x00,			/* version 3 */
+		0x04, 0x00,			/* version 4 */
 		0x01, 0x00,			/* CONNECT_REQ */
 		0xef, 0xcd, 0xab, 0x89, 0x67, 0x45, 0x23, 0x01,	/* hs_id */
 		0x34, 0x12, 0xfe, 0xff, 0x07, 0x00,	/* 0x1234, 0xfffe, 7 */
 		'e', 't', 'h', 0, 0, 0, 0, 0,	/* driver, NUL-padded */
 		0, 0, 0, 0, 0, 0, 0, 0,		/* to its 16 bytes */
 		0x02, 0x01,			/* credits 0x0102 */
+		0xbc, 0x0a, 0x00, 0x00,		/* pkt_size 0x0abc */
 		0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11,	/* boot id */
 		0x01, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c,	/* cookie */
 		0xa0, 0xa1, 0xa2, 0xa3, 0xa4, 0xa5, 0xa6, 0xa7,	/* secret */
@@ -401,10 +419,11 @@ test_golden_bytes(void **state)
 		0x8e, 0x9b, 0xa8, 0xb5, 0xc2, 0xcf,
 	};
 	static const uint8_t accept_head[] = {
-		0x50, 0x4d, 0x52, 0x4e, 0x03, 0x00, 0x02, 0x00,
+		0x50, 0x4d, 0x52, 0x4e, 0x04, 0x00, 0x02, 0x00,
 		0x10, 0x32, 0x54, 0x76, 0x98, 0xba, 0xdc, 0xfe,
 		0x01, 0x00, 0x02, 0x00, 0x03, 0x00, 0x01, 0x80,
 		0x04, 0x03,			/* credits 0x0304 */
+		0x00, 0x10, 0x00, 0x00,		/* pkt_size 0x1000 */
 		0x18, 0x07, 0xf6, 0xe5, 0xd4, 0xc3, 0xb2, 0xa1,	/* boot id */
 		0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17,	/* secret */
 		0x18, 0x19, 0x1a, 0x1b, 0x1c, 0x1d, 0x1e, 0x1f,
@@ -417,7 +436,7 @@ test_golden_bytes(void **state)
 	};
 	static const uint8_t heartbeat[] = {
 		0x50, 0x4d, 0x52, 0x4e,		/* "PMRN" */
-		0x03, 0x00,			/* version 3 */
+		0x04, 0x00,			/* version 4 */
 		0x05, 0x00,			/* HEARTBEAT */
 		0, 0, 0, 0, 0, 0, 0, 0,		/* no handshake id */
 		0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01,	/* boot id */
@@ -427,7 +446,7 @@ test_golden_bytes(void **state)
 	};
 	static const uint8_t cookie[] = {
 		0x50, 0x4d, 0x52, 0x4e,		/* "PMRN" */
-		0x03, 0x00,			/* version 3 */
+		0x04, 0x00,			/* version 4 */
 		0x06, 0x00,			/* COOKIE */
 		0x63, 0, 0, 0, 0, 0, 0, 0,	/* hs_id 99 */
 		0x01, 0x02, 0x03, 0x04,		/* worker, session */
@@ -446,10 +465,11 @@ test_golden_bytes(void **state)
 	m = sample_accept();
 	len = encode(&m, buf);
 	assert_memory_equal(buf, accept_head, sizeof(accept_head));
-	assert_int_equal(len, 51 + PMR_TRANSPORT_ADDR_MAX);
+	assert_int_equal(len, 55 + PMR_TRANSPORT_ADDR_MAX);
 	assert_memory_equal(buf + len - sizeof(accept_tail), accept_tail,
 			sizeof(accept_tail));
 	assert_int_equal(buf[OFF_ACC_CREDITS], 0x04);
+	assert_int_equal(buf[OFF_ACC_PKT + 1], 0x10);
 	assert_int_equal(buf[OFF_ACC_SECRET], 0x10);
 	assert_int_equal(buf[OFF_ACC_ALEN], PMR_TRANSPORT_ADDR_MAX);
 
@@ -465,6 +485,7 @@ test_golden_bytes(void **state)
 	assert_memory_equal(buf, req, sizeof(req));
 	assert_int_equal(buf[OFF_REQ_CREDITS], 0x02);
 	assert_int_equal(buf[OFF_REQ_CREDITS + 1], 0x01);
+	assert_int_equal(buf[OFF_REQ_PKT], 0xbc);
 	assert_int_equal(buf[OFF_REQ_BOOT], 0x88);
 	assert_int_equal(buf[OFF_REQ_COOKIE], 0x01);
 	assert_int_equal(buf[OFF_REQ_SECRET], 0xa0);
@@ -557,14 +578,17 @@ test_bad_version(void **state)
 	buf[OFF_VERSION] = 2;		/* before cookies and MACs */
 	assert_int_equal(decode_exact(buf, (size_t)len, &d),
 			-NEXUS_WIRE_E_VERSION);
-	buf[OFF_VERSION] = 4;
+	buf[OFF_VERSION] = 3;		/* before packet sizes */
+	assert_int_equal(decode_exact(buf, (size_t)len, &d),
+			-NEXUS_WIRE_E_VERSION);
+	buf[OFF_VERSION] = 5;
 	assert_int_equal(decode_exact(buf, (size_t)len, &d),
 			-NEXUS_WIRE_E_VERSION);
 	buf[OFF_VERSION] = 0;
 	assert_int_equal(decode_exact(buf, (size_t)len, &d),
 			-NEXUS_WIRE_E_VERSION);
-	buf[OFF_VERSION] = 3;
-	buf[OFF_VERSION + 1] = 1;	/* 259 */
+	buf[OFF_VERSION] = 4;
+	buf[OFF_VERSION + 1] = 1;	/* 260 */
 	assert_int_equal(decode_exact(buf, (size_t)len, &d),
 			-NEXUS_WIRE_E_VERSION);
 }
@@ -622,8 +646,10 @@ test_wrong_length_for_type(void **state)
 	/* The 49 bytes of an empty-address CONNECT_REQ of version 2. */
 	m.req.addr.len = 0;
 	len = encode(&m, buf);
-	assert_int_equal(len, 73);
+	assert_int_equal(len, 77);
 	assert_int_equal(decode_exact(buf, 49, &d), -NEXUS_WIRE_E_LENGTH);
+	/* And the 73 of one of version 3 (no packet size). */
+	assert_int_equal(decode_exact(buf, 73, &d), -NEXUS_WIRE_E_LENGTH);
 	/* An ACCEPT with 8 bytes more (version 3's transitional token). */
 	m = sample_accept();
 	len = encode(&m, buf);
@@ -732,6 +758,48 @@ test_zero_fields(void **state)
 			-NEXUS_WIRE_E_ZERO);
 	m.cookie.cookie = 0;
 	assert_int_equal(nexus_wire_encode(&m, buf, sizeof(buf)), -EINVAL);
+}
+
+/*
+ * Packet sizes: zero, under the smallest a worker may have, over what a
+ * packet can be; refused both ways, in CONNECT_REQ and ACCEPT.
+ */
+static void
+test_pkt_size_bounds(void **state)
+{
+	static const uint32_t bad[] = {
+		0, 1, NEXUS_WIRE_PKT_SIZE_MIN - 1, NEXUS_WIRE_PKT_SIZE_MAX + 1,
+		UINT32_C(0x01000200), UINT32_MAX,
+	};
+	uint8_t buf[NEXUS_WIRE_MAX_LEN];
+	struct nexus_wire_msg m, d;
+	unsigned int i, j;
+	int len;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		m = sample_req();
+		len = encode(&m, buf);
+		for (j = 0; j < 4; j++)
+			buf[OFF_REQ_PKT + j] = (uint8_t)(bad[i] >> (8 * j));
+		assert_int_equal(decode_exact(buf, (size_t)len, &d),
+				-NEXUS_WIRE_E_PKT_SIZE);
+		m.req.pkt_size = bad[i];
+		assert_int_equal(nexus_wire_encode(&m, buf, sizeof(buf)),
+				-EINVAL);
+
+		m = sample_accept();
+		len = encode(&m, buf);
+		for (j = 0; j < 4; j++)
+			buf[OFF_ACC_PKT + j] = (uint8_t)(bad[i] >> (8 * j));
+		assert_int_equal(decode_exact(buf, (size_t)len, &d),
+				-NEXUS_WIRE_E_PKT_SIZE);
+		m.accept.pkt_size = bad[i];
+		assert_int_equal(nexus_wire_encode(&m, buf, sizeof(buf)),
+				-EINVAL);
+	}
+	assert_string_equal(nexus_wire_strerror(-NEXUS_WIRE_E_PKT_SIZE),
+			"pkt_size");
 }
 
 /*
@@ -859,7 +927,7 @@ test_status_out_of_range(void **state)
 {
 	static const uint16_t bad[] = {
 		PMR_SM_OK, PMR_SM_E_TIMEOUT, PMR_SM_E_UNREACHABLE,
-		PMR_SM_E_REMOTE, PMR_SM_E_PEER_DEAD, PMR_SM_E_REFUSED + 1,
+		PMR_SM_E_REMOTE, PMR_SM_E_PEER_DEAD, PMR_SM_E_FAMILY + 1,
 		0x0100, 0xffff,
 	};
 	struct nexus_wire_msg m = sample_refuse(), d;
@@ -964,6 +1032,7 @@ main(void)
 		cmocka_unit_test(test_wrong_length_for_type),
 		cmocka_unit_test(test_boot_id_zero),
 		cmocka_unit_test(test_zero_fields),
+		cmocka_unit_test(test_pkt_size_bounds),
 		cmocka_unit_test(test_siphash_vectors),
 		cmocka_unit_test(test_hb_mac),
 		cmocka_unit_test(test_addr_len_over_max),

@@ -25,6 +25,7 @@
 
 #include "eth_hdr.h"
 #include "pmr_nexus.h"
+#include "pmr_transport_driver.h"
 #include "pmr_pkthdr.h"
 #include "pmr_rpc.h"
 #include "rpc_private.h"
@@ -47,9 +48,13 @@ static unsigned int nb_deferred;
 static void
 echo_handler(struct pmr_req_ref req, void *arg)
 {
-	struct pmr_msgbuf *resp = pmr_req_resp_buf(req);
 	const uint8_t *in = pmr_req_data(req);
 	uint32_t i, len = pmr_req_len(req);
+	/* The slot's own buffer holds a packet of the worker's size. */
+	struct pmr_msgbuf *resp =
+		len <= pmr_worker_pkt_size(pmr_req_worker(req)) ?
+		pmr_req_resp_buf(req) :
+		pmr_worker_msgbuf_alloc(pmr_req_worker(req), len);
 
 	assert_ptr_equal(arg, &env);
 	assert_non_null(resp);
@@ -1227,6 +1232,204 @@ test_txfree_full(void **state)
 	assert_int_equal(pmr_msgbuf_pool_free(mp), 0);
 }
 
+/*
+ * Issue 15: each end's packet size is exchanged in the handshake and a
+ * session cuts its messages by the smaller one. A queue with a smaller MTU
+ * (eth's "mtu=" devarg) on either side; echoes of one and of many packets
+ * both ways, none dropped (a packet over the session's size is:
+ * over_pkt_size).
+ */
+static void
+echo_sizes(struct pmr_worker *cli, int s, uint32_t plen)
+{
+	const uint32_t sizes[] = {
+		0, 100, plen, plen + 1, 1440, 1441, 5000, 3 * plen + 7,
+		60000,
+	};
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(sizes); i++) {
+		struct cont_rec c = { 0 };
+		struct pmr_msgbuf *req = pmr_worker_msgbuf_alloc(cli, sizes[i]);
+		uint32_t k;
+
+		assert_non_null(req);
+		for (k = 0; k < sizes[i]; k++)
+			req->data[k] = (uint8_t)(k * 7 + i);
+		assert_int_equal(pmr_request(cli, s, T_ECHO, req, on_resp, &c),
+				0);
+		POLL_UNTIL(c.runs > 0);
+		assert_int_equal(c.status, PMR_OK);
+		assert_int_equal(c.len, sizes[i]);
+		assert_int_equal(c.bad, 0);
+	}
+}
+
+static uint64_t
+drop_count(struct pmr_worker *w, const char *name)
+{
+	struct pmr_worker_stats st;
+	unsigned int i;
+
+	assert_int_equal(pmr_worker_stats_get(w, &st), 0);
+	for (i = 0; i < RTE_DIM(st.drops); i++)
+		if (pmr_worker_drop_name(i) != NULL &&
+		    strcmp(pmr_worker_drop_name(i), name) == 0)
+			return st.drops[i];
+	fail_msg("no drop reason %s", name);
+	return 0;
+}
+
+/*
+ * A client that ignores the session's packet size (its session made to
+ * use its own, larger one) sends a single packet over the server's: the
+ * server drops it, counted as over_pkt_size, and takes nothing.
+ */
+static void
+oversized_dropped(int s, uint32_t plen)
+{
+	struct pmr_worker *cli = env.cli[0];
+	struct rpc_session *cs = &cli->sessions[s];
+	struct cont_rec c = { 0 };
+	struct pmr_msgbuf *req;
+	uint64_t handled;
+
+	handled = env.srv[0]->stats.reqs_handled;
+	cs->plen = cli->plen;
+	cs->inplace_max = RTE_MIN(cli->plen, cli->max_msg);
+	rpc_session_rx_max_update(cs);
+	req = pmr_worker_msgbuf_alloc(cli, plen + 100);
+	assert_non_null(req);
+	memset(req->data, 0x5a, req->len);
+	assert_int_equal(pmr_request(cli, s, T_ECHO, req, on_resp, &c), 0);
+	POLL_UNTIL(drop_count(env.srv[0], "over_pkt_size") > 0);
+	assert_true(env.srv[0]->stats.reqs_handled == handled);
+	assert_int_equal(c.runs, 0);
+	/* Closing fails it; pools come back full at env_down. */
+	assert_int_equal(pmr_session_destroy(cli, s), 0);
+	assert_int_equal(c.runs, 1);
+	assert_int_equal(c.status, PMR_E_SESSION_RESET);
+}
+
+static void
+test_pkt_size_min_of_both(void **state)
+{
+	const struct pmr_worker_conf small = { .nb_msgbufs = 1024,
+		.devargs = "mtu=1024" };
+	struct pmr_worker_stats st;
+	unsigned int round;
+	struct sess_ev e;
+	uint32_t plen;
+	int s;
+
+	(void)state;
+	if (!pmr_test_setup_is_eth())
+		skip();		/* eth's "mtu=" devarg */
+	for (round = 0; round < 2; round++) {
+		/* The server's queue smaller, then the client's. */
+		pmr_test_env_up(&env, 1, handlers, round == 0 ? &small : NULL,
+				round == 1 ? &small : NULL);
+		plen = RTE_MIN(pmr_worker_pkt_size(env.srv[0]),
+				pmr_worker_pkt_size(env.cli[0]));
+		assert_int_equal(plen, 1024 - 28 - PMR_PKTHDR_LEN);
+		assert_int_equal(RTE_MAX(pmr_worker_pkt_size(env.srv[0]),
+				pmr_worker_pkt_size(env.cli[0])),
+				1500 - 28 - PMR_PKTHDR_LEN);
+		s = connect_to(env.cli[0], 0, &e);
+		assert_int_equal(e.ev, PMR_SESSION_EV_CONNECTED);
+		echo_sizes(env.cli[0], s, plen);
+		assert_int_equal(drop_count(env.srv[0], "over_pkt_size"), 0);
+		assert_int_equal(drop_count(env.cli[0], "over_pkt_size"), 0);
+		assert_int_equal(pmr_worker_stats_get(env.srv[0], &st), 0);
+		assert_int_equal(st.rx_drops, 0);
+		assert_int_equal(pmr_worker_stats_get(env.cli[0], &st), 0);
+		assert_int_equal(st.rx_drops, 0);
+		if (round == 0)
+			oversized_dropped(s, plen);	/* destroys s */
+		else
+			assert_int_equal(pmr_session_destroy(env.cli[0], s),
+					0);
+		pmr_test_env_down(&env);
+	}
+}
+
+/*
+ * A session whose packet size cannot carry a worker's max_msg_size in
+ * the 65,535 packets a message may have is refused: by the server before
+ * it accepts (its max_msg_size), by the client on CONNECTED (its own),
+ * -EMSGSIZE both ways. 34 MiB fits in packets of 1440 bytes (24,759 of
+ * them) but not in the 540 of a queue of MTU 600 (66,022).
+ */
+static void
+test_pkt_size_refused(void **state)
+{
+	const struct pmr_worker_conf small = { .nb_msgbufs = 1024,
+		.devargs = "mtu=600" };
+	const struct pmr_worker_conf big = { .nb_msgbufs = 1024,
+		.nb_large_msgbufs = 1, .max_msg_size = 34u << 20 };
+	struct pmr_nexus_stats st;
+	unsigned int round;
+	struct sess_ev e;
+	int s;
+
+	(void)state;
+	if (!pmr_test_setup_is_eth())
+		skip();		/* eth's "mtu=" devarg */
+	for (round = 0; round < 2; round++) {
+		/* The big server refuses; the big client fails. */
+		pmr_test_env_up(&env, 1, handlers, round == 0 ? &big : &small,
+				round == 0 ? &small : &big);
+		assert_int_equal(RTE_MIN(pmr_worker_pkt_size(env.srv[0]),
+				pmr_worker_pkt_size(env.cli[0])),
+				600 - 28 - PMR_PKTHDR_LEN);
+		s = connect_to(env.cli[0], 0, &e);
+		assert_int_equal(e.ev, PMR_SESSION_EV_CONNECT_FAILED);
+		assert_int_equal(e.err, -EMSGSIZE);
+		assert_int_equal(pmr_nexus_stats_get(env.nx, &st), 0);
+		if (round == 0) {
+			assert_int_equal(st.sessions_accepted, 0);
+			assert_int_equal(st.sessions_refused, 1);
+		}
+		assert_int_equal(pmr_session_destroy(env.cli[0], s), 0);
+		/* The server keeps no session either way. */
+		POLL_UNTIL(env.srv[0]->nb_sess_free ==
+				env.srv[0]->max_sessions);
+		pmr_test_env_down(&env);
+	}
+}
+
+/* eth under another name and family: nothing of eth's wire. */
+static struct pmr_transport_driver other_family;
+
+/*
+ * The handshake compares driver families: a client whose queue is of
+ * another family than the server worker's is refused, -EPROTONOSUPPORT.
+ */
+static void
+test_family_refused(void **state)
+{
+	const struct pmr_worker_conf other = { .nb_msgbufs = 1024,
+		.driver = "eth_other" };
+	struct sess_ev e;
+	int s;
+
+	(void)state;
+	if (!pmr_test_setup_is_eth())
+		skip();		/* eth under another family */
+	if (other_family.name == NULL) {
+		other_family = *pmr_transport_find("eth");
+		other_family.name = "eth_other";
+		other_family.family = "other";
+		assert_int_equal(pmr_transport_register(&other_family), 0);
+	}
+	pmr_test_env_up(&env, 1, handlers, NULL, &other);
+	s = connect_to(env.cli[0], 0, &e);
+	assert_int_equal(e.ev, PMR_SESSION_EV_CONNECT_FAILED);
+	assert_int_equal(e.err, -EPROTONOSUPPORT);
+	assert_int_equal(pmr_session_destroy(env.cli[0], s), 0);
+	pmr_test_env_down(&env);
+}
+
 int
 main(void)
 {
@@ -1271,6 +1474,9 @@ main(void)
 				setup_long_srv_timeout, teardown),
 		cmocka_unit_test_setup_teardown(test_register_after_workers,
 			setup1, teardown),
+		cmocka_unit_test(test_pkt_size_min_of_both),
+		cmocka_unit_test(test_pkt_size_refused),
+		cmocka_unit_test(test_family_refused),
 	};
 
 	return cmocka_run_group_tests_name("rpc", tests,

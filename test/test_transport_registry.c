@@ -183,6 +183,19 @@ static const struct pmr_transport_driver fake_other_driver = {
 	FAKE_OPS,
 };
 
+/* Families of an empty name and of one too long for the handshake. */
+static const struct pmr_transport_driver fake_empty_family_driver = {
+	.name = "fam_empty",
+	.family = "",
+	FAKE_OPS,
+};
+
+static const struct pmr_transport_driver fake_long_family_driver = {
+	.name = "fam_long",
+	.family = "fake_name_16_chr",
+	FAKE_OPS,
+};
+
 /* Says it needs registration but cannot do it. */
 static const struct pmr_transport_driver memreg_nocb_driver = {
 	.name = "memreg_nocb",
@@ -424,6 +437,10 @@ test_register_invalid(void **state)
 	assert_int_equal(pmr_transport_register(&fake_long_driver), -EINVAL);
 	assert_int_equal(pmr_transport_register(&fake_empty_driver), -EINVAL);
 	assert_int_equal(pmr_transport_register(&fake_noname_driver), -EINVAL);
+	assert_int_equal(pmr_transport_register(&fake_empty_family_driver),
+			-EINVAL);
+	assert_int_equal(pmr_transport_register(&fake_long_family_driver),
+			-EINVAL);
 	assert_int_equal(pmr_transport_count(), count);
 	rte_errno = 0;
 	assert_null(pmr_transport_find("fake_nocreate"));

@@ -110,6 +110,7 @@ struct nexus_session {
 	uint16_t remote_worker;
 	uint16_t remote_session;	/* valid once UP */
 	uint16_t credits;		/* client: sent in CONNECT_REQ */
+	uint32_t pkt_size;		/* client: sent in CONNECT_REQ */
 	uint64_t token;		/* valid once UP; authenticates nothing */
 	uint64_t hs_id;
 	struct sockaddr_in remote;	/* the remote nexus */
@@ -145,6 +146,7 @@ struct nexus_shs {
 	/* The heartbeat key the client nexus issued to us. */
 	uint8_t client_key[NEXUS_WIRE_SECRET_LEN];
 	uint16_t credits;		/* asked by the client */
+	uint32_t pkt_size;		/* the client worker's */
 	bool src_counted;		/* pending: in nexus.src_hash */
 	uint64_t token;
 	uint64_t expire_ms;		/* answered */
@@ -191,6 +193,7 @@ struct nexus_worker {
 	struct pmr_transport_queue *q;
 	struct rte_ring *to_worker;
 	struct rte_ring *from_worker;
+	/* Its queue driver's family, which requests must name. */
 	char driver[PMR_TRANSPORT_NAME_MAX];
 	struct pmr_transport_addr addr;	/* of q */
 	struct nexus_session **sessions[NEXUS_SESSION_PAGES];

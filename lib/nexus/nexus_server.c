@@ -82,6 +82,7 @@ shs_new(struct pmr_nexus *nx, const struct sockaddr_in *src,
 	h->client_session = m->req.client_session;
 	h->client_boot = m->req.boot_id;
 	h->credits = m->req.credits;
+	h->pkt_size = m->req.pkt_size;
 	memcpy(h->client_key, m->req.secret, sizeof(h->client_key));
 	LIST_INSERT_HEAD(&nx->shs_hash[shs_bucket(nx, src, m->hs_id)], h,
 			hash);
@@ -229,10 +230,15 @@ nexus_server_rx_connect_req(struct pmr_nexus *nx, const struct sockaddr_in *src,
 		shs_refuse(nx, h, r->server_worker, PMR_SM_E_NO_WORKER);
 		return;
 	}
-	if (strcmp(r->driver, w->driver) != 0 ||
-	    r->addr.len != w->q->caps.addr_len) {
-		NX_LOG(INFO, "worker %u: refused a \"%s\" client, len %u",
-			w->id, r->driver, r->addr.len);
+	if (strcmp(r->driver, w->driver) != 0) {
+		NX_LOG(INFO, "worker %u: refused a client of driver family "
+			"\"%s\", not \"%s\"", w->id, r->driver, w->driver);
+		shs_refuse(nx, h, w->id, PMR_SM_E_FAMILY);
+		return;
+	}
+	if (r->addr.len != w->q->caps.addr_len) {
+		NX_LOG(INFO, "worker %u: refused a client address of %u "
+			"bytes", w->id, r->addr.len);
 		shs_refuse(nx, h, w->id, PMR_SM_E_BAD_REQUEST);
 		return;
 	}
@@ -250,6 +256,7 @@ nexus_server_rx_connect_req(struct pmr_nexus *nx, const struct sockaddr_in *src,
 		.remote_session = r->client_session,
 		.remote_worker = r->client_worker,
 		.credits = r->credits,
+		.pkt_size = r->pkt_size,
 		.token = h->token,
 		.cookie = h->cookie,
 		.hs_id = h->hs_id,
@@ -292,6 +299,15 @@ nexus_server_accept(struct pmr_nexus *nx, struct nexus_worker *w,
 	h = pending_take(w, msg->cookie);
 	if (h == NULL)
 		return;
+	if (msg->pkt_size < NEXUS_WIRE_PKT_SIZE_MIN ||
+	    msg->pkt_size > NEXUS_WIRE_PKT_SIZE_MAX) {
+		/* A worker bug: as below, the peer is the worker's. */
+		NX_LOG(ERR, "worker %u: ACCEPT of session %u with a packet "
+			"size of %u", w->id, msg->local_session,
+			msg->pkt_size);
+		shs_refuse(nx, h, w->id, PMR_SM_E_NO_RESOURCES);
+		return;
+	}
 	/*
 	 * What the worker granted, never more than asked; 0 from a worker
 	 * that does not say: it reserved what was asked.
@@ -341,6 +357,7 @@ nexus_server_accept(struct pmr_nexus *nx, struct nexus_worker *w,
 			.server_worker = w->id,
 			.server_session = msg->local_session,
 			.credits = credits,
+			.pkt_size = msg->pkt_size,
 			.boot_id = nx->boot_id,
 			.addr = w->addr,
 		},

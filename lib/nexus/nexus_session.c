@@ -135,6 +135,7 @@ client_send_req(struct pmr_nexus *nx, const struct nexus_session *s)
 			.client_session = s->local_session,
 			.server_worker = s->remote_worker,
 			.credits = s->credits,
+			.pkt_size = s->pkt_size,
 			.boot_id = nx->boot_id,
 			.cookie = s->cookie,
 			.addr = s->w->addr,
@@ -188,9 +189,11 @@ client_connect(struct pmr_nexus *nx, struct nexus_worker *w,
 		client_fail(nx, w, msg->local_session, PMR_SM_E_UNREACHABLE);
 		return;
 	}
-	if (msg->credits == 0) {
+	if (msg->credits == 0 || msg->pkt_size < NEXUS_WIRE_PKT_SIZE_MIN ||
+	    msg->pkt_size > NEXUS_WIRE_PKT_SIZE_MAX) {
 		NX_LOG(ERR, "worker %u: CONNECT for session %u without "
-			"credits", w->id, msg->local_session);
+			"credits or with a packet size of %u", w->id,
+			msg->local_session, msg->pkt_size);
 		free(s);
 		client_fail(nx, w, msg->local_session, PMR_SM_E_BAD_REQUEST);
 		return;
@@ -202,6 +205,7 @@ client_connect(struct pmr_nexus *nx, struct nexus_worker *w,
 	s->local_session = msg->local_session;
 	s->remote_worker = msg->remote_worker;
 	s->credits = msg->credits;
+	s->pkt_size = msg->pkt_size;
 	/* The worker's id, which its TOKEN check expects; else our own. */
 	s->hs_id = msg->hs_id;
 	while (s->hs_id == 0)
@@ -285,6 +289,7 @@ client_rx_accept(struct pmr_nexus *nx, const struct sockaddr_in *src,
 		.remote_session = s->remote_session,
 		.remote_worker = s->remote_worker,
 		.credits = s->credits,
+		.pkt_size = a->pkt_size,
 		.cookie = s->hs_id,
 		.hs_id = s->hs_id,
 		.peer = peer,

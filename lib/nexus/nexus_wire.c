@@ -26,12 +26,14 @@
 #define OFF_W3		22	/* ACCEPT, REFUSE, DISCONNECT */
 #define OFF_REQ_DRIVER	22
 #define OFF_REQ_CREDITS	(OFF_REQ_DRIVER + PMR_TRANSPORT_NAME_MAX)
-#define OFF_REQ_BOOT	(OFF_REQ_CREDITS + 2)
+#define OFF_REQ_PKT	(OFF_REQ_CREDITS + 2)
+#define OFF_REQ_BOOT	(OFF_REQ_PKT + 4)
 #define OFF_REQ_COOKIE	(OFF_REQ_BOOT + 8)
 #define OFF_REQ_SECRET	(OFF_REQ_COOKIE + 8)
 #define OFF_REQ_ADDR	(OFF_REQ_SECRET + NEXUS_WIRE_SECRET_LEN)
 #define OFF_ACC_CREDITS	24
-#define OFF_ACC_BOOT	26
+#define OFF_ACC_PKT	26
+#define OFF_ACC_BOOT	(OFF_ACC_PKT + 4)
 #define OFF_ACC_SECRET	(OFF_ACC_BOOT + 8)
 #define OFF_ACC_ADDR	(OFF_ACC_SECRET + NEXUS_WIRE_SECRET_LEN)
 #define OFF_HB_BOOT	16
@@ -85,7 +87,16 @@ nexus_wire_refuse_status_valid(uint16_t status)
 	return status == PMR_SM_E_NO_WORKER ||
 		status == PMR_SM_E_NO_RESOURCES ||
 		status == PMR_SM_E_BAD_REQUEST ||
-		status == PMR_SM_E_REFUSED;
+		status == PMR_SM_E_REFUSED ||
+		status == PMR_SM_E_MSG_SIZE ||
+		status == PMR_SM_E_FAMILY;
+}
+
+static bool
+pkt_size_valid(uint32_t pkt_size)
+{
+	return pkt_size >= NEXUS_WIRE_PKT_SIZE_MIN &&
+		pkt_size <= NEXUS_WIRE_PKT_SIZE_MAX;
 }
 
 /* A name field is valid if it has a NUL and only zeros after it. */
@@ -170,12 +181,14 @@ nexus_wire_encode(const struct nexus_wire_msg *m, uint8_t *buf, size_t size)
 	case NEXUS_WIRE_CONNECT_REQ:
 		if (m->req.addr.len > PMR_TRANSPORT_ADDR_MAX ||
 		    m->req.boot_id == 0 || m->req.credits == 0 ||
+		    !pkt_size_valid(m->req.pkt_size) ||
 		    memchr(m->req.driver, '\0', sizeof(m->req.driver)) == NULL)
 			return -EINVAL;
 		break;
 	case NEXUS_WIRE_ACCEPT:
 		if (m->accept.addr.len > PMR_TRANSPORT_ADDR_MAX ||
-		    m->accept.boot_id == 0 || m->accept.credits == 0)
+		    m->accept.boot_id == 0 || m->accept.credits == 0 ||
+		    !pkt_size_valid(m->accept.pkt_size))
 			return -EINVAL;
 		break;
 	case NEXUS_WIRE_HEARTBEAT:
@@ -211,6 +224,7 @@ nexus_wire_encode(const struct nexus_wire_msg *m, uint8_t *buf, size_t size)
 		memcpy(buf + OFF_REQ_DRIVER, m->req.driver,
 				strlen(m->req.driver));
 		put16(buf + OFF_REQ_CREDITS, m->req.credits);
+		put32(buf + OFF_REQ_PKT, m->req.pkt_size);
 		put64(buf + OFF_REQ_BOOT, m->req.boot_id);
 		put64(buf + OFF_REQ_COOKIE, m->req.cookie);
 		memcpy(buf + OFF_REQ_SECRET, m->req.secret,
@@ -223,6 +237,7 @@ nexus_wire_encode(const struct nexus_wire_msg *m, uint8_t *buf, size_t size)
 		put16(buf + OFF_W2, m->accept.server_worker);
 		put16(buf + OFF_W3, m->accept.server_session);
 		put16(buf + OFF_ACC_CREDITS, m->accept.credits);
+		put32(buf + OFF_ACC_PKT, m->accept.pkt_size);
 		put64(buf + OFF_ACC_BOOT, m->accept.boot_id);
 		memcpy(buf + OFF_ACC_SECRET, m->accept.secret,
 				NEXUS_WIRE_SECRET_LEN);
@@ -270,6 +285,9 @@ decode_connect_req(const uint8_t *buf, size_t len,
 	r->credits = get16(buf + OFF_REQ_CREDITS);
 	if (r->credits == 0)
 		return -NEXUS_WIRE_E_CREDITS;
+	r->pkt_size = get32(buf + OFF_REQ_PKT);
+	if (!pkt_size_valid(r->pkt_size))
+		return -NEXUS_WIRE_E_PKT_SIZE;
 	r->boot_id = get64(buf + OFF_REQ_BOOT);
 	if (r->boot_id == 0)
 		return -NEXUS_WIRE_E_BOOT_ID;
@@ -292,6 +310,9 @@ decode_accept(const uint8_t *buf, size_t len, struct nexus_wire_accept *a)
 	a->credits = get16(buf + OFF_ACC_CREDITS);
 	if (a->credits == 0)
 		return -NEXUS_WIRE_E_CREDITS;
+	a->pkt_size = get32(buf + OFF_ACC_PKT);
+	if (!pkt_size_valid(a->pkt_size))
+		return -NEXUS_WIRE_E_PKT_SIZE;
 	a->boot_id = get64(buf + OFF_ACC_BOOT);
 	if (a->boot_id == 0)
 		return -NEXUS_WIRE_E_BOOT_ID;
@@ -420,6 +441,7 @@ nexus_wire_strerror(int err)
 		[NEXUS_WIRE_E_HS_ID] = "hs_id",
 		[NEXUS_WIRE_E_CREDITS] = "credits",
 		[NEXUS_WIRE_E_ZERO] = "zero",
+		[NEXUS_WIRE_E_PKT_SIZE] = "pkt_size",
 	};
 
 	if (err < 0)

@@ -18,28 +18,36 @@
  *   header (16 bytes, every type)
  *     0  magic u32 (NEXUS_WIRE_MAGIC)   4  version u16   6  type u16
  *     8  handshake id u64
- *   CONNECT_REQ (73 + addr.len bytes)
+ *   CONNECT_REQ (77 + addr.len bytes)
  *     16 client_worker u16  18 client_session u16  20 server_worker u16
- *     22 driver name [PMR_TRANSPORT_NAME_MAX], NUL-terminated, zero-padded
+ *     22 driver family [PMR_TRANSPORT_NAME_MAX], NUL-terminated,
+ *        zero-padded (pmr_transport_family(): drivers of one family
+ *        talk to each other, "ib" for verbs and mlx5)
  *     38 credits u16 (packets the client may have in flight to the server;
  *        non-zero)
- *     40 boot id u64 (the client nexus's, non-zero)
- *     48 cookie u64 (from the server's COOKIE; 0 in a first request)
- *     56 secret [16] (the heartbeat key the client issues to the server)
- *     72 addr.len u8  73 addr.bytes[addr.len]
- *   ACCEPT (51 + addr.len bytes)
+ *     40 pkt_size u32 (the client worker's packet payload size: its
+ *        queue's caps.mtu minus the packet header; NEXUS_WIRE_PKT_SIZE_MIN
+ *        to NEXUS_WIRE_PKT_SIZE_MAX)
+ *     44 boot id u64 (the client nexus's, non-zero)
+ *     52 cookie u64 (from the server's COOKIE; 0 in a first request)
+ *     60 secret [16] (the heartbeat key the client issues to the server)
+ *     76 addr.len u8  77 addr.bytes[addr.len]
+ *   ACCEPT (55 + addr.len bytes)
  *     16 client_worker u16  18 client_session u16  20 server_worker u16
  *     22 server_session u16
  *     24 credits u16 (granted by the server worker, non-zero)
- *     26 boot id u64 (the server nexus's, non-zero)
- *     34 secret [16] (the heartbeat key the server issues to the client)
- *     50 addr.len u8  51 addr.bytes[addr.len]
+ *     26 pkt_size u32 (the server worker's packet payload size, as in
+ *        CONNECT_REQ; the session's is the smaller of the two)
+ *     30 boot id u64 (the server nexus's, non-zero)
+ *     38 secret [16] (the heartbeat key the server issues to the client)
+ *     54 addr.len u8  55 addr.bytes[addr.len]
  *   (no session token: the server worker sends it to the client's data
  *   address in a TOKEN packet, never in a nexus datagram)
  *   REFUSE (24 bytes)
  *     16 client_worker u16  18 client_session u16  20 server_worker u16
  *     22 status u16 (a refusal reason of enum pmr_sm_status:
- *        NO_WORKER, NO_RESOURCES, BAD_REQUEST, REFUSED; a receiver drops
+ *        NO_WORKER, NO_RESOURCES, BAD_REQUEST, REFUSED, MSG_SIZE,
+ *        FAMILY; a receiver drops
  *        a REFUSE with any other value as malformed, so that a reason
  *        added later fails an older client's connect only at its
  *        connect timeout, without a version change)
@@ -90,15 +98,26 @@ extern "C" {
 #define NEXUS_WIRE_MAGIC UINT32_C(0x4e524d50)
 /**
  * Version of this format (2: boot ids and HEARTBEAT; 3: COOKIE, heartbeat
- * secrets and MACs, granted credits, no token in DISCONNECT).
+ * secrets and MACs, granted credits, no token in DISCONNECT; 4: packet
+ * sizes in CONNECT_REQ and ACCEPT, REFUSE with MSG_SIZE or FAMILY, the
+ * driver's family instead of its name).
  */
-#define NEXUS_WIRE_VERSION 3
+#define NEXUS_WIRE_VERSION 4
+
+/**
+ * Packet payload sizes a CONNECT_REQ or ACCEPT may carry: no worker has
+ * packets under the 512 bytes of a multi-packet message's first packet
+ * (RPC_FIRST_PKT_MIN, lib/rpc/rpc_msg.h), nor over 64 KiB (a packet is
+ * one mbuf, whose buf_len is 16 bits).
+ */
+#define NEXUS_WIRE_PKT_SIZE_MIN 512
+#define NEXUS_WIRE_PKT_SIZE_MAX UINT16_MAX
 
 /** Bytes of the common header. */
 #define NEXUS_WIRE_HDR_LEN 16
 /** Bytes of each type without its address bytes. */
-#define NEXUS_WIRE_CONNECT_REQ_LEN (NEXUS_WIRE_HDR_LEN + 57)
-#define NEXUS_WIRE_ACCEPT_LEN (NEXUS_WIRE_HDR_LEN + 35)
+#define NEXUS_WIRE_CONNECT_REQ_LEN (NEXUS_WIRE_HDR_LEN + 61)
+#define NEXUS_WIRE_ACCEPT_LEN (NEXUS_WIRE_HDR_LEN + 39)
 #define NEXUS_WIRE_REFUSE_LEN (NEXUS_WIRE_HDR_LEN + 8)
 #define NEXUS_WIRE_DISCONNECT_LEN (NEXUS_WIRE_HDR_LEN + 8)
 #define NEXUS_WIRE_HEARTBEAT_LEN (NEXUS_WIRE_HDR_LEN + 32)
@@ -133,6 +152,7 @@ enum nexus_wire_error {
 	NEXUS_WIRE_E_HS_ID,	/**< HEARTBEAT with a handshake id. */
 	NEXUS_WIRE_E_CREDITS,	/**< Zero credits. */
 	NEXUS_WIRE_E_ZERO,	/**< Zero heartbeat counter or cookie. */
+	NEXUS_WIRE_E_PKT_SIZE,	/**< Packet size out of its bounds. */
 	NEXUS_WIRE_E_MAX
 };
 
@@ -143,7 +163,10 @@ struct nexus_wire_connect_req {
 	uint16_t server_worker;
 	/** Packets the client may have in flight toward the server. */
 	uint16_t credits;
-	char driver[PMR_TRANSPORT_NAME_MAX];	/**< Client queue's driver. */
+	/** Client worker's packet payload size. */
+	uint32_t pkt_size;
+	/** Client queue's driver family (pmr_transport_family()). */
+	char driver[PMR_TRANSPORT_NAME_MAX];
 	uint64_t boot_id;			/**< Client nexus's boot id. */
 	uint64_t cookie;	/**< From the server's COOKIE, or 0. */
 	/** Heartbeat key the client nexus issues to the server nexus. */
@@ -158,6 +181,7 @@ struct nexus_wire_accept {
 	uint16_t server_worker;
 	uint16_t server_session;
 	uint16_t credits;	/**< Granted by the server worker. */
+	uint32_t pkt_size;	/**< Server worker's packet payload size. */
 	uint64_t boot_id;			/**< Server nexus's boot id. */
 	/** Heartbeat key the server nexus issues to the client nexus. */
 	uint8_t secret[NEXUS_WIRE_SECRET_LEN];
@@ -215,7 +239,8 @@ struct nexus_wire_msg {
  * @return the number of bytes written to buf, or -EINVAL for a message
  *   that would not decode (unknown type, address too long, driver name
  *   without NUL, status not a refusal reason, zero boot id, credits,
- *   heartbeat counter or cookie, HEARTBEAT with a handshake id), -ENOSPC
+ *   heartbeat counter or cookie, HEARTBEAT with a handshake id, packet
+ *   size out of bounds), -ENOSPC
  *   if size is too small.
  */
 int nexus_wire_encode(const struct nexus_wire_msg *m, uint8_t *buf,
@@ -232,7 +257,8 @@ int nexus_wire_decode(const uint8_t *buf, size_t len,
 
 /**
  * @return true if status may be carried by a REFUSE: PMR_SM_E_NO_WORKER,
- *   PMR_SM_E_NO_RESOURCES, PMR_SM_E_BAD_REQUEST or PMR_SM_E_REFUSED.
+ *   PMR_SM_E_NO_RESOURCES, PMR_SM_E_BAD_REQUEST, PMR_SM_E_REFUSED,
+ *   PMR_SM_E_MSG_SIZE or PMR_SM_E_FAMILY.
  */
 bool nexus_wire_refuse_status_valid(uint16_t status);
 

@@ -17,6 +17,7 @@
 #include <rte_ring_elem.h>
 
 #include "nexus_private.h"
+#include "pmr_transport_driver.h"
 
 struct nexus_worker *
 nexus_worker_find(struct pmr_nexus *nx, uint16_t id)
@@ -140,7 +141,9 @@ pmr_nexus_worker_attach(struct pmr_nexus *nx, uint16_t worker_id,
 	if (nx == NULL || q == NULL || to_worker == NULL ||
 	    from_worker == NULL)
 		return -EINVAL;
-	drv = pmr_transport_name(q->driver);
+	/* The handshake compares families (nexus_wire.h), not names. */
+	drv = q->driver == NULL ? NULL : q->driver->family != NULL ?
+		q->driver->family : q->driver->name;
 	if (drv == NULL || strlen(drv) >= PMR_TRANSPORT_NAME_MAX)
 		return -EINVAL;
 	w = calloc(1, sizeof(*w));

@@ -17,7 +17,8 @@
  * Session handshake, client side (worker W1 of nexus N1 opens a session to
  * worker W2 of nexus N2):
  *   W1 -> N1  PMR_SM_CONNECT {local_session, remote_worker, uri, hs_id,
- *             credits (asked, non-zero)}
+ *             credits (asked, non-zero), pkt_size (W1's packet payload
+ *             size)}
  *   N1 -> N2  UDP connect request (resent every connect_retry_ms)
  *   N2 -> N1  a first request, without a cookie: UDP cookie, and nothing
  *             else; N1 repeats its request with the cookie at once
@@ -25,20 +26,32 @@
  *             refuse (PMR_SM_E_NO_RESOURCES); no worker W2: UDP refuse
  *             (PMR_SM_E_NO_WORKER); else creates a peer on W2's queue for
  *             W1's address and a random 64-bit token:
+ *   N2        a request from a driver family other than W2's queue's
+ *             (pmr_transport_driver.family, its name if NULL): UDP
+ *             refuse (PMR_SM_E_FAMILY); with an address of the wrong
+ *             length: UDP refuse (PMR_SM_E_BAD_REQUEST)
  *   N2 -> W2  PMR_SM_CONNECT_IN {cookie, peer, remote_session, token,
- *             hs_id, credits (as asked), remote_worker, uri (N1's address
- *             "a.b.c.d:port", as the request came from)}
+ *             hs_id, credits (as asked), pkt_size (W1's), remote_worker,
+ *             uri (N1's address "a.b.c.d:port", as the request came
+ *             from)}
  *   W2 -> N2  PMR_SM_ACCEPT {cookie, local_session, credits (granted:
  *             at most asked and at most the worker's own session credits;
- *             0 is taken as "as asked")} or PMR_SM_REFUSE {cookie, status:
- *             PMR_SM_E_NO_RESOURCES, PMR_SM_E_BAD_REQUEST, or
+ *             0 is taken as "as asked"), pkt_size (W2's own)} or
+ *             PMR_SM_REFUSE {cookie, status: PMR_SM_E_NO_RESOURCES,
+ *             PMR_SM_E_BAD_REQUEST, PMR_SM_E_MSG_SIZE when the session's
+ *             packet size (the smaller of W1's and W2's) cannot carry W2's
+ *             max_msg_size in RPC_MSG_PKTS_MAX packets, or
  *             PMR_SM_E_REFUSED when the worker's server session callback
  *             said no; N2 takes any other status as NO_RESOURCES}
  *   N2 -> N1  UDP accept {server session, W2's address, granted credits;
  *             TRANSITIONAL: the token, until the TOKEN packet lands} or
  *             refuse
  *   N1 -> W1  PMR_SM_CONNECTED {local_session, remote_session, hs_id,
- *             credits (granted), peer (created on W1's queue), uri (N2's
+ *             credits (granted), pkt_size (W2's, from the ACCEPT: W1
+ *             checks it against its own max_msg_size as W2 did, and fails
+ *             the session with PMR_SM_E_MSG_SIZE's error, telling the
+ *             server, if it cannot carry it), peer (created on W1's
+ *             queue), uri (N2's
  *             address "a.b.c.d:port", resolved); TRANSITIONAL: token} or
  *             PMR_SM_CONNECT_FAILED
  *             {local_session, status}; status PMR_SM_E_TIMEOUT when
@@ -96,11 +109,23 @@ enum pmr_sm_status {
 	PMR_SM_E_NO_WORKER,	/**< No such remote worker. */
 	PMR_SM_E_NO_RESOURCES,	/**< Remote worker out of sessions/memory. */
 	PMR_SM_E_TIMEOUT,	/**< Nobody answered in time. */
-	PMR_SM_E_BAD_REQUEST,	/**< Incompatible driver or bad address. */
+	PMR_SM_E_BAD_REQUEST,	/**< Malformed request or bad address. */
 	PMR_SM_E_UNREACHABLE,	/**< URI did not resolve, or send failed. */
 	PMR_SM_E_REMOTE,	/**< DISCONNECT: the remote side closed. */
 	PMR_SM_E_PEER_DEAD,	/**< DISCONNECTED: remote nexus dead. */
 	PMR_SM_E_REFUSED,	/**< The server worker's callback said no. */
+	/**
+	 * The session's packet size (the smaller of both workers') cannot
+	 * carry the server worker's max_msg_size in the packets a message
+	 * may have (-EMSGSIZE to the application). Final, like REFUSED.
+	 */
+	PMR_SM_E_MSG_SIZE,
+	/**
+	 * The client's driver family is not the server worker's (say
+	 * eth against ib): they cannot reach each other
+	 * (-EPROTONOSUPPORT to the application). Final.
+	 */
+	PMR_SM_E_FAMILY,
 };
 
 /** One message on a worker ring. */
@@ -118,6 +143,14 @@ struct pmr_sm_msg {
 	 * CONNECTED: the granted credits, which the client must keep to.
 	 */
 	uint16_t credits;
+	/**
+	 * CONNECT: the client worker's packet payload size (its queue's
+	 * caps.mtu minus the packet header); CONNECT_IN: the same, as the
+	 * request carried it; ACCEPT: the server worker's own; CONNECTED:
+	 * the server worker's, as the ACCEPT carried it. A session's packet
+	 * size is the smaller of the two.
+	 */
+	uint32_t pkt_size;
 	/**
 	 * CONNECT_IN: the session's random token, which the server worker
 	 * sends to the client's data address in a TOKEN packet (never in a

@@ -115,7 +115,11 @@ enum pmr_session_event {
  * negative errno: -ENOENT (no such remote worker), -ENOSPC (remote out of
  * sessions), -ECONNREFUSED (the server worker's server_session_cb refused
  * it; final, not retried), -ETIMEDOUT (nobody answered), -EHOSTUNREACH
- * (URI did not resolve), -EPROTO (incompatible peer), -ENETUNREACH on
+ * (URI did not resolve), -EPROTONOSUPPORT (the server worker's driver is
+ * of another family: final), -EMSGSIZE (the session's packet size, the
+ * smaller of both workers', cannot carry the server's or this worker's
+ * max_msg_size in 65,535 packets: final), -EPROTO (incompatible peer:
+ * a bad address), -ENETUNREACH on
  * PMR_SESSION_EV_CONNECT_FAILED (the remote nexus accepted, but the
  * server's TOKEN packet never reached this worker's data address within
  * req_timeout_ms: the data path is unreachable), -ECONNRESET (remote
@@ -422,7 +426,10 @@ uint16_t pmr_worker_id(const struct pmr_worker *w);
 uint32_t pmr_worker_max_msg_size(const struct pmr_worker *w);
 
 /**
- * @return the largest message that travels as one packet.
+ * @return the largest message that travels as one packet: the payload of
+ *   the worker's packets. A session's packets are the smaller of both
+ *   workers' (exchanged in the handshake), so on a session with a worker
+ *   of smaller packets, a message this large may take several.
  *
  * Thread: any.
  */

@@ -68,7 +68,7 @@ creq_tx_slow(struct pmr_worker *w, struct rpc_session *s, struct rpc_creq *r)
 			h.pkt_type = PMR_PKT_REQ;
 			h.pkt_num = (uint16_t)r->num_tx;
 			h.msg_size = r->mb->len;
-			rpc_tx_pkt(w, s, &h, r->mb, w->plen);
+			rpc_tx_pkt(w, s, &h, r->mb, s->plen);
 		} else {
 			h.pkt_type = PMR_PKT_RFR;
 			h.pkt_num = (uint16_t)(r->num_tx - r->req_pkts + 1);
@@ -90,7 +90,7 @@ static __rte_always_inline void
 creq_tx(struct pmr_worker *w, struct rpc_session *s, struct rpc_creq *r)
 {
 	if (likely(r->num_tx == 0 && r->req_pkts == 1 && s->credits != 0 &&
-		   rpc_tx_inplace_ok(w, r->mb))) {
+		   rpc_tx_inplace_ok(w, s, r->mb))) {
 		s->credits--;
 		rpc_tx_inplace(w, s, r->mb, PMR_PKT_REQ, r->req_type,
 				r->req_num, 0, false);
@@ -214,7 +214,11 @@ request_submit(struct pmr_worker *w, int session, uint8_t req_type,
 	 * too on queueing), last_tx (on sending), the response's shape
 	 * (with its first packet), status and has_resp (on completion).
 	 */
-	r->req_pkts = rpc_msg_pkts(req->len, w->plen);
+	/*
+	 * In packets of the session's size: the worker's until the
+	 * handshake says (rpc_session_up() counts a backlog's again).
+	 */
+	r->req_pkts = rpc_msg_pkts(req->len, s->plen);
 	r->resp.pkts = 0;
 	r->num_tx = 0;
 	r->tx_round = w->tx_bursts - 1;	/* not queued */
@@ -277,7 +281,7 @@ pmr_request(struct pmr_worker *w, int session, uint8_t req_type,
 	 * not closing, exactly (rpc_session_rx_update() keeps it).
 	 */
 	if (unlikely(s->rx_accept != RPC_RX_CLIENT ||
-		     req->len > w->inplace_max ||
+		     req->len > s->inplace_max ||
 		     req->headroom < w->headroom || req->flags != 0 ||
 		     pmr_msgbuf_tx_pending(req) != 0 ||
 		     w->nb_creq_free == 0 || s->in_flight >= w->window ||

@@ -27,6 +27,7 @@ hs_pending_add(struct pmr_worker *w, struct rpc_session *s)
 	if (!s->hs_pending)
 		TAILQ_INSERT_TAIL(&w->hs_pending, s, hs_next);
 	s->hs_pending = true;
+	rpc_session_rx_max_update(s);
 }
 
 /* Take s off it: the handshake is over, one way or the other. */
@@ -36,6 +37,7 @@ rpc_hs_stop(struct pmr_worker *w, struct rpc_session *s)
 	if (s->hs_pending)
 		TAILQ_REMOVE(&w->hs_pending, s, hs_next);
 	s->hs_pending = false;
+	rpc_session_rx_max_update(s);
 	s->token_left = 0;
 }
 

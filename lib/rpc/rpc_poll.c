@@ -104,9 +104,21 @@ rpc_rx_session(struct pmr_worker *w, const struct pmr_pkthdr *h,
 		rpc_count_drop(w, RPC_DROP_SOURCE);
 		return NULL;
 	}
-	/* The client has the token: the server's TOKEN copies stop. */
-	if (unlikely(s->hs_pending))
-		rpc_hs_stop(w, s);
+	/*
+	 * One test for two rare cases (rx_max is 0 while hs_pending): the
+	 * first packet after a handshake, and a packet over the session's
+	 * size (the smaller of both ends'), which no correct sender sends,
+	 * whatever the queue took.
+	 */
+	if (unlikely(pkt->len > s->rx_max)) {
+		/* The client has the token: the server's TOKEN copies stop. */
+		if (s->hs_pending)
+			rpc_hs_stop(w, s);
+		if (pkt->len > s->rx_max) {
+			rpc_count_drop(w, RPC_DROP_PKT_SIZE);
+			return NULL;
+		}
+	}
 	pkt->data += PMR_PKTHDR_LEN;
 	pkt->len -= PMR_PKTHDR_LEN;
 	w->stats.rx_pkts++;
@@ -211,6 +223,20 @@ rpc_poll_rare(struct pmr_worker *w)
 	rpc_timers_poll(w);
 	if (!TAILQ_EMPTY(&w->hs_pending))
 		rpc_hs_timers(w);
+	/*
+	 * A queue that sent nothing for a whole rare period is quiet: flush
+	 * it, each rare period until the driver holds nothing, so that a
+	 * driver that signals one send in N (verbs) completes the last ones
+	 * and lets go of their msgbufs (kept responses, retransmissions:
+	 * ARCHITECTURE.md, "a quiet queue must not strand buffers"). Not
+	 * again before the queue sends.
+	 */
+	if (w->tx_bursts != w->quiet_mark) {
+		w->quiet_mark = w->tx_bursts;
+		w->quiet_held = true;
+	} else if (w->quiet_held) {
+		w->quiet_held = pmr_transport_tx_flush(w->q) > 0;
+	}
 	return work;
 }
 

@@ -48,6 +48,7 @@ enum rpc_drop {
 				 * windows of its slot */
 	RPC_DROP_CREDITS,	/* the session holds rx_reserve unanswered */
 	RPC_DROP_EXPIRED,	/* for a request whose slot state timed out */
+	RPC_DROP_PKT_SIZE,	/* payload over the session's packet size */
 	RPC_DROP_MAX
 };
 
@@ -87,6 +88,21 @@ struct rpc_session {
 	uint64_t token;
 	struct pmr_transport_peer *peer;
 	uint64_t peer_src;		/* peer->src, for the RX check */
+	/*
+	 * Packet payload size: the smaller of both workers' (exchanged in
+	 * the handshake; the worker's own until then). TX cuts messages
+	 * by it, RX drops a packet with more payload.
+	 */
+	uint32_t plen;
+	uint32_t inplace_max;		/* min(plen, worker's max_msg) */
+	/*
+	 * The longest packet (header included) the RX dispatch takes
+	 * without a second look: plen + PMR_PKTHDR_LEN, or 0 while
+	 * hs_pending, so that one test on the hot path sends both a packet
+	 * over the session's size and the first packet after a handshake
+	 * to the slow branch (rpc_session_rx_max_update()).
+	 */
+	uint32_t rx_max;
 	pmr_session_cb_t cb;
 	void *cb_arg;
 	/* client */
@@ -148,7 +164,8 @@ struct pmr_worker {
 	bool window_pow2;		/* slot = req_num & (window - 1) */
 	uint16_t credits;		/* per session */
 	uint16_t headroom;		/* driver + pkthdr */
-	uint32_t plen;			/* payload of a packet */
+	/* Payload of a packet of the queue; a session's may be less. */
+	uint32_t plen;
 	uint32_t max_msg;
 	struct rte_mempool *pools[RPC_NB_CLASSES];
 	uint32_t pool_cap[RPC_NB_CLASSES];
@@ -202,6 +219,10 @@ struct pmr_worker {
 	/* Rate limit of the log of forged packets (the counters count all). */
 	uint64_t forged_log_next;	/* TSC */
 	uint64_t forged_log_quiet;	/* not logged since the last line */
+	/* Quiet flush (rpc_poll_rare()): tx_bursts at the last rare poll,
+	 * and whether the driver still holds sends of the quiet queue. */
+	uint32_t quiet_mark;
+	bool quiet_held;
 	struct pmr_nexus_handler handlers[256];
 	struct pmr_worker_stats stats;
 
@@ -260,6 +281,13 @@ rpc_session_rx_update(struct rpc_session *s)
 		s->rx_accept = RTE_BIT32(PMR_PKT_RESP) | RTE_BIT32(PMR_PKT_CR);
 	else
 		s->rx_accept = RTE_BIT32(PMR_PKT_REQ) | RTE_BIT32(PMR_PKT_RFR);
+}
+
+/* After a change of s's plen or hs_pending: its rx_max. */
+static inline void
+rpc_session_rx_max_update(struct rpc_session *s)
+{
+	s->rx_max = s->hs_pending ? 0 : s->plen + PMR_PKTHDR_LEN;
 }
 
 static inline void

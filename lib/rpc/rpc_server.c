@@ -42,7 +42,7 @@ srv_tx_resp_slow(struct pmr_worker *w, struct rpc_session *s,
 		.status = req->resp_status,
 	};
 
-	rpc_tx_pkt(w, s, &h, req->resp_mb, w->plen);
+	rpc_tx_pkt(w, s, &h, req->resp_mb, s->plen);
 }
 
 /* Send packet j of the slot's response (the header alone for errors). */
@@ -51,7 +51,7 @@ srv_tx_resp(struct pmr_worker *w, struct rpc_session *s,
 		struct pmr_srv_slot *req, uint16_t j)
 {
 	if (likely(j == 0 && req->resp_mb != NULL &&
-		   rpc_tx_inplace_ok(w, req->resp_mb))) {
+		   rpc_tx_inplace_ok(w, s, req->resp_mb))) {
 		rpc_tx_inplace(w, s, req->resp_mb, PMR_PKT_RESP, req->req_type,
 				req->req_num, req->resp_status, false);
 		req->tx_round = w->tx_bursts;
@@ -644,7 +644,7 @@ srv_respond_slow(struct pmr_req_ref ref, struct pmr_msgbuf *resp)
 	}
 	req->state = SRV_RESPONDED;
 	req->resp_mb = resp;
-	req->resp_pkts = rpc_msg_pkts(resp->len, w->plen);
+	req->resp_pkts = rpc_msg_pkts(resp->len, s->plen);
 	rpc_timer_slot_start(w, req);
 	srv_tx_resp(w, s, req, 0);
 	w->stats.resps_sent++;
@@ -668,7 +668,7 @@ srv_respond_fast_ok(struct pmr_req_ref ref, const struct pmr_msgbuf *resp,
 		      resp != NULL &&
 		      resp == req->resp_buf && req->has_pkt &&
 		      !req->orphaned &&
-		      resp->len <= req->w->inplace_max &&
+		      resp->len <= req->s->inplace_max &&
 		      req->tepoch == (now | req->w->srv_tmask) &&
 		      req->w->nb_tx < PMR_BURST_MAX);
 }

@@ -38,6 +38,10 @@ sm_status_errno(uint16_t status)
 		return -ETIMEDOUT;
 	case PMR_SM_E_REFUSED:
 		return -ECONNREFUSED;
+	case PMR_SM_E_MSG_SIZE:
+		return -EMSGSIZE;
+	case PMR_SM_E_FAMILY:
+		return -EPROTONOSUPPORT;
 	default:
 		return -EPROTO;
 	}
@@ -190,6 +194,10 @@ session_alloc(struct pmr_worker *w, bool client, uint16_t reserve)
 	s->token_left = 0;
 	s->accepted = false;
 	s->remote_uri[0] = '\0';
+	/* The worker's own until the handshake gives the other end's. */
+	s->plen = w->plen;
+	s->inplace_max = w->inplace_max;
+	rpc_session_rx_max_update(s);
 	TAILQ_INIT(&s->backlog);
 	return sn;
 }
@@ -273,6 +281,7 @@ pmr_session_create(struct pmr_worker *w, const char *uri,
 	m.local_session = (uint16_t)sn;
 	m.remote_worker = remote_worker;
 	m.credits = w->credits;
+	m.pkt_size = w->plen;
 	do
 		m.hs_id = rte_rand();
 	while (m.hs_id == 0);
@@ -473,6 +482,32 @@ session_reset(struct pmr_worker *w, uint16_t sn,
 }
 
 /*
+ * Session s's packet size from the other end's (pkt_size, from the
+ * handshake): the smaller of the two. -EMSGSIZE, s unchanged, if the
+ * worker's max_msg_size does not fit in the packets a message may have
+ * then: the worker could not send (nor take) its largest message on it.
+ */
+static int
+session_set_pkt_size(struct pmr_worker *w, struct rpc_session *s,
+		uint32_t pkt_size)
+{
+	uint32_t plen = RTE_MIN(w->plen, pkt_size);
+
+	if (plen < RPC_FIRST_PKT_MIN ||
+	    rpc_msg_pkts(w->max_msg, plen) > RPC_MSG_PKTS_MAX) {
+		RPC_LOG(INFO, "worker %u: a session with packets of %u "
+			"bytes (the other end's %u) cannot carry a %u-byte "
+			"message in %u packets: refused", w->worker_id, plen,
+			pkt_size, w->max_msg, RPC_MSG_PKTS_MAX);
+		return -EMSGSIZE;
+	}
+	s->plen = plen;
+	s->inplace_max = RTE_MIN(plen, w->max_msg);
+	rpc_session_rx_max_update(s);
+	return 0;
+}
+
+/*
  * Client session sn has the nexus's CONNECTED and the token: it is up,
  * with the credits the server granted (at most its own), and reserves no
  * more receive slots than those.
@@ -482,6 +517,7 @@ rpc_session_up(struct pmr_worker *w, uint16_t sn)
 {
 	struct rpc_session *s = &w->sessions[sn];
 	uint16_t c = w->credits;
+	struct rpc_creq *r;
 
 	if (s->granted != 0 && s->granted < c)
 		c = s->granted;
@@ -493,6 +529,9 @@ rpc_session_up(struct pmr_worker *w, uint16_t sn)
 	}
 	/* Nothing was sent yet: every credit is there. */
 	s->credits = c;
+	/* Requests queued while connecting, in the session's packets. */
+	TAILQ_FOREACH(r, &s->backlog, next)
+		r->req_pkts = rpc_msg_pkts(r->mb->len, s->plen);
 	rpc_hs_stop(w, s);
 	s->state = PMR_SESSION_CONNECTED;
 	rpc_session_rx_update(s);
@@ -536,10 +575,16 @@ sm_connect_in(struct pmr_worker *w, const struct pmr_sm_msg *m)
 	 */
 	sn = m->credits != 0 ? session_alloc(w, false,
 			RTE_MIN(m->credits, w->credits)) : -EINVAL;
-
+	/* Before anyone is asked: can the session carry our messages? */
+	if (sn >= 0 && session_set_pkt_size(w, &w->sessions[sn],
+			m->pkt_size) != 0) {
+		session_free(w, (uint16_t)sn);
+		sn = -EMSGSIZE;
+	}
 	if (sn < 0) {
 		r.type = PMR_SM_REFUSE;
 		r.status = sn == -ENOSPC ? PMR_SM_E_NO_RESOURCES :
+			sn == -EMSGSIZE ? PMR_SM_E_MSG_SIZE :
 			PMR_SM_E_BAD_REQUEST;
 		r.peer = m->peer;
 		rpc_sm_send(w, &r);
@@ -574,6 +619,7 @@ sm_connect_in(struct pmr_worker *w, const struct pmr_sm_msg *m)
 	r.type = PMR_SM_ACCEPT;
 	r.local_session = (uint16_t)sn;
 	r.credits = s->rx_reserve;
+	r.pkt_size = w->plen;
 	rpc_sm_send(w, &r);
 	rpc_hs_server_start(w, (uint16_t)sn);
 }
@@ -601,6 +647,16 @@ sm_connected(struct pmr_worker *w, const struct pmr_sm_msg *m)
 		return;
 	}
 	s->nx_granted = m->credits;
+	/*
+	 * The server checked its own max_msg_size against the session's
+	 * packet size; we check ours, and a server that lies about its
+	 * size does not make us send packets it would drop.
+	 */
+	if (session_set_pkt_size(w, s, m->pkt_size) != 0) {
+		rpc_session_connect_fail(w, m->local_session, true,
+				-EMSGSIZE);
+		return;
+	}
 	if (s->has_token && (s->token_src != s->peer_src ||
 			     s->token_session != s->remote_session)) {
 		/* Came before, from elsewhere: not the server's. */

@@ -210,7 +210,7 @@ rpc_tx_pkt(struct pmr_worker *w, const struct rpc_session *s,
 	if (mb != NULL && (h->pkt_type == PMR_PKT_REQ ||
 			   h->pkt_type == PMR_PKT_RESP))
 		len = rpc_msg_pkt_len(mb->len, plen, h->pkt_num);
-	if (mb != NULL && rpc_tx_inplace_ok(w, mb)) {
+	if (mb != NULL && rpc_tx_inplace_ok(w, s, mb)) {
 		pmr_pkthdr_encode(mb->data - PMR_PKTHDR_LEN, h);
 		p->data = mb->data - PMR_PKTHDR_LEN;
 		p->len = PMR_PKTHDR_LEN + len;

@@ -66,13 +66,14 @@ rpc_tx_next(struct pmr_worker *w, bool free_after)
 
 /*
  * May mb go out in place as one packet (rpc_tx_inplace()): a
- * single-packet message, room for the headers in front of it, and no
+ * single-packet message of session s, room for the headers in front of it, and no
  * driver still holding it?
  */
 static inline bool
-rpc_tx_inplace_ok(const struct pmr_worker *w, const struct pmr_msgbuf *mb)
+rpc_tx_inplace_ok(const struct pmr_worker *w, const struct rpc_session *s,
+		const struct pmr_msgbuf *mb)
 {
-	return mb->len <= w->plen && mb->headroom >= w->headroom &&
+	return mb->len <= s->plen && mb->headroom >= w->headroom &&
 		pmr_msgbuf_tx_pending(mb) == 0;
 }
 

@@ -75,6 +75,7 @@ static const char *const drop_names[RPC_DROP_MAX] = {
 	[RPC_DROP_REQ_NUM] = "bad_req_num",
 	[RPC_DROP_CREDITS] = "over_credits",
 	[RPC_DROP_EXPIRED] = "expired",
+	[RPC_DROP_PKT_SIZE] = "over_pkt_size",
 };
 
 const char *

@@ -289,12 +289,17 @@ int pmr_transport_mem_register(struct pmr_transport_queue *q,
 /**
  * Push out queued packets and reclaim completed ones, so that zero-copy
  * references are dropped as soon as the device allows. Call it when the
- * queue goes quiet.
+ * queue goes quiet, and again while it returns 1: a driver that signals
+ * one send in N (verbs) needs a completion it asked for here before it
+ * can let go of the last sends.
  *
  * Thread: the queue's lcore (or any one thread once its data path
  * stopped).
  *
- * @return 0, -EINVAL (q NULL), or the driver's negative errno.
+ * @return 0 when the driver holds no sent packet any more (or cannot
+ *   tell: eth), 1 while it still holds some (their completions are to
+ *   come: call again later), -EINVAL (q NULL), or the driver's negative
+ *   errno.
  */
 int pmr_transport_tx_flush(struct pmr_transport_queue *q);
 

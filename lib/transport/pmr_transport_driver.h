@@ -29,6 +29,13 @@ extern "C" {
 /** A transport driver: its name, capabilities and control path. */
 struct pmr_transport_driver {
 	const char *name;		/**< Short, unique ("eth"). */
+	/**
+	 * Family on the wire (shorter than PMR_TRANSPORT_NAME_MAX): the
+	 * session handshake compares families, not names, so that drivers
+	 * of one wire talk to each other (verbs and mlx5 are both "ib").
+	 * NULL: the name.
+	 */
+	const char *family;
 	struct pmr_transport_caps caps;	/**< Upper bounds for its queues. */
 
 	/** Create a queue; on error return NULL and set rte_errno. */
@@ -50,7 +57,10 @@ struct pmr_transport_driver {
 	 */
 	int (*mem_register)(struct pmr_transport_queue *q,
 			const struct pmr_msgbuf_chunk *chunk);
-	/** Optional (NULL: nothing to flush). */
+	/**
+	 * Optional (NULL: nothing to flush). 1 while sent packets are
+	 * still held, else 0 or a negative errno (pmr_transport_tx_flush()).
+	 */
 	int (*tx_flush)(struct pmr_transport_queue *q);
 	int (*stats_get)(struct pmr_transport_queue *q,
 			struct pmr_transport_stats *stats);
@@ -64,7 +74,7 @@ struct pmr_transport_driver {
  * Add a driver to the registry.
  *
  * @return 0, -EINVAL for an incomplete driver (a name missing or too long,
- *   a required callback NULL, PMR_TRANSPORT_CAP_MEM_REG without
+ *   a family empty or too long, a required callback NULL, PMR_TRANSPORT_CAP_MEM_REG without
  *   mem_register), -EEXIST if the name is taken, -ENOSPC if the registry
  *   is full.
  */

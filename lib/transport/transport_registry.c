@@ -72,6 +72,8 @@ pmr_transport_register(const struct pmr_transport_driver *drv)
 
 	if (drv == NULL || drv->name == NULL || drv->name[0] == '\0' ||
 	    strlen(drv->name) >= PMR_TRANSPORT_NAME_MAX ||
+	    (drv->family != NULL && (drv->family[0] == '\0' ||
+	     strlen(drv->family) >= PMR_TRANSPORT_NAME_MAX)) ||
 	    drv->queue_create == NULL || drv->queue_destroy == NULL ||
 	    drv->queue_addr == NULL || drv->peer_create == NULL ||
 	    drv->peer_destroy == NULL || drv->stats_get == NULL ||

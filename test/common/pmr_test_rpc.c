@@ -2,13 +2,79 @@
  * Copyright (c) 2026 The pmrpc authors
  */
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "pmr_test_rpc.h"
 
+#include <rte_common.h>
+#include <rte_errno.h>
+
 static unsigned int pair_seq;
+
+/* eth over an in-process ring pair: the server on port a, client on b. */
+static int
+eth_link_up(struct pmr_test_env *env, unsigned int i)
+{
+	return pmr_test_ring_pair(env->pair[i], &env->port_a[i],
+			&env->port_b[i]);
+}
+
+static void
+eth_link_down(struct pmr_test_env *env, unsigned int i)
+{
+	pmr_test_ring_pair_free(env->pair[i], env->port_a[i], env->port_b[i]);
+}
+
+static int
+eth_devargs(const struct pmr_test_env *env, unsigned int i, unsigned int end,
+		char *buf, size_t size)
+{
+	int n = snprintf(buf, size, "port=%u,ip=10.2.%u.%u",
+			end == 0 ? env->port_a[i] : env->port_b[i], i, end + 1);
+
+	return n < 0 || (size_t)n >= size ? -ENOSPC : 0;
+}
+
+static const struct pmr_test_setup eth_setup = {
+	.name = "eth",
+	.driver = NULL,		/* the default driver, eth */
+	.link_up = eth_link_up,
+	.link_down = eth_link_down,
+	.devargs = eth_devargs,
+};
+
+/* The first is the default. */
+static const struct pmr_test_setup *const setups[] = {
+	&eth_setup,
+#ifdef PMR_TEST_SETUP_VERBS_HCA
+	&pmr_test_setup_verbs_hca,
+#endif
+};
+
+const struct pmr_test_setup *
+pmr_test_setup_get(void)
+{
+	const char *name = getenv("PMR_TEST_SETUP");
+	unsigned int i;
+
+	if (name == NULL || name[0] == '\0')
+		return setups[0];
+	for (i = 0; i < RTE_DIM(setups); i++)
+		if (strcmp(setups[i]->name, name) == 0)
+			return setups[i];
+	fail_msg("PMR_TEST_SETUP=%s: no such set-up in this executable", name);
+	return NULL;
+}
+
+bool
+pmr_test_setup_is_eth(void)
+{
+	return pmr_test_setup_get() == &eth_setup;
+}
 
 uint64_t
 pmr_test_now_ns(void)
@@ -34,21 +100,28 @@ pmr_test_env_poll(struct pmr_test_env *env)
 
 static struct pmr_worker *
 worker_on(struct pmr_test_env *env, const struct pmr_worker_conf *base,
-		uint16_t id, uint16_t port, const char *ip)
+		uint16_t id, unsigned int pair, unsigned int end)
 {
 	struct pmr_worker_conf conf = { .nb_msgbufs = 1024 };
 	struct pmr_worker *w;
-	char args[128];
+	char args[256];
+	size_t n;
 
 	if (base != NULL)
 		conf = *base;
 	conf.worker_id = id;
-	snprintf(args, sizeof(args), "port=%u,ip=%s%s%s", port, ip,
-		base != NULL && base->devargs != NULL ? "," : "",
-		base != NULL && base->devargs != NULL ? base->devargs : "");
+	if (conf.driver == NULL)
+		conf.driver = env->setup->driver;
+	assert_int_equal(env->setup->devargs(env, pair, end, args,
+			sizeof(args)), 0);
+	n = strlen(args);
+	if (base != NULL && base->devargs != NULL)
+		assert_true((size_t)snprintf(args + n, sizeof(args) - n,
+				",%s", base->devargs) < sizeof(args) - n);
 	conf.devargs = args;
 	w = pmr_worker_create(env->nx, &conf);
-	assert_non_null(w);
+	if (w == NULL)
+		fail_msg("worker %u (%s): %s", id, args, rte_strerror(rte_errno));
 	return w;
 }
 
@@ -68,10 +141,10 @@ pmr_test_env_up(struct pmr_test_env *env, unsigned int nb_pairs,
 	struct pmr_nexus_conf conf = { .connect_timeout_ms = 500,
 		.peer_timeout_ms = 10000 };
 	unsigned int i;
-	char ip[32];
 
 	assert_true(nb_pairs <= PMR_TEST_MAX_PAIRS);
 	memset(env, 0, sizeof(*env));
+	env->setup = pmr_test_setup_get();
 	env->nx = pmr_nexus_create("127.0.0.1:0", &conf);
 	assert_non_null(env->nx);
 	if (handlers != NULL)
@@ -79,15 +152,11 @@ pmr_test_env_up(struct pmr_test_env *env, unsigned int nb_pairs,
 	for (i = 0; i < nb_pairs; i++) {
 		snprintf(env->pair[i], sizeof(env->pair[i]), "rp%u",
 			pair_seq++);
-		assert_int_equal(pmr_test_ring_pair(env->pair[i],
-				&env->port_a[i], &env->port_b[i]), 0);
-		snprintf(ip, sizeof(ip), "10.2.%u.1", i);
-		env->srv[i] = worker_on(env, srv, (uint16_t)i,
-				env->port_a[i], ip);
-		snprintf(ip, sizeof(ip), "10.2.%u.2", i);
-		env->cli[i] = worker_on(env, cli, (uint16_t)(10 + i),
-				env->port_b[i], ip);
+		assert_int_equal(env->setup->link_up(env, i), 0);
+		/* Counted now: env_down undoes the link of a failed pair. */
 		env->nb_pairs++;
+		env->srv[i] = worker_on(env, srv, (uint16_t)i, i, 0);
+		env->cli[i] = worker_on(env, cli, (uint16_t)(10 + i), i, 1);
 	}
 }
 
@@ -103,8 +172,7 @@ pmr_test_env_down(struct pmr_test_env *env)
 		if (env->srv[i] != NULL)
 			assert_int_equal(pmr_worker_destroy(env->srv[i]), 0);
 		env->srv[i] = NULL;
-		pmr_test_ring_pair_free(env->pair[i], env->port_a[i],
-				env->port_b[i]);
+		env->setup->link_down(env, i);
 	}
 	assert_int_equal(pmr_nexus_destroy(env->nx), 0);
 }

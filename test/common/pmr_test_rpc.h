@@ -8,9 +8,29 @@
 /**
  * @file
  * The RPC tests' environment: a nexus on 127.0.0.1, and pairs of a server
- * worker (ids 0, 1, ...) and a client worker (ids 10, 11, ...) on ring
- * pairs, all polled by the test's thread unless it says otherwise.
+ * worker (ids 0, 1, ...) and a client worker (ids 10, 11, ...), all polled
+ * by the test's thread unless it says otherwise.
+ *
+ * The workers' queues come from a driver set-up (struct pmr_test_setup),
+ * chosen at run time by the environment variable PMR_TEST_SETUP (its
+ * name; unset or empty: the first, "eth", eth queues on in-process ring
+ * pairs), so that one test executable is the engine suite of every
+ * driver. An unknown name fails the test.
+ *
+ * Adding a set-up (say "verbs_hca", verbs on the software HCA model):
+ * write, in a file of its own under test/common/, a
+ * const struct pmr_test_setup pmr_test_setup_<name> whose link_up makes
+ * what two queues of pair i need to reach each other (the model's device
+ * and ports), link_down undoes it, and devargs gives each worker's
+ * ("dev=hca0,port=1"...); list it in setups[] of pmr_test_rpc.c under
+ * #ifdef PMR_TEST_SETUP_<NAME>; and build test_common (or a second copy
+ * of it) with that file and -DPMR_TEST_SETUP_<NAME> for the executables
+ * linked with what the set-up needs (the model ahead of libibverbs).
+ * Then test/meson.build runs them again with
+ * env: ['PMR_TEST_SETUP=<name>'] in a suite of their own.
  */
+
+#include <stdbool.h>
 
 #include "pmr_test.h"
 
@@ -21,9 +41,47 @@
 /** Longest wait for a condition: generous for ASan on 2 cores. */
 #define PMR_TEST_WAIT_NS (60ull * 1000 * 1000 * 1000)
 
+struct pmr_test_env;
+
+/** A way to make the queues of the environment's workers. */
+struct pmr_test_setup {
+	const char *name;	/**< PMR_TEST_SETUP's value for it. */
+	/** pmr_worker_conf.driver of every worker; NULL: the default. */
+	const char *driver;
+	/**
+	 * Make what pair i's two queues need to reach each other
+	 * (env->pair[i] holds a unique name for it). 0 or -errno.
+	 */
+	int (*link_up)(struct pmr_test_env *env, unsigned int i);
+	/** Undo link_up, after both workers of pair i are gone. */
+	void (*link_down)(struct pmr_test_env *env, unsigned int i);
+	/**
+	 * Write the devargs of pair i's server (end 0) or client (end 1)
+	 * worker to buf; the test's own devargs, if any, follow after a
+	 * comma. 0, or -ENOSPC if size is too small.
+	 */
+	int (*devargs)(const struct pmr_test_env *env, unsigned int i,
+			unsigned int end, char *buf, size_t size);
+};
+
+/** The set-up PMR_TEST_SETUP names (fails the test if none). */
+const struct pmr_test_setup *pmr_test_setup_get(void);
+
+/**
+ * Is the set-up eth over ring pairs? (Then env.port_a and port_b are the
+ * pairs' ports, and eth's devargs, such as "mtu=", may be given.)
+ */
+bool pmr_test_setup_is_eth(void);
+
+#ifdef PMR_TEST_SETUP_VERBS_HCA
+extern const struct pmr_test_setup pmr_test_setup_verbs_hca;
+#endif
+
 struct pmr_test_env {
 	struct pmr_nexus *nx;
+	const struct pmr_test_setup *setup;
 	char pair[PMR_TEST_MAX_PAIRS][16];
+	/* eth set-up: the ring pair's ports (server's, client's). */
 	uint16_t port_a[PMR_TEST_MAX_PAIRS], port_b[PMR_TEST_MAX_PAIRS];
 	struct pmr_worker *srv[PMR_TEST_MAX_PAIRS];	/* polled if set */
 	struct pmr_worker *cli[PMR_TEST_MAX_PAIRS];	/* polled if set */
@@ -34,9 +92,11 @@ struct pmr_test_env {
 typedef void (*pmr_test_handlers_t)(struct pmr_nexus *nx);
 
 /**
- * Bring up a nexus and nb_pairs server/client pairs. srv and cli give the
- * workers' settings (worker_id and devargs are filled in; NULL: defaults
- * with 1024 single-packet msgbufs).
+ * Bring up a nexus and nb_pairs server/client pairs on the set-up
+ * pmr_test_setup_get() names. srv and cli give the workers' settings
+ * (worker_id and devargs are filled in, the set-up's devargs first, then
+ * theirs; driver, if NULL, is the set-up's; NULL: defaults with 1024
+ * single-packet msgbufs).
  */
 void pmr_test_env_up(struct pmr_test_env *env, unsigned int nb_pairs,
 		pmr_test_handlers_t handlers,

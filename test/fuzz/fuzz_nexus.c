@@ -79,11 +79,15 @@ check_msg(const uint8_t *msg, size_t len, const struct nexus_wire_msg *m)
 				sizeof(m->req.driver)) != NULL);
 		FUZZ_CHECK(m->req.boot_id != 0);
 		FUZZ_CHECK(m->req.credits != 0);
+		FUZZ_CHECK(m->req.pkt_size >= NEXUS_WIRE_PKT_SIZE_MIN &&
+			   m->req.pkt_size <= NEXUS_WIRE_PKT_SIZE_MAX);
 		check_addr(&m->req.addr);
 		break;
 	case NEXUS_WIRE_ACCEPT:
 		FUZZ_CHECK(m->accept.boot_id != 0);
 		FUZZ_CHECK(m->accept.credits != 0);
+		FUZZ_CHECK(m->accept.pkt_size >= NEXUS_WIRE_PKT_SIZE_MIN &&
+			   m->accept.pkt_size <= NEXUS_WIRE_PKT_SIZE_MAX);
 		check_addr(&m->accept.addr);
 		break;
 	case NEXUS_WIRE_COOKIE:

@@ -248,6 +248,8 @@ check_connect_in(const struct pmr_sm_msg *msg)
 	/* Only for a request that echoed a cookie sent to its source. */
 	FUZZ_CHECK(cur_src >= 0 && cur_cookie_ok);
 	FUZZ_CHECK(msg->credits != 0);
+	FUZZ_CHECK(msg->pkt_size >= NEXUS_WIRE_PKT_SIZE_MIN &&
+		   msg->pkt_size <= NEXUS_WIRE_PKT_SIZE_MAX);
 	FUZZ_CHECK(msg->peer != NULL);
 }
 
@@ -465,11 +467,13 @@ op_connect_req(struct pmr_nexus *nx, struct reader *r)
 			.client_session = rd8(r) % 4,
 			.server_worker = b % 3,
 			.credits = rd16(r),
+			/* Valid: the decoder's bounds are fuzz_nexus's. */
+			.pkt_size = NEXUS_WIRE_PKT_SIZE_MIN + b,
 			.boot_id = boots[b / 3 % NB_BOOTS],
 		},
 	};
 
-	strcpy(m.req.driver, b & 0x80 ? "verbs" : "eth");
+	strcpy(m.req.driver, b & 0x80 ? "ib" : "eth");
 	fz_addr(&m.req.addr, rd8(r));
 	memcpy(m.req.secret, srcs[s].secret, sizeof(m.req.secret));
 	switch (ck % 3) {
@@ -506,6 +510,7 @@ op_accept(struct pmr_nexus *nx, struct reader *r)
 			.server_worker = b & 1 ? q->req.server_worker : b,
 			.server_session = rd8(r) % 8,
 			.credits = rd16(r),
+			.pkt_size = NEXUS_WIRE_PKT_SIZE_MIN + b,
 			.boot_id = boots[b / 2 % NB_BOOTS],
 		},
 	};
@@ -523,7 +528,8 @@ op_small(struct pmr_nexus *nx, struct reader *r, uint16_t type)
 {
 	static const uint16_t status[] = {
 		PMR_SM_E_NO_WORKER, PMR_SM_E_NO_RESOURCES,
-		PMR_SM_E_BAD_REQUEST, PMR_SM_E_REFUSED,
+		PMR_SM_E_BAD_REQUEST, PMR_SM_E_REFUSED, PMR_SM_E_MSG_SIZE,
+		PMR_SM_E_FAMILY,
 	};
 	int s = rd8(r) % NB_SRC;
 	uint64_t hs = pick_hs(r, s);
@@ -688,6 +694,7 @@ op_worker_step(struct pmr_nexus *nx, struct reader *r)
 			.local_session = (uint16_t)k,
 			.cookie = m.cookie,
 			.credits = c % 12,	/* 0: as asked */
+			.pkt_size = 1500,
 		};
 		worker_msg(nx, f, &out);
 		break;
@@ -695,6 +702,8 @@ op_worker_step(struct pmr_nexus *nx, struct reader *r)
 		FUZZ_CHECK(m.local_session < NB_SLOTS);
 		FUZZ_CHECK(f->slot[m.local_session] == SLOT_CONNECTING);
 		FUZZ_CHECK(m.credits != 0);
+		FUZZ_CHECK(m.pkt_size >= NEXUS_WIRE_PKT_SIZE_MIN &&
+			   m.pkt_size <= NEXUS_WIRE_PKT_SIZE_MAX);
 		f->slot[m.local_session] = SLOT_UP;
 		f->peer[m.local_session] = m.peer;
 		break;
@@ -730,6 +739,7 @@ op_worker_connect(struct pmr_nexus *nx, struct reader *r)
 		.type = PMR_SM_CONNECT,
 		.remote_worker = b % 3,
 		.credits = c % 10,	/* 0: refused */
+		.pkt_size = 1500,
 		.hs_id = c & 0x80 ? 0 : UINT64_C(0xc0c0) + b,
 	};
 	int k = free_slot(f, c);

@@ -50,7 +50,7 @@ PKT_TOKEN_LEN = 16
 
 # nexus_wire.h
 NEXUS_MAGIC = 0x4e524d50
-NEXUS_VERSION = 3
+NEXUS_VERSION = 4
 CONNECT_REQ, ACCEPT, REFUSE, DISCONNECT, HEARTBEAT, COOKIE = 1, 2, 3, 4, 5, 6
 CLIENT_BOOT_ID = 0x1111222233334444
 SERVER_BOOT_ID = 0x5555666677778888
@@ -58,7 +58,8 @@ NAME_MAX = 16  # PMR_TRANSPORT_NAME_MAX
 ADDR_MAX = 32  # PMR_TRANSPORT_ADDR_MAX
 # enum pmr_sm_status: the refusal reasons
 SM_E_NO_WORKER, SM_E_NO_RESOURCES, SM_E_TIMEOUT, SM_E_BAD_REQUEST = 1, 2, 3, 4
-SM_E_PEER_DEAD, SM_E_REFUSED = 7, 8
+SM_E_PEER_DEAD, SM_E_REFUSED, SM_E_MSG_SIZE, SM_E_FAMILY = 7, 8, 9, 10
+PKT_SIZE_MIN, PKT_SIZE_MAX = 512, 65535  # NEXUS_WIRE_PKT_SIZE_*
 
 
 def cksum(data):
@@ -173,22 +174,24 @@ SECRET = bytes(range(0x20, 0x30))
 
 
 def connect_req(driver=b'eth', addr=None, credits=32, name=None,
-                boot_id=CLIENT_BOOT_ID, cookie=0):
+                boot_id=CLIENT_BOOT_ID, cookie=0, pkt_size=1440):
     if addr is None:
         addr = eth_addr()
     if name is None:
         name = driver.ljust(NAME_MAX, b'\0')
     return (nexus_hdr(CONNECT_REQ) + struct.pack('<HHH', 1, 5, 0) + name +
-            struct.pack('<HQQ', credits, boot_id, cookie) + SECRET +
+            struct.pack('<HIQQ', credits, pkt_size, boot_id, cookie) +
+            SECRET +
             addr_field(addr))
 
 
-def accept(addr=None, boot_id=SERVER_BOOT_ID, credits=8):
+def accept(addr=None, boot_id=SERVER_BOOT_ID, credits=8, pkt_size=4064):
     if addr is None:
         addr = eth_addr(LOCAL_MAC, LOCAL_IP, LOCAL_PORT)
     # No token: the server worker sends it on the data path.
     return (nexus_hdr(ACCEPT) +
-            struct.pack('<HHHHHQ', 1, 5, 0, 9, credits, boot_id) + SECRET +
+            struct.pack('<HHHHHIQ', 1, 5, 0, 9, credits, pkt_size, boot_id) +
+            SECRET +
             addr_field(addr))
 
 
@@ -213,13 +216,17 @@ def nexus_corpus():
     return {
         # Accepted, each type.
         'connect_req_eth.bin': connect_req(),
-        'connect_req_verbs.bin': connect_req(b'verbs', addr=data(ADDR_MAX)),
+        'connect_req_verbs.bin': connect_req(b'ib', addr=data(ADDR_MAX),
+                                             pkt_size=PKT_SIZE_MIN),
+        'connect_req_pkt_max.bin': connect_req(pkt_size=PKT_SIZE_MAX),
         'connect_req_no_addr.bin': connect_req(addr=b'', credits=1),
         'connect_req_cookie.bin': connect_req(cookie=0x0c0c0c0c0c0c0c0c),
         'accept_eth.bin': accept(),
         'refuse_no_worker.bin': refuse(SM_E_NO_WORKER),
         'refuse_bad_request.bin': refuse(SM_E_BAD_REQUEST),
         'refuse_refused.bin': refuse(SM_E_REFUSED),
+        'refuse_msg_size.bin': refuse(SM_E_MSG_SIZE),
+        'refuse_family.bin': refuse(SM_E_FAMILY),
         'disconnect.bin': disconnect(),
         'heartbeat.bin': heartbeat(),
         'cookie.bin': cookie(),
@@ -230,7 +237,11 @@ def nexus_corpus():
         'miss_accept_trailing.bin': accept() + b'\0',
         'miss_accept_boot_id.bin': accept(boot_id=0),
         'miss_refuse_status.bin': refuse(SM_E_TIMEOUT),
-        'miss_refuse_status_new.bin': refuse(SM_E_REFUSED + 1),
+        'miss_refuse_status_new.bin': refuse(SM_E_FAMILY + 1),
+        'miss_connect_req_pkt_size.bin': connect_req(pkt_size=0),
+        'miss_connect_req_pkt_small.bin': connect_req(
+            pkt_size=PKT_SIZE_MIN - 1),
+        'miss_accept_pkt_size.bin': accept(pkt_size=PKT_SIZE_MAX + 1),
         'miss_heartbeat_hs_id.bin': heartbeat(hs_id=1),
         'miss_connect_req_credits.bin': connect_req(credits=0),
         'miss_accept_credits.bin': accept(credits=0),
@@ -251,7 +262,7 @@ HB_GOOD = 0x24  # boot id 0, next counter, good MAC, right peer boot id
 
 def seq_req(src, hs, cookie, b=0, sess=1, credits=8, addr=0):
     """CONNECT_REQ; cookie 0 none, 1 the one the nexus sent, 2 a wrong one;
-    b: server worker b % 3, boot id b // 3 % 3, "verbs" if b & 0x80."""
+    b: server worker b % 3, boot id b // 3 % 3, family "ib" if b & 0x80."""
     return bytes([OP_REQ, src, hs, cookie, b, sess]) + \
         struct.pack('<H', credits) + bytes([addr])
 

@@ -73,8 +73,8 @@ quiesce(struct pmr_transport_queue *a, struct pmr_transport_queue *b)
 	uint16_t n;
 
 	while (pmr_test_now_ns() < deadline) {
-		assert_int_equal(pmr_transport_tx_flush(a), 0);
-		assert_int_equal(pmr_transport_tx_flush(b), 0);
+		assert_true(pmr_transport_tx_flush(a) >= 0);
+		assert_true(pmr_transport_tx_flush(b) >= 0);
 		n = pmr_transport_rx_burst(a, rx, PMR_BURST_MAX);
 		pmr_transport_rx_release(a, rx, n);
 		n = pmr_transport_rx_burst(b, rx, PMR_BURST_MAX);

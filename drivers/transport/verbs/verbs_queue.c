@@ -809,7 +809,10 @@ verbs_flush(struct pmr_transport_queue *q)
 		verbs_ah_reap_locked(vq, false);
 		rte_spinlock_unlock(&vq->ah_lock);
 	}
-	return ret;
+	if (ret < 0)
+		return ret;
+	/* Still holding sends: the caller flushes again later. */
+	return verbs_tx_pending(vq) != 0;
 }
 
 static int
@@ -889,6 +892,8 @@ verbs_xstats_get(struct pmr_transport_queue *q, struct pmr_transport_xstat *xs,
 
 const struct pmr_transport_driver pmr_verbs_driver = {
 	.name = "verbs",
+	/* mlx5 will speak the same wire: one family in the handshake. */
+	.family = "ib",
 	.caps = {
 		.flags = PMR_TRANSPORT_CAP_TX_ZEROCOPY |
 			PMR_TRANSPORT_CAP_RX_ZEROCOPY |
