@@ -24,6 +24,7 @@
 #   PMR_INSTR_DRIVER the workers' driver: eth (default) or verbs
 #   PMR_INSTR_DEVARGS devargs of both workers (verbs default: dev=hca0;
 #                    eth: added to the ring-pair ports')
+#   PMR_INSTR_NO_BUILD=1  do not build (the targets are there)
 #   PMR_HCA_LIB      verbs: the model to preload (default: the build's
 #                    test/hca/libpmr_hca.so; the build must be without
 #                    sanitizers, whose runtime refuses a preloaded library)
@@ -58,13 +59,16 @@ if [[ ! -f $build/build.ninja ]]; then
 	say "setting up $build"
 	meson setup "$build" -Dwerror=true >/dev/null
 fi
-targets=(test/instr_rpc)
+# PMR_INSTR_NO_BUILD=1: the build is done (meson test's check).
+targets=()
+[[ ${PMR_INSTR_NO_BUILD:-0} == 1 ]] || targets=(test/instr_rpc)
 preload=
 if [[ $driver == verbs ]]; then
 	preload=${PMR_HCA_LIB:-$build/test/hca/libpmr_hca.so}
-	[[ -n ${PMR_HCA_LIB:-} ]] || targets+=(test/hca/libpmr_hca.so)
+	[[ -n ${PMR_HCA_LIB:-} || ${#targets[@]} == 0 ]] ||
+		targets+=(test/hca/libpmr_hca.so)
 fi
-if ! ninja -C "$build" "${targets[@]}" >/dev/null; then
+if ((${#targets[@]})) && ! ninja -C "$build" "${targets[@]}" >/dev/null; then
 	say "building ${targets[*]} in $build failed" \
 		"(needs valgrind/callgrind.h, package valgrind; verbs:" \
 		"libibverbs' headers, package libibverbs-dev)"
