@@ -701,7 +701,7 @@ def mode_memif_alone():
         check('memif client: no server listening on socket ' + sock in
               p.stderr and 'start the server first' in p.stderr,
               'memif alone: stderr: %s' % p.stderr[-2000:])
-        check("rpcperf: worker 0 on 'port=0,ip=10.7.0.2': Connection "
+        check("rpcperf: eth worker 0 on 'port=0,ip=10.7.0.2': Connection "
               "refused (no server on its port's memif socket: start the "
               "server first)" in p.stderr,
               'memif alone: no rpcperf line: %s' % p.stderr[-2000:])
