@@ -13,8 +13,8 @@
 # workload on the verbs driver over rxe0 (2-byte payload, as perftest's),
 # in one process and in two (--server, --connect; not with --smoke), with
 # the driver's default signaling and with every send signalled (as
-# ib_send_lat does), and a second table:
-# its round trips next to ib_send_lat -c UD's, with the ratio. perftest's
+# ib_send_lat does), and a second table: its round trips next to
+# ib_send_lat -c UD's, with the ratio. perftest's
 # send latency tests report half of each ping-pong round trip (one way:
 # print_report_lat() in perftest_parameters.c divides by 2 for sends, not
 # for reads and atomics); rpcperf reports whole round trips, so the
