@@ -125,9 +125,9 @@ struct rpcperf_workload {
 	/* One round trip at a time: comparable with the ring baseline. */
 	bool one_at_a_time;
 	/*
-	 * A baseline of the eth ring-pair setup (ring, drv-latency): what
-	 * it measures is only the floor of that setup, so not run with
-	 * another --driver.
+	 * A baseline of the eth ring-pair setup (ring): what it measures
+	 * is only the floor of that setup, so not run with another
+	 * --driver.
 	 */
 	bool eth_only;
 	int (*run)(const struct rpcperf_config *cfg,

@@ -29,10 +29,11 @@ MODE:
   plot       devtools/plot-histogram.py draws PNGs of a --histogram
              rpcperf wrote (matplotlib, MPLBACKEND=Agg)
   verbs      --driver=verbs in-process on the software HCA model
-             (PMR_HCA_LIB preloaded): latency, rate, and multi-packet
-             bandwidth complete with every round trip counted and no
-             drop; the model carried the packets; bad --driver,
-             --driver-args and eth-only workloads refused with exit 2
+             (PMR_HCA_LIB preloaded): latency, rate, multi-packet
+             bandwidth and drv-latency (inline and zero-copy) complete
+             with every round trip counted and no drop; the model
+             carried the packets; bad --driver, --driver-args and the
+             eth-only ring refused with exit 2
 
 EAL arguments: PMR_TEST_EAL_ARGS if set (as the cmocka tests take it),
 else "-l 0-1 --no-pci --no-huge -m 512 --no-shconf".
@@ -951,7 +952,8 @@ def mode_verbs():
         return p
 
     wls = ['latency', 'rate']
-    for size, wl in [(32, wls), (5000, ['bandwidth'])]:
+    for size, wl in [(32, wls + ['drv-latency']), (5000, ['bandwidth']),
+                     (1000, ['drv-latency'])]:
         p = vrun(['--driver=verbs', '--driver-args=dev=hca0', '--json',
                   '-n', str(ITERS), '--warmup', str(WARMUP), '-s',
                   str(size), '-w', ','.join(wl)],
@@ -1004,8 +1006,6 @@ def mode_verbs():
         (['--driver=verbs', '-w', 'ring'],
          'rpcperf: ring is a baseline of the eth ring-pair setup: not '
          'with --driver=verbs'),
-        (['--driver=verbs', '-w', 'latency,drv-latency'],
-         'rpcperf: drv-latency is a baseline of the eth ring-pair setup'),
         (['--driver=verbs', '--eth-args=rxd=64'],
          'rpcperf: --eth-args is for --driver=eth: use --driver-args'),
         (['--driver=verbz'],
