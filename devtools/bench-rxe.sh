@@ -13,8 +13,9 @@
 # workload on the verbs driver over rxe0 (2-byte payload, as perftest's),
 # in one process and in two (--server, --connect; not with --smoke), with
 # the driver's default signaling and with every send signalled (as
-# ib_send_lat does), and a second table: its round trips next to
-# ib_send_lat -c UD's, with the ratio. perftest's
+# ib_send_lat does), and its drv-latency (the driver's ping-pong without
+# the engine; one process, not with --smoke), and a second table: its
+# round trips next to ib_send_lat -c UD's, with the ratio. perftest's
 # send latency tests report half of each ping-pong round trip (one way:
 # print_report_lat() in perftest_parameters.c divides by 2 for sends, not
 # for reads and atomics); rpcperf reports whole round trips, so the
@@ -112,6 +113,17 @@ rpcperf_guest() {
 		((crc == 0)) || { cat /tmp/rpcperf.err; rc=1; }
 	done
 	((smoke)) && return "$rc"
+	# The driver alone: its ping-pong between two QPs, no engine.
+	for sig in 64 1; do
+		timeout "$tmo" "$PMR_RPCPERF" -l 0-1 "${eal[@]}" -- \
+			"${args[@]}" -w drv-latency \
+			--driver-args="dev=rxe0,sig_every=$sig" \
+			>/tmp/rpcperf.out 2>/tmp/rpcperf.err
+		crc=$?
+		echo "+++ rpcperf one process, sig_every=$sig rc=$crc"
+		cat /tmp/rpcperf.out
+		((crc == 0)) || { cat /tmp/rpcperf.err; rc=1; }
+	done
 	for sig in 64 1; do
 		dev=dev=rxe0,sig_every=$sig
 		: >/tmp/server.out
@@ -241,8 +253,10 @@ compare() {
 		}
 		next
 	}
-	n > 0 && $1 == "latency" && NF >= 13 && $3 ~ /^[0-9]+$/ {
+	n > 0 && ($1 == "latency" || $1 == "drv-latency") && NF >= 13 &&
+	    $3 ~ /^[0-9]+$/ {
 		got[n] = 1
+		runs[n] = $1 ", " runs[n]
 		bytes[n] = $2; rmin[n] = $4; rp50[n] = $5; rp99[n] = $7
 		retr[n] = $12
 	}
@@ -273,7 +287,7 @@ compare() {
 					runs[i] > "/dev/stderr"
 				continue
 			}
-			printf "| rpcperf latency, %s | %s | %s | %s | %s | " \
+			printf "| rpcperf %s | %s | %s | %s | %s | " \
 				"%s | %s | %s |\n", runs[i], bytes[i], rmin[i],
 				rp50[i], rp99[i], retr[i],
 				ratio(rp50[i], pp50), ratio(rmin[i], pmin)

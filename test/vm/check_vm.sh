@@ -228,8 +228,8 @@ bench_compare)
 	expect_line out "| perftest ib_send_lat -c UD, x2 | 2 | 21.72 | 23.14 | 10295.42 | | 1.00 | 1.00 |"
 	expect_line out "| rpcperf latency, one process, sig_every=64 | 2 | 26.940 | 48.550 | 181.980 | 0 | 2.10 | 1.24 |"
 	expect_line out "| rpcperf latency, one process, sig_every=1 | 2 | 22.680 | 24.300 | 86.790 | 0 | 1.05 | 1.04 |"
-	expect_line out "  two processes, sig_every=64: 2.21"
-	grep -q '^warning: rpcperf two processes, sig_every=1 ran on the guest 4-ms timer ticks' \
+	expect_line out "  latency, two processes, sig_every=64: 2.21"
+	grep -q '^warning: rpcperf latency, two processes, sig_every=1 ran on the guest 4-ms timer ticks' \
 		"$tmp/out" || fail "no warning for the run on the ticks"
 	[[ $(grep -c '^| rpcperf latency' "$tmp/out") == 4 ]] ||
 		fail "not four rpcperf rows"
