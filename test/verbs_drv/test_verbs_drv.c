@@ -485,13 +485,31 @@ test_unregistered(void **state)
 	pkts[1] = pkts[0];
 	pkts[1].mb = mb;
 	pkts[1].data = pmr_msgbuf_data(mb);
-	/* The first goes, the second stays the caller's, untouched. */
-	assert_int_equal(pmr_transport_tx_burst(p.a, pkts, 2), 1);
-	assert_int_equal(xstat(p.a, "tx_unregistered"), 1);
+	fill(pmr_msgbuf_data(mb), 600, 11);
+	/* Both go: the second is copied into the bounce area (made now,
+	 * registered), so the driver keeps no reference on it, and the
+	 * caller may reuse it at once. */
+	assert_int_equal(pmr_transport_tx_burst(p.a, pkts, 2), 2);
+	assert_int_equal(xstat(p.a, "tx_bounced"), 1);
+	assert_int_equal(xstat(p.a, "tx_unregistered"), 0);
 	assert_int_equal(pmr_msgbuf_tx_pending(mb), 0);
-	/* Small enough to go inline, it needs no key: accepted. */
+	assert_int_equal(pmr_msgbuf_tx_pending(ok), 1);
+	{
+		static uint8_t bufs[2][2048];
+		uint8_t want[600];
+		uint32_t lens[2];
+		uint64_t srcs[2];
+
+		memcpy(want, pmr_msgbuf_data(mb), 600);
+		memset(pmr_msgbuf_data(mb), 0xee, 600);	/* reused at once */
+		assert_int_equal(recv_n(p.b, 2, bufs, lens, srcs), 2);
+		assert_int_equal(lens[1], 600);
+		assert_memory_equal(bufs[1], want, 600);
+	}
+	/* Small enough to go inline, it needs no key and no copy. */
 	pkts[1].len = 64;
 	assert_int_equal(pmr_transport_tx_burst(p.a, &pkts[1], 1), 1);
+	assert_int_equal(xstat(p.a, "tx_bounced"), 1);
 	/* Over the MTU: refused. */
 	pkts[0].len = 1025;
 	assert_int_equal(pmr_transport_tx_burst(p.a, pkts, 1), 0);
