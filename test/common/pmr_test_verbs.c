@@ -3,33 +3,31 @@
  */
 
 /*
- * The engine suite's "verbs_hca" set-up: every worker on the verbs driver
- * over the software HCA model's default device hca0 (test/hca/), which
- * all queues of the process reach: the model is one fabric, so a pair
- * needs nothing made for it. Built only into the executables linked with
- * the model ahead of libibverbs (test/meson.build).
+ * The engine suite's verbs set-ups: every worker on the verbs driver.
+ * "verbs": on the device PMR_TEST_VERBS_DEV names (unset: the driver's
+ * default, the first device), e.g. rxe0 in the VM; built into the
+ * ordinary test executables whenever the verbs driver is. "verbs_hca":
+ * on the software HCA model's hca0 (test/hca/), built only into the
+ * executables linked with the model ahead of libibverbs. Either way the
+ * device is one fabric (the model) or loops back (rxe), so a pair needs
+ * nothing made for it.
  */
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 
+#ifdef PMR_TEST_SETUP_VERBS_HCA
 #include "pmr_hca.h"
+#endif
 #include "pmr_test_rpc.h"
 
-/*
- * Nothing to make, but check that the model is the device: were libpmrpc's
- * ibv_* calls to reach rdma-core instead (the model not ahead of it on the
- * link line), there would be no hca0. This call also keeps the model in
- * the executable's DT_NEEDED under --as-needed.
- */
 static int
 verbs_link_up(struct pmr_test_env *env, unsigned int i)
 {
-	struct pmr_hca_objects o;
-
 	(void)env;
 	(void)i;
-	return pmr_hca_objects_get("hca0", &o) == 0 ? 0 : -ENODEV;
+	return 0;
 }
 
 static void
@@ -43,6 +41,47 @@ static int
 verbs_devargs(const struct pmr_test_env *env, unsigned int i,
 		unsigned int end, char *buf, size_t size)
 {
+	const char *dev = getenv("PMR_TEST_VERBS_DEV");
+	int n = dev != NULL && dev[0] != '\0' ?
+		snprintf(buf, size, "dev=%s", dev) : snprintf(buf, size, "%s", "");
+
+	(void)env;
+	(void)i;
+	(void)end;
+	return n < 0 || (size_t)n >= size ? -ENOSPC : 0;
+}
+
+#ifdef PMR_TEST_SETUP_VERBS
+const struct pmr_test_setup pmr_test_setup_verbs = {
+	.name = "verbs",
+	.driver = "verbs",
+	.link_up = verbs_link_up,
+	.link_down = verbs_link_down,
+	.devargs = verbs_devargs,
+};
+#endif
+
+#ifdef PMR_TEST_SETUP_VERBS_HCA
+/*
+ * Nothing to make, but check that the model is the device: were libpmrpc's
+ * ibv_* calls to reach rdma-core instead (the model not ahead of it on the
+ * link line), there would be no hca0. This call also keeps the model in
+ * the executable's DT_NEEDED under --as-needed.
+ */
+static int
+verbs_hca_link_up(struct pmr_test_env *env, unsigned int i)
+{
+	struct pmr_hca_objects o;
+
+	(void)env;
+	(void)i;
+	return pmr_hca_objects_get("hca0", &o) == 0 ? 0 : -ENODEV;
+}
+
+static int
+verbs_hca_devargs(const struct pmr_test_env *env, unsigned int i,
+		unsigned int end, char *buf, size_t size)
+{
 	int n = snprintf(buf, size, "dev=hca0");
 
 	(void)env;
@@ -54,7 +93,8 @@ verbs_devargs(const struct pmr_test_env *env, unsigned int i,
 const struct pmr_test_setup pmr_test_setup_verbs_hca = {
 	.name = "verbs_hca",
 	.driver = "verbs",
-	.link_up = verbs_link_up,
+	.link_up = verbs_hca_link_up,
 	.link_down = verbs_link_down,
-	.devargs = verbs_devargs,
+	.devargs = verbs_hca_devargs,
 };
+#endif
