@@ -23,6 +23,7 @@
 
 #include "pmr_hca.h"
 #include "pmr_msgbuf.h"
+#include "pmr_pkthdr.h"
 #include "pmr_nexus.h"
 #include "pmr_rpc.h"
 #include "pmr_test.h"
@@ -1139,6 +1140,285 @@ test_e2e_load_loss(void **state)
 }
 
 /*
+ * Hostile datagrams: a QP of the test's own on hca0 (anyone on the
+ * fabric) sends the server worker's queue, whose QPN and QKey it knows
+ * (an attacker on the path sees both), thousands of datagrams while a
+ * client runs RPCs: random bytes of random lengths, pmrpc headers with
+ * random fields (aimed at the live session), valid headers with a bit
+ * flipped, and some with a wrong QKey (the device drops those). Every
+ * RPC completes with its payload, the server hands its handler exactly
+ * the client's requests, and each datagram that reached the engine is
+ * counted as a drop; nothing is left behind.
+ */
+#define HOSTILE_DGRAMS 6000
+
+static uint64_t hostile_rng = 0x9e3779b97f4a7c15ull;
+
+static uint64_t
+hostile_rand(void)
+{
+	hostile_rng ^= hostile_rng << 13;
+	hostile_rng ^= hostile_rng >> 7;
+	hostile_rng ^= hostile_rng << 17;
+	return hostile_rng;
+}
+
+struct attacker {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	struct ibv_mr *mr;
+	struct ibv_ah *ah;
+	uint8_t buf[2048];
+};
+
+static void
+attacker_up(struct attacker *a, const uint8_t gid[16])
+{
+	struct ibv_qp_init_attr ia;
+	struct ibv_qp_attr qa;
+	struct ibv_ah_attr ah;
+	struct ibv_device **list;
+	int n, i;
+
+	list = ibv_get_device_list(&n);
+	assert_non_null(list);
+	for (i = 0; i < n; i++)
+		if (strcmp(ibv_get_device_name(list[i]), "hca0") == 0)
+			break;
+	assert_true(i < n);
+	a->ctx = ibv_open_device(list[i]);
+	ibv_free_device_list(list);
+	assert_non_null(a->ctx);
+	a->pd = ibv_alloc_pd(a->ctx);
+	a->cq = ibv_create_cq(a->ctx, 64, NULL, NULL, 0);
+	assert_non_null(a->pd);
+	assert_non_null(a->cq);
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = a->cq;
+	ia.recv_cq = a->cq;
+	ia.qp_type = IBV_QPT_UD;
+	ia.cap.max_send_wr = 32;
+	ia.cap.max_recv_wr = 1;
+	ia.cap.max_send_sge = 1;
+	ia.cap.max_recv_sge = 1;
+	a->qp = ibv_create_qp(a->pd, &ia);
+	assert_non_null(a->qp);
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_state = IBV_QPS_INIT;
+	qa.port_num = 1;
+	qa.qkey = 0x1234;
+	assert_int_equal(ibv_modify_qp(a->qp, &qa, IBV_QP_STATE |
+			IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY), 0);
+	qa.qp_state = IBV_QPS_RTR;
+	assert_int_equal(ibv_modify_qp(a->qp, &qa, IBV_QP_STATE), 0);
+	qa.qp_state = IBV_QPS_RTS;
+	assert_int_equal(ibv_modify_qp(a->qp, &qa, IBV_QP_STATE |
+			IBV_QP_SQ_PSN), 0);
+	a->mr = ibv_reg_mr(a->pd, a->buf, sizeof(a->buf), 0);
+	assert_non_null(a->mr);
+	memset(&ah, 0, sizeof(ah));
+	ah.is_global = 1;
+	memcpy(ah.grh.dgid.raw, gid, 16);
+	ah.grh.sgid_index = 1;
+	ah.grh.hop_limit = 64;
+	ah.port_num = 1;
+	a->ah = ibv_create_ah(a->pd, &ah);
+	assert_non_null(a->ah);
+}
+
+static void
+attacker_send(struct attacker *a, uint32_t len, uint32_t qpn, uint32_t qkey)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)a->buf, .length = len,
+		.lkey = a->mr->lkey };
+	struct ibv_send_wr wr, *bad = NULL;
+	struct ibv_wc wc;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.sg_list = &sge;
+	wr.num_sge = len != 0;
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.ud.ah = a->ah;
+	wr.wr.ud.remote_qpn = qpn;
+	wr.wr.ud.remote_qkey = qkey;
+	assert_int_equal(ibv_post_send(a->qp, &wr, &bad), 0);
+	/* One at a time: the buffer is rewritten for the next. */
+	while (ibv_poll_cq(a->cq, 1, &wc) == 0)
+		;
+	assert_int_equal(wc.status, IBV_WC_SUCCESS);
+}
+
+static void
+attacker_down(struct attacker *a)
+{
+	assert_int_equal(ibv_destroy_ah(a->ah), 0);
+	assert_int_equal(ibv_destroy_qp(a->qp), 0);
+	assert_int_equal(ibv_dereg_mr(a->mr), 0);
+	assert_int_equal(ibv_destroy_cq(a->cq), 0);
+	assert_int_equal(ibv_dealloc_pd(a->pd), 0);
+	assert_int_equal(ibv_close_device(a->ctx), 0);
+}
+
+static void
+test_hostile_datagrams(void **state)
+{
+	struct pmr_nexus_conf nconf = { .connect_timeout_ms = 2000,
+		.peer_timeout_ms = 10000 };
+	struct pmr_worker_conf conf = {
+		.driver = "verbs", .devargs = "dev=hca0", .nb_msgbufs = 512,
+		.max_msg_size = 64 * 1024, .nb_mid_msgbufs = 8,
+		.nb_large_msgbufs = 2,
+	};
+	struct pmr_worker_stats sst0, sst;
+	struct pmr_transport_addr addr;
+	struct pmr_worker *srv, *cli;
+	struct pmr_test_sess_ev ev;
+	struct pmr_hca_counters c;
+	struct attacker *a;
+	struct e2e_reply r;
+	struct pmr_nexus *nx;
+	struct pmr_msgbuf *req;
+	uint32_t qpn, qkey, wrong_qkey = 0, rpcs = 0, len;
+	uint64_t deadline, delivered;
+	unsigned int k, cls;
+	int s;
+
+	(void)state;
+	nx = pmr_nexus_create("127.0.0.1:0", &nconf);
+	assert_non_null(nx);
+	assert_int_equal(pmr_nexus_register_handler(nx, E2E_REQ, e2e_handler,
+			NULL), 0);
+	conf.worker_id = 0;
+	srv = pmr_worker_create(nx, &conf);
+	assert_non_null(srv);
+	conf.worker_id = 1;
+	cli = pmr_worker_create(nx, &conf);
+	assert_non_null(cli);
+	memset(&ev, 0, sizeof(ev));
+	s = pmr_session_create(cli, pmr_nexus_uri(nx), 0, pmr_test_on_session,
+			&ev);
+	assert_true(s >= 0);
+	deadline = pmr_test_now_ns() + PMR_TEST_WAIT_NS;
+	while (ev.count == 0 && pmr_test_now_ns() < deadline) {
+		pmr_worker_poll(srv);
+		pmr_worker_poll(cli);
+	}
+	assert_int_equal(ev.ev, PMR_SESSION_EV_CONNECTED);
+
+	/* The server queue's QPN and QKey, as an on-path attacker sees. */
+	assert_int_equal(pmr_transport_queue_addr(pmr_worker_queue(srv),
+			&addr), 0);
+	qpn = (uint32_t)addr.bytes[4] << 24 | (uint32_t)addr.bytes[5] << 16 |
+		(uint32_t)addr.bytes[6] << 8 | addr.bytes[7];
+	qkey = (uint32_t)addr.bytes[8] << 24 | (uint32_t)addr.bytes[9] << 16 |
+		(uint32_t)addr.bytes[10] << 8 | addr.bytes[11];
+	a = calloc(1, sizeof(*a));
+	assert_non_null(a);
+	attacker_up(a, addr.bytes + 12);
+	pmr_hca_counters_reset();
+	pmr_worker_stats_get(srv, &sst0);
+
+	for (k = 0; k < HOSTILE_DGRAMS; k++) {
+		struct pmr_pkthdr h;
+		unsigned int i, kind = k % 8;
+
+		len = (uint32_t)(hostile_rand() % 1025);	/* to the MTU */
+		for (i = 0; i < len; i++)
+			a->buf[i] = (uint8_t)hostile_rand();
+		if (kind >= 2 && kind < 7 && len < PMR_PKTHDR_LEN)
+			len = PMR_PKTHDR_LEN + len;
+		if (kind >= 2 && kind < 7) {
+			/* A pmrpc header, fields random, at the session. */
+			memset(&h, 0, sizeof(h));
+			h.pkt_type = (uint8_t)(hostile_rand() % 8);
+			h.req_type = E2E_REQ;
+			h.dest_session = (uint16_t)(hostile_rand() % 3);
+			h.pkt_num = (uint16_t)(hostile_rand() % 4);
+			h.msg_size = kind == 2 ? len - PMR_PKTHDR_LEN :
+				(uint32_t)hostile_rand() % 70000;
+			h.token = hostile_rand();
+			h.req_num = hostile_rand() & 0xffff;
+			pmr_pkthdr_encode(a->buf, &h);
+			if (kind == 6)	/* and one bit flipped */
+				a->buf[hostile_rand() % PMR_PKTHDR_LEN] ^=
+					(uint8_t)(1u << (hostile_rand() % 8));
+		}
+		if (kind == 7) {	/* the device drops it */
+			attacker_send(a, len, qpn, qkey ^ 0x5a5a);
+			wrong_qkey++;
+		} else {
+			attacker_send(a, len, qpn, qkey);
+		}
+		pmr_worker_poll(srv);
+		/* An RPC every 16 datagrams, checked. */
+		if (k % 16 == 15) {
+			memset(&r, 0, sizeof(r));
+			len = k % 64 == 63 ? 3000 : 40;
+			req = pmr_worker_msgbuf_alloc(cli, len);
+			assert_non_null(req);
+			memset(req->data, 0x5a, len);
+			assert_int_equal(pmr_request(cli, s, E2E_REQ, req,
+					e2e_on_reply, &r), 0);
+			while (r.done == 0) {
+				assert_true(pmr_test_now_ns() < deadline);
+				pmr_worker_poll(srv);
+				pmr_worker_poll(cli);
+			}
+			assert_int_equal(r.status, PMR_OK);
+			assert_int_equal(r.len, len);
+			assert_int_equal(r.first, 0x5a ^ 0xff);
+			rpcs++;
+		}
+	}
+	for (k = 0; k < 64; k++)
+		pmr_worker_poll(srv);
+
+	assert_int_equal(pmr_hca_counters_get(NULL, &c), 0);
+	assert_int_equal(c.drop_qkey, wrong_qkey);
+	pmr_worker_stats_get(srv, &sst);
+	/* Only the client's requests reached the handler. */
+	assert_int_equal(sst.reqs_handled - sst0.reqs_handled, rpcs);
+	/*
+	 * Every datagram the device delivered was dropped by the driver
+	 * (too short for nothing: the engine's header check) or by the
+	 * engine, each counted by reason.
+	 */
+	delivered = HOSTILE_DGRAMS - wrong_qkey;
+	fprintf(stderr, "# %u datagrams, %" PRIu64 " delivered, %" PRIu64
+		" engine drops, %u RPCs\n", HOSTILE_DGRAMS, delivered,
+		sst.rx_drops - sst0.rx_drops, rpcs);
+	assert_int_equal(sst.rx_drops - sst0.rx_drops +
+		xstat(pmr_worker_queue(srv), "rx_drop_short"), delivered);
+
+	attacker_down(a);
+	free(a);
+	assert_int_equal(pmr_session_destroy(cli, s), 0);
+	/* The server hears of it through the nexus and lets go of what it
+	 * kept; the drivers of what they sent (the quiet flush). */
+	for (cls = 0; cls < 3; cls++) {
+		while (!pmr_msgbuf_pool_full(pmr_worker_pool(srv, cls)) ||
+		       !pmr_msgbuf_pool_full(pmr_worker_pool(cli, cls))) {
+			if (pmr_test_now_ns() > deadline)
+				fail_msg("pools of class %u not full: %u, %u "
+					"in use", cls,
+					pmr_msgbuf_pool_in_use(pmr_worker_pool(
+						srv, cls)),
+					pmr_msgbuf_pool_in_use(pmr_worker_pool(
+						cli, cls)));
+			pmr_worker_poll(srv);
+			pmr_worker_poll(cli);
+		}
+	}
+	assert_int_equal(pmr_worker_destroy(cli), 0);
+	assert_int_equal(pmr_worker_destroy(srv), 0);
+	assert_int_equal(pmr_nexus_destroy(nx), 0);
+	objects_none();
+}
+
+/*
  * Several devices on the model's fabric: what dev=, port= and the
  * automatic GID choice pick, the refusals of a port that is down, an
  * InfiniBand port and a table of link-local GIDs only, traffic between
@@ -1310,6 +1590,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_peer_churn_threads),
 		cmocka_unit_test(test_dup_and_fail),
 		cmocka_unit_test(test_e2e_load_loss),
+		cmocka_unit_test(test_hostile_datagrams),
 		cmocka_unit_test(test_fabric),
 		cmocka_unit_test(test_e2e_rpc),
 	};
