@@ -904,67 +904,108 @@ e2e_on_reply(struct pmr_worker *w, const struct pmr_resp *resp, void *tag)
 	r->done++;
 }
 
+/* A nexus, a server worker 0 and a client worker 1 on verbs, and a
+ * connected session from the client to the server. */
+struct e2e {
+	struct pmr_nexus *nx;
+	struct pmr_worker *srv;
+	struct pmr_worker *cli;
+	int s;
+	uint64_t deadline;
+};
+
 static void
-test_e2e_rpc(void **state)
+e2e_up(struct e2e *e, struct pmr_worker_conf *conf)
 {
 	struct pmr_nexus_conf nconf = { .connect_timeout_ms = 2000,
 		.peer_timeout_ms = 10000 };
+	struct pmr_test_sess_ev ev;
+
+	e->nx = pmr_nexus_create("127.0.0.1:0", &nconf);
+	assert_non_null(e->nx);
+	assert_int_equal(pmr_nexus_register_handler(e->nx, E2E_REQ,
+			e2e_handler, NULL), 0);
+	conf->worker_id = 0;
+	e->srv = pmr_worker_create(e->nx, conf);
+	if (e->srv == NULL)
+		fail_msg("server worker on verbs: %s", rte_strerror(rte_errno));
+	conf->worker_id = 1;
+	e->cli = pmr_worker_create(e->nx, conf);
+	if (e->cli == NULL)
+		fail_msg("client worker on verbs: %s", rte_strerror(rte_errno));
+	memset(&ev, 0, sizeof(ev));
+	e->s = pmr_session_create(e->cli, pmr_nexus_uri(e->nx), 0,
+			pmr_test_on_session, &ev);
+	assert_true(e->s >= 0);
+	e->deadline = pmr_test_now_ns() + PMR_TEST_WAIT_NS;
+	while (ev.count == 0 && pmr_test_now_ns() < e->deadline) {
+		pmr_worker_poll(e->srv);
+		pmr_worker_poll(e->cli);
+	}
+	assert_int_equal(ev.count, 1);
+	if (ev.ev != PMR_SESSION_EV_CONNECTED)
+		fail_msg("session event %d, error %d", ev.ev, ev.err);
+}
+
+/* Poll both until neither driver holds a send (the engine's own quiet
+ * flush, no flush from here); the idle polls it took. */
+static unsigned int
+e2e_quiesce(struct e2e *e)
+{
+	unsigned int i;
+
+	for (i = 0; i < 1000; i++) {
+		pmr_worker_poll(e->srv);
+		pmr_worker_poll(e->cli);
+		if (xstat(pmr_worker_queue(e->srv), "tx_pending") == 0 &&
+		    xstat(pmr_worker_queue(e->cli), "tx_pending") == 0)
+			break;
+	}
+	assert_int_equal(xstat(pmr_worker_queue(e->srv), "tx_pending"), 0);
+	assert_int_equal(xstat(pmr_worker_queue(e->cli), "tx_pending"), 0);
+	return i;
+}
+
+static void
+e2e_down(struct e2e *e)
+{
+	assert_int_equal(pmr_worker_destroy(e->cli), 0);
+	assert_int_equal(pmr_worker_destroy(e->srv), 0);
+	assert_int_equal(pmr_nexus_destroy(e->nx), 0);
+	objects_none();
+}
+
+static void
+test_e2e_rpc(void **state)
+{
 	struct pmr_worker_conf conf = {
 		.driver = "verbs", .devargs = "dev=hca0", .nb_msgbufs = 256,
 		.max_msg_size = 64 * 1024, .nb_mid_msgbufs = 4,
 		.nb_large_msgbufs = 2,
 	};
-	struct pmr_worker *srv, *cli;
-	struct pmr_test_sess_ev ev;
 	struct e2e_reply r = { 0 };
-	struct pmr_nexus *nx;
 	struct pmr_msgbuf *req;
 	struct pmr_hca_counters c;
-	uint64_t deadline;
+	struct e2e e;
 	unsigned int i;
-	int s;
 
 	(void)state;
 	pmr_hca_counters_reset();
-	nx = pmr_nexus_create("127.0.0.1:0", &nconf);
-	assert_non_null(nx);
-	assert_int_equal(pmr_nexus_register_handler(nx, E2E_REQ, e2e_handler,
-			NULL), 0);
-	conf.worker_id = 0;
-	srv = pmr_worker_create(nx, &conf);
-	if (srv == NULL)
-		fail_msg("server worker on verbs: %s", rte_strerror(rte_errno));
-	conf.worker_id = 1;
-	cli = pmr_worker_create(nx, &conf);
-	if (cli == NULL)
-		fail_msg("client worker on verbs: %s", rte_strerror(rte_errno));
-
-	memset(&ev, 0, sizeof(ev));
-	s = pmr_session_create(cli, pmr_nexus_uri(nx), 0, pmr_test_on_session,
-			&ev);
-	assert_true(s >= 0);
-	deadline = pmr_test_now_ns() + PMR_TEST_WAIT_NS;
-	while (ev.count == 0 && pmr_test_now_ns() < deadline) {
-		pmr_worker_poll(srv);
-		pmr_worker_poll(cli);
-	}
-	assert_int_equal(ev.count, 1);
-	if (ev.ev != PMR_SESSION_EV_CONNECTED)
-		fail_msg("session event %d, error %d", ev.ev, ev.err);
+	e2e_up(&e, &conf);
 
 	/* Single-packet, then multi-packet (MTU 1024 on the model). */
 	for (i = 0; i < 2; i++) {
 		uint32_t len = i == 0 ? 100 : 5000;
 
 		memset(&r, 0, sizeof(r));
-		req = pmr_worker_msgbuf_alloc(cli, len);
+		req = pmr_worker_msgbuf_alloc(e.cli, len);
 		assert_non_null(req);
 		memset(req->data, 0x5a, len);
-		assert_int_equal(pmr_request(cli, s, E2E_REQ, req,
+		assert_int_equal(pmr_request(e.cli, e.s, E2E_REQ, req,
 				e2e_on_reply, &r), 0);
-		while (r.done == 0 && pmr_test_now_ns() < deadline) {
-			pmr_worker_poll(srv);
-			pmr_worker_poll(cli);
+		while (r.done == 0 && pmr_test_now_ns() < e.deadline) {
+			pmr_worker_poll(e.srv);
+			pmr_worker_poll(e.cli);
 		}
 		assert_int_equal(r.done, 1);
 		assert_int_equal(r.status, PMR_OK);
@@ -980,23 +1021,10 @@ test_e2e_rpc(void **state)
 	 * responses included) without any flush from here, long before
 	 * teardown.
 	 */
-	for (i = 0; i < 1000; i++) {
-		pmr_worker_poll(srv);
-		pmr_worker_poll(cli);
-		if (xstat(pmr_worker_queue(srv), "tx_pending") == 0 &&
-		    xstat(pmr_worker_queue(cli), "tx_pending") == 0)
-			break;
-	}
-	fprintf(stderr, "# idle polls until the driver held nothing: %u "
-		"(1000: it still holds sends)\n",
-		i);
-	assert_int_equal(xstat(pmr_worker_queue(srv), "tx_pending"), 0);
-	assert_int_equal(xstat(pmr_worker_queue(cli), "tx_pending"), 0);
-	assert_true(xstat(pmr_worker_queue(srv), "tx_flushes") > 0);
-
-	assert_int_equal(pmr_worker_destroy(cli), 0);
-	assert_int_equal(pmr_worker_destroy(srv), 0);
-	assert_int_equal(pmr_nexus_destroy(nx), 0);
+	fprintf(stderr, "# idle polls until the driver held nothing: %u\n",
+		e2e_quiesce(&e));
+	assert_true(xstat(pmr_worker_queue(e.srv), "tx_flushes") > 0);
+	e2e_down(&e);
 }
 
 /*
@@ -1018,8 +1046,6 @@ struct load_call {
 static void
 test_e2e_load_loss(void **state)
 {
-	struct pmr_nexus_conf nconf = { .connect_timeout_ms = 2000,
-		.peer_timeout_ms = 10000 };
 	struct pmr_worker_conf conf = {
 		.driver = "verbs", .devargs = "dev=hca0,sig_every=16",
 		.nb_msgbufs = 512, .max_msg_size = 64 * 1024,
@@ -1027,43 +1053,21 @@ test_e2e_load_loss(void **state)
 	};
 	struct load_call calls[LOAD_DEPTH];
 	struct pmr_worker_stats cst, sst;
-	struct pmr_worker *srv, *cli;
-	struct pmr_test_sess_ev ev;
 	struct pmr_hca_counters c;
-	struct pmr_nexus *nx;
 	struct pmr_msgbuf *req;
-	uint64_t deadline, wqes;
 	unsigned int started = 0, done = 0, i;
-	int s;
+	uint64_t wqes;
+	struct e2e e;
 
 	(void)state;
-	nx = pmr_nexus_create("127.0.0.1:0", &nconf);
-	assert_non_null(nx);
-	assert_int_equal(pmr_nexus_register_handler(nx, E2E_REQ, e2e_handler,
-			NULL), 0);
-	conf.worker_id = 0;
-	srv = pmr_worker_create(nx, &conf);
-	assert_non_null(srv);
-	conf.worker_id = 1;
-	cli = pmr_worker_create(nx, &conf);
-	assert_non_null(cli);
-	memset(&ev, 0, sizeof(ev));
-	s = pmr_session_create(cli, pmr_nexus_uri(nx), 0, pmr_test_on_session,
-			&ev);
-	assert_true(s >= 0);
-	deadline = pmr_test_now_ns() + PMR_TEST_WAIT_NS;
-	while (ev.count == 0 && pmr_test_now_ns() < deadline) {
-		pmr_worker_poll(srv);
-		pmr_worker_poll(cli);
-	}
-	assert_int_equal(ev.ev, PMR_SESSION_EV_CONNECTED);
+	e2e_up(&e, &conf);
 	pmr_hca_counters_reset();
 
 	memset(calls, 0, sizeof(calls));
 	for (i = 0; i < LOAD_DEPTH; i++)
 		calls[i].r.done = 1;	/* free slots */
 	while (done < LOAD_RPCS) {
-		assert_true(pmr_test_now_ns() < deadline);
+		assert_true(pmr_test_now_ns() < e.deadline);
 		for (i = 0; i < LOAD_DEPTH; i++) {
 			struct load_call *lc = &calls[i];
 
@@ -1081,10 +1085,10 @@ test_e2e_load_loss(void **state)
 			/* Mostly small (inline), every fifth multi-packet. */
 			lc->len = started % 5 == 4 ? 3000 : 48;
 			memset(&lc->r, 0, sizeof(lc->r));
-			req = pmr_worker_msgbuf_alloc(cli, lc->len);
+			req = pmr_worker_msgbuf_alloc(e.cli, lc->len);
 			assert_non_null(req);
 			memset(req->data, 0x5a, lc->len);
-			assert_int_equal(pmr_request(cli, s, E2E_REQ, req,
+			assert_int_equal(pmr_request(e.cli, e.s, E2E_REQ, req,
 					e2e_on_reply, &lc->r), 0);
 			/* Loss and duplicates from the device, mid-run. */
 			if (started == LOAD_RPCS / 3)
@@ -1093,23 +1097,23 @@ test_e2e_load_loss(void **state)
 				pmr_hca_fault(0, 4, 0);
 			started++;
 		}
-		pmr_worker_poll(srv);
-		pmr_worker_poll(cli);
+		pmr_worker_poll(e.srv);
+		pmr_worker_poll(e.cli);
 	}
 
 	assert_int_equal(pmr_hca_counters_get(NULL, &c), 0);
 	assert_int_equal(c.drop_injected, 6);
 	assert_int_equal(c.dup_injected, 4);
-	pmr_worker_stats_get(cli, &cst);
-	pmr_worker_stats_get(srv, &sst);
+	pmr_worker_stats_get(e.cli, &cst);
+	pmr_worker_stats_get(e.srv, &sst);
 	fprintf(stderr, "# model: %" PRIu64 " WQEs in %" PRIu64 " posts, %"
 		PRIu64 " signalled, %" PRIu64 " inline; engine: %" PRIu64
 		" retransmissions, %" PRIu64 " answered again; flushes %"
 		PRIu64 " (server), %" PRIu64 " (client)\n",
 		c.wqe_signaled + c.wqe_unsignaled, c.post_send_calls,
 		c.wqe_signaled, c.wqe_inline, cst.retransmissions,
-		sst.dup_answered, xstat(pmr_worker_queue(srv), "tx_flushes"),
-		xstat(pmr_worker_queue(cli), "tx_flushes"));
+		sst.dup_answered, xstat(pmr_worker_queue(e.srv), "tx_flushes"),
+		xstat(pmr_worker_queue(e.cli), "tx_flushes"));
 	/* The engine recovered the device's losses by retransmitting. */
 	assert_true(cst.retransmissions > 0);
 	/* Batching: more than one WQE per ibv_post_send under load. */
@@ -1117,26 +1121,15 @@ test_e2e_load_loss(void **state)
 	assert_true(wqes > c.post_send_calls);
 	/* Signaling: one in sig_every, plus flushes, plus one. */
 	assert_true(c.wqe_signaled <= wqes / LOAD_SIG +
-		xstat(pmr_worker_queue(srv), "tx_flushes") +
-		xstat(pmr_worker_queue(cli), "tx_flushes") + 1);
+		xstat(pmr_worker_queue(e.srv), "tx_flushes") +
+		xstat(pmr_worker_queue(e.cli), "tx_flushes") + 1);
 	/* The small requests and their responses went inline. */
 	assert_true(c.wqe_inline >= LOAD_RPCS * 4 / 5);
 
 	/* Quiet: the driver lets go of everything, then teardown. */
-	for (i = 0; i < 1000; i++) {
-		pmr_worker_poll(srv);
-		pmr_worker_poll(cli);
-		if (xstat(pmr_worker_queue(srv), "tx_pending") == 0 &&
-		    xstat(pmr_worker_queue(cli), "tx_pending") == 0)
-			break;
-	}
-	assert_int_equal(xstat(pmr_worker_queue(srv), "tx_pending"), 0);
-	assert_int_equal(xstat(pmr_worker_queue(cli), "tx_pending"), 0);
-	assert_int_equal(pmr_session_destroy(cli, s), 0);
-	assert_int_equal(pmr_worker_destroy(cli), 0);
-	assert_int_equal(pmr_worker_destroy(srv), 0);
-	assert_int_equal(pmr_nexus_destroy(nx), 0);
-	objects_none();
+	e2e_quiesce(&e);
+	assert_int_equal(pmr_session_destroy(e.cli, e.s), 0);
+	e2e_down(&e);
 }
 
 /*
@@ -1265,8 +1258,6 @@ attacker_down(struct attacker *a)
 static void
 test_hostile_datagrams(void **state)
 {
-	struct pmr_nexus_conf nconf = { .connect_timeout_ms = 2000,
-		.peer_timeout_ms = 10000 };
 	struct pmr_worker_conf conf = {
 		.driver = "verbs", .devargs = "dev=hca0", .nb_msgbufs = 512,
 		.max_msg_size = 64 * 1024, .nb_mid_msgbufs = 8,
@@ -1274,42 +1265,20 @@ test_hostile_datagrams(void **state)
 	};
 	struct pmr_worker_stats sst0, sst;
 	struct pmr_transport_addr addr;
-	struct pmr_worker *srv, *cli;
-	struct pmr_test_sess_ev ev;
 	struct pmr_hca_counters c;
 	struct attacker *a;
 	struct e2e_reply r;
-	struct pmr_nexus *nx;
 	struct pmr_msgbuf *req;
 	uint32_t qpn, qkey, wrong_qkey = 0, rpcs = 0, len;
-	uint64_t deadline, delivered;
 	unsigned int k, cls;
-	int s;
+	uint64_t delivered;
+	struct e2e e;
 
 	(void)state;
-	nx = pmr_nexus_create("127.0.0.1:0", &nconf);
-	assert_non_null(nx);
-	assert_int_equal(pmr_nexus_register_handler(nx, E2E_REQ, e2e_handler,
-			NULL), 0);
-	conf.worker_id = 0;
-	srv = pmr_worker_create(nx, &conf);
-	assert_non_null(srv);
-	conf.worker_id = 1;
-	cli = pmr_worker_create(nx, &conf);
-	assert_non_null(cli);
-	memset(&ev, 0, sizeof(ev));
-	s = pmr_session_create(cli, pmr_nexus_uri(nx), 0, pmr_test_on_session,
-			&ev);
-	assert_true(s >= 0);
-	deadline = pmr_test_now_ns() + PMR_TEST_WAIT_NS;
-	while (ev.count == 0 && pmr_test_now_ns() < deadline) {
-		pmr_worker_poll(srv);
-		pmr_worker_poll(cli);
-	}
-	assert_int_equal(ev.ev, PMR_SESSION_EV_CONNECTED);
+	e2e_up(&e, &conf);
 
 	/* The server queue's QPN and QKey, as an on-path attacker sees. */
-	assert_int_equal(pmr_transport_queue_addr(pmr_worker_queue(srv),
+	assert_int_equal(pmr_transport_queue_addr(pmr_worker_queue(e.srv),
 			&addr), 0);
 	qpn = (uint32_t)addr.bytes[4] << 24 | (uint32_t)addr.bytes[5] << 16 |
 		(uint32_t)addr.bytes[6] << 8 | addr.bytes[7];
@@ -1319,7 +1288,7 @@ test_hostile_datagrams(void **state)
 	assert_non_null(a);
 	attacker_up(a, addr.bytes + 12);
 	pmr_hca_counters_reset();
-	pmr_worker_stats_get(srv, &sst0);
+	pmr_worker_stats_get(e.srv, &sst0);
 
 	for (k = 0; k < HOSTILE_DGRAMS; k++) {
 		struct pmr_pkthdr h;
@@ -1352,20 +1321,20 @@ test_hostile_datagrams(void **state)
 		} else {
 			attacker_send(a, len, qpn, qkey);
 		}
-		pmr_worker_poll(srv);
+		pmr_worker_poll(e.srv);
 		/* An RPC every 16 datagrams, checked. */
 		if (k % 16 == 15) {
 			memset(&r, 0, sizeof(r));
 			len = k % 64 == 63 ? 3000 : 40;
-			req = pmr_worker_msgbuf_alloc(cli, len);
+			req = pmr_worker_msgbuf_alloc(e.cli, len);
 			assert_non_null(req);
 			memset(req->data, 0x5a, len);
-			assert_int_equal(pmr_request(cli, s, E2E_REQ, req,
+			assert_int_equal(pmr_request(e.cli, e.s, E2E_REQ, req,
 					e2e_on_reply, &r), 0);
 			while (r.done == 0) {
-				assert_true(pmr_test_now_ns() < deadline);
-				pmr_worker_poll(srv);
-				pmr_worker_poll(cli);
+				assert_true(pmr_test_now_ns() < e.deadline);
+				pmr_worker_poll(e.srv);
+				pmr_worker_poll(e.cli);
 			}
 			assert_int_equal(r.status, PMR_OK);
 			assert_int_equal(r.len, len);
@@ -1374,11 +1343,11 @@ test_hostile_datagrams(void **state)
 		}
 	}
 	for (k = 0; k < 64; k++)
-		pmr_worker_poll(srv);
+		pmr_worker_poll(e.srv);
 
 	assert_int_equal(pmr_hca_counters_get(NULL, &c), 0);
 	assert_int_equal(c.drop_qkey, wrong_qkey);
-	pmr_worker_stats_get(srv, &sst);
+	pmr_worker_stats_get(e.srv, &sst);
 	/* Only the client's requests reached the handler. */
 	assert_int_equal(sst.reqs_handled - sst0.reqs_handled, rpcs);
 	/*
@@ -1391,31 +1360,28 @@ test_hostile_datagrams(void **state)
 		" engine drops, %u RPCs\n", HOSTILE_DGRAMS, delivered,
 		sst.rx_drops - sst0.rx_drops, rpcs);
 	assert_int_equal(sst.rx_drops - sst0.rx_drops +
-		xstat(pmr_worker_queue(srv), "rx_drop_short"), delivered);
+		xstat(pmr_worker_queue(e.srv), "rx_drop_short"), delivered);
 
 	attacker_down(a);
 	free(a);
-	assert_int_equal(pmr_session_destroy(cli, s), 0);
+	assert_int_equal(pmr_session_destroy(e.cli, e.s), 0);
 	/* The server hears of it through the nexus and lets go of what it
 	 * kept; the drivers of what they sent (the quiet flush). */
 	for (cls = 0; cls < 3; cls++) {
-		while (!pmr_msgbuf_pool_full(pmr_worker_pool(srv, cls)) ||
-		       !pmr_msgbuf_pool_full(pmr_worker_pool(cli, cls))) {
-			if (pmr_test_now_ns() > deadline)
+		while (!pmr_msgbuf_pool_full(pmr_worker_pool(e.srv, cls)) ||
+		       !pmr_msgbuf_pool_full(pmr_worker_pool(e.cli, cls))) {
+			if (pmr_test_now_ns() > e.deadline)
 				fail_msg("pools of class %u not full: %u, %u "
 					"in use", cls,
 					pmr_msgbuf_pool_in_use(pmr_worker_pool(
-						srv, cls)),
+						e.srv, cls)),
 					pmr_msgbuf_pool_in_use(pmr_worker_pool(
-						cli, cls)));
-			pmr_worker_poll(srv);
-			pmr_worker_poll(cli);
+						e.cli, cls)));
+			pmr_worker_poll(e.srv);
+			pmr_worker_poll(e.cli);
 		}
 	}
-	assert_int_equal(pmr_worker_destroy(cli), 0);
-	assert_int_equal(pmr_worker_destroy(srv), 0);
-	assert_int_equal(pmr_nexus_destroy(nx), 0);
-	objects_none();
+	e2e_down(&e);
 }
 
 /*
