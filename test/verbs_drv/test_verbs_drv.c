@@ -181,6 +181,24 @@ fill(uint8_t *d, uint32_t len, uint32_t seed)
 		d[i] = (uint8_t)(seed * 131 + i * 7 + 3);
 }
 
+/* Fill a pkts array of n packets of len bytes from fresh msgbufs. */
+static void
+pkts_make(struct pmr_tx_pkt *pkts, struct pmr_msgbuf **mbs, unsigned int n,
+		struct pmr_transport_peer *peer, uint32_t len)
+{
+	unsigned int i;
+
+	assert_int_equal(pmr_msgbuf_alloc_bulk(pool, mbs, n, len), 0);
+	for (i = 0; i < n; i++) {
+		fill(pmr_msgbuf_data(mbs[i]), len, i);
+		memset(&pkts[i], 0, sizeof(pkts[i]));
+		pkts[i].peer = peer;
+		pkts[i].mb = mbs[i];
+		pkts[i].data = pmr_msgbuf_data(mbs[i]);
+		pkts[i].len = len;
+	}
+}
+
 static void
 test_devargs_errors(void **state)
 {
@@ -428,14 +446,7 @@ test_quiet_flush(void **state)
 
 	(void)state;
 	pair_open(&p, "dev=hca0,sig_every=64");
-	assert_int_equal(pmr_msgbuf_alloc_bulk(pool, mbs, 4, 800), 0);
-	for (i = 0; i < 4; i++) {
-		memset(&pkts[i], 0, sizeof(pkts[i]));
-		pkts[i].peer = p.a2b;
-		pkts[i].mb = mbs[i];
-		pkts[i].data = pmr_msgbuf_data(mbs[i]);
-		pkts[i].len = 800;
-	}
+	pkts_make(pkts, mbs, 4, p.a2b, 800);
 	assert_int_equal(pmr_transport_tx_burst(p.a, pkts, 4), 4);
 	assert_int_equal(recv_n(p.b, 4, bufs, lens, srcs), 4);
 	/* Delivered, but the driver cannot know: no signalled WQE. */
@@ -537,14 +548,7 @@ test_loss(void **state)
 
 	(void)state;
 	pair_open(&p, "dev=hca0");
-	assert_int_equal(pmr_msgbuf_alloc_bulk(pool, mbs, 20, 500), 0);
-	for (i = 0; i < 20; i++) {
-		memset(&pkts[i], 0, sizeof(pkts[i]));
-		pkts[i].peer = p.a2b;
-		pkts[i].mb = mbs[i];
-		pkts[i].data = pmr_msgbuf_data(mbs[i]);
-		pkts[i].len = 500;
-	}
+	pkts_make(pkts, mbs, 20, p.a2b, 500);
 	pmr_hca_fault(3, 0, 0);
 	assert_int_equal(pmr_transport_tx_burst(p.a, pkts, 20), 20);
 	assert_int_equal(recv_n(p.b, 20, bufs, lens, srcs), 17);
@@ -583,14 +587,7 @@ test_peer_destroy_in_flight(void **state)
 	pmr_transport_peer_destroy(p.a, extra);
 	assert_int_equal(xstat(p.a, "ahs_live"), 1);
 
-	assert_int_equal(pmr_msgbuf_alloc_bulk(pool, mbs, 8, 600), 0);
-	for (i = 0; i < 8; i++) {
-		memset(&pkts[i], 0, sizeof(pkts[i]));
-		pkts[i].peer = p.a2b;
-		pkts[i].mb = mbs[i];
-		pkts[i].data = pmr_msgbuf_data(mbs[i]);
-		pkts[i].len = 600;
-	}
+	pkts_make(pkts, mbs, 8, p.a2b, 600);
 	assert_int_equal(pmr_transport_tx_burst(p.a, pkts, 8), 8);
 	assert_int_equal(recv_n(p.b, 8, bufs, lens, srcs), 8);
 	/* Executed, but the SQ slots (and the AH's uses) are held until a
@@ -608,24 +605,6 @@ test_peer_destroy_in_flight(void **state)
 	p.a2b = peer_to(p.a, p.b);
 	assert_int_equal(xstat(p.a, "ahs_live"), 1);
 	pair_close(&p);
-}
-
-/* Fill a pkts array of n packets of len bytes from fresh msgbufs. */
-static void
-pkts_make(struct pmr_tx_pkt *pkts, struct pmr_msgbuf **mbs, unsigned int n,
-		struct pmr_transport_peer *peer, uint32_t len)
-{
-	unsigned int i;
-
-	assert_int_equal(pmr_msgbuf_alloc_bulk(pool, mbs, n, len), 0);
-	for (i = 0; i < n; i++) {
-		fill(pmr_msgbuf_data(mbs[i]), len, i);
-		memset(&pkts[i], 0, sizeof(pkts[i]));
-		pkts[i].peer = peer;
-		pkts[i].mb = mbs[i];
-		pkts[i].data = pmr_msgbuf_data(mbs[i]);
-		pkts[i].len = len;
-	}
 }
 
 /*
