@@ -231,12 +231,11 @@ rpc_poll_rare(struct pmr_worker *w)
 	 * ARCHITECTURE.md, "a quiet queue must not strand buffers"). Not
 	 * again before the queue sends.
 	 */
-	if (w->tx_bursts != w->quiet_mark) {
+	if (likely(w->tx_bursts != w->quiet_mark))
 		w->quiet_mark = w->tx_bursts;
-		w->quiet_held = true;
-	} else if (w->quiet_held) {
-		w->quiet_held = pmr_transport_tx_flush(w->q) > 0;
-	}
+	else if (w->quiet_clean != w->tx_bursts &&
+		 pmr_transport_tx_flush(w->q) <= 0)
+		w->quiet_clean = w->tx_bursts;
 	return work;
 }
 

@@ -62,7 +62,7 @@ enum rpc_drop {
 #define RPC_SLOT_TIMEOUTS_MAX RPC_REQ_SKIP_MAX
 
 /* Polls between two looks at the nexus ring. */
-#define RPC_SM_POLL_EVERY 8
+#define RPC_SM_POLL_EVERY 16
 
 /* Message buffer classes of a worker. */
 #define RPC_NB_CLASSES 3
@@ -220,9 +220,9 @@ struct pmr_worker {
 	uint64_t forged_log_next;	/* TSC */
 	uint64_t forged_log_quiet;	/* not logged since the last line */
 	/* Quiet flush (rpc_poll_rare()): tx_bursts at the last rare poll,
-	 * and whether the driver still holds sends of the quiet queue. */
+	 * and at the last flush after which the driver held nothing. */
 	uint32_t quiet_mark;
-	bool quiet_held;
+	uint32_t quiet_clean;
 	struct pmr_nexus_handler handlers[256];
 	struct pmr_worker_stats stats;
 

@@ -50,6 +50,9 @@ static const struct pmr_test_setup eth_setup = {
 /* The first is the default. */
 static const struct pmr_test_setup *const setups[] = {
 	&eth_setup,
+#ifdef PMR_TEST_SETUP_VERBS
+	&pmr_test_setup_verbs,
+#endif
 #ifdef PMR_TEST_SETUP_VERBS_HCA
 	&pmr_test_setup_verbs_hca,
 #endif
@@ -117,7 +120,8 @@ worker_on(struct pmr_test_env *env, const struct pmr_worker_conf *base,
 	n = strlen(args);
 	if (base != NULL && base->devargs != NULL)
 		assert_true((size_t)snprintf(args + n, sizeof(args) - n,
-				",%s", base->devargs) < sizeof(args) - n);
+				"%s%s", n != 0 ? "," : "", base->devargs) <
+				sizeof(args) - n);
 	conf.devargs = args;
 	w = pmr_worker_create(env->nx, &conf);
 	if (w == NULL)

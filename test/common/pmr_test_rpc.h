@@ -73,6 +73,9 @@ const struct pmr_test_setup *pmr_test_setup_get(void);
  */
 bool pmr_test_setup_is_eth(void);
 
+#ifdef PMR_TEST_SETUP_VERBS
+extern const struct pmr_test_setup pmr_test_setup_verbs;
+#endif
 #ifdef PMR_TEST_SETUP_VERBS_HCA
 extern const struct pmr_test_setup pmr_test_setup_verbs_hca;
 #endif

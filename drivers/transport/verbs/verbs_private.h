@@ -93,7 +93,8 @@ struct verbs_stats {
 	uint64_t tx_zerocopy;
 	uint64_t tx_full;	/* refused: SQ full */
 	uint64_t tx_invalid;	/* refused: over the MTU, header too big */
-	uint64_t tx_unregistered; /* refused: data outside registered memory */
+	uint64_t tx_unregistered; /* refused: unregistered, no bounce area */
+	uint64_t tx_bounced;	/* copied: data outside registered memory */
 	uint64_t tx_post_err;	/* refused by ibv_post_send */
 	uint64_t tx_cqe_err;	/* send completions with an error status */
 	uint64_t posts;		/* ibv_post_send calls */
@@ -126,6 +127,11 @@ struct verbs_queue {
 	struct verbs_tx_desc *txd;	/* sq_size */
 	uint8_t *hdr_slots;		/* sq_size * VERBS_HDR_SLOT */
 	uint32_t hdr_lkey;
+	/* sq_size * MTU, made on the first send from unregistered memory
+	 * (verbs_bounce_setup()); NULL before, or if that failed. */
+	uint8_t *bounce;
+	uint32_t bounce_lkey;
+	bool bounce_failed;
 	unsigned int nb_mrs;		/* published with release */
 	unsigned int mr_hint;
 	struct verbs_mr mrs[VERBS_MR_MAX];
@@ -142,6 +148,7 @@ struct verbs_queue {
 	struct verbs_stats stats;
 
 	/* Control path. */
+	struct ibv_mr *bounce_mr;
 	struct verbs_dev *dev;
 	uint8_t port;
 	int gid_index;
@@ -177,6 +184,8 @@ int verbs_tx_flush(struct pmr_transport_queue *q);
 void verbs_tx_reap(struct verbs_queue *vq);
 /* Post up to the free receive buffers (control path at create). */
 int verbs_rx_refill(struct verbs_queue *vq, uint32_t min);
+/* Make the bounce area (slow path, once): 0, or -errno (then never again). */
+int verbs_bounce_setup(struct verbs_queue *vq);
 /* Sends posted and not yet known complete: what the driver holds. */
 static inline uint64_t
 verbs_tx_pending(const struct verbs_queue *vq)

@@ -629,6 +629,9 @@ verbs_queue_destroy(struct pmr_transport_queue *q)
 		ibv_destroy_cq(vq->rcq);
 	if (vq->hdr_mr != NULL)
 		ibv_dereg_mr(vq->hdr_mr);
+	if (vq->bounce_mr != NULL)
+		ibv_dereg_mr(vq->bounce_mr);
+	rte_free(vq->bounce);
 	if (vq->rx_mr != NULL)
 		ibv_dereg_mr(vq->rx_mr);
 	for (i = 0; i < vq->nb_mrs; i++)
@@ -795,6 +798,41 @@ verbs_mem_register(struct pmr_transport_queue *q,
 	return 0;
 }
 
+/*
+ * The bounce area: one MTU per send descriptor, for packets whose data no
+ * registered chunk holds (a msgbuf pool the worker never registered: the
+ * engine lets an application send from any pool). Made on the queue's
+ * lcore at the first such send, since most queues never see one; a
+ * failure is logged once and such packets are then refused.
+ */
+int
+verbs_bounce_setup(struct verbs_queue *vq)
+{
+	size_t len = (size_t)vq->pub.caps.mtu * vq->sq_size;
+	uint8_t *b;
+
+	b = rte_zmalloc("pmr_verbs_bounce", len, RTE_CACHE_LINE_SIZE);
+	if (b != NULL)
+		vq->bounce_mr = ibv_reg_mr(vq->dev->pd, b, len, 0);
+	if (b == NULL || vq->bounce_mr == NULL) {
+		int ret = b == NULL ? ENOMEM : (errno != 0 ? errno : ENOMEM);
+
+		rte_free(b);
+		vq->bounce_failed = true;
+		VERBS_LOG(ERR, "qp %u: no bounce area for sends from "
+			"unregistered memory (%zu bytes): %s; such sends are "
+			"refused (tx_unregistered)", vq->qpn, len,
+			strerror(ret));
+		return -ret;
+	}
+	vq->bounce_lkey = vq->bounce_mr->lkey;
+	vq->bounce = b;
+	VERBS_LOG(INFO, "qp %u: sends from unregistered memory are copied "
+		"(tx_bounced): register the pool to send it without a copy",
+		vq->qpn);
+	return 0;
+}
+
 static int
 verbs_flush(struct pmr_transport_queue *q)
 {
@@ -869,6 +907,7 @@ verbs_xstats_get(struct pmr_transport_queue *q, struct pmr_transport_xstat *xs,
 } while (0)
 	XSTAT("tx_invalid", st->tx_invalid);
 	XSTAT("tx_unregistered", st->tx_unregistered);
+	XSTAT("tx_bounced", st->tx_bounced);
 	XSTAT("tx_post_err", st->tx_post_err);
 	XSTAT("tx_cqe_err", st->tx_cqe_err);
 	XSTAT("tx_posts", st->posts);

@@ -132,6 +132,7 @@ verbs_tx_burst(struct pmr_transport_queue *q, const struct pmr_tx_pkt *pkts,
 		struct ibv_send_wr *w = &wr[i];
 		struct ibv_sge *sg = sge[i];
 		uint32_t total = (uint32_t)p->hdr_len + p->len;
+		uint32_t lkey = 0;
 		int ns = 0;
 
 		if (unlikely(total > q->caps.mtu)) {
@@ -155,14 +156,30 @@ verbs_tx_burst(struct pmr_transport_queue *q, const struct pmr_tx_pkt *pkts,
 			}
 			w->send_flags = IBV_SEND_INLINE;
 			inl++;
-		} else {
-			uint32_t lkey = 0;
+		} else if (unlikely(p->len != 0 &&
+				    !verbs_lkey(vq, p->data, p->len, &lkey))) {
+			/* No MR has the data (a pool never registered): the
+			 * whole packet is copied into this descriptor's slot
+			 * of the bounce area, made on first use. */
+			uint8_t *slot;
 
-			if (p->len != 0 &&
-			    unlikely(!verbs_lkey(vq, p->data, p->len, &lkey))) {
+			if (unlikely(vq->bounce == NULL &&
+				     (vq->bounce_failed ||
+				      verbs_bounce_setup(vq) != 0))) {
 				vq->stats.tx_unregistered++;
 				break;
 			}
+			slot = vq->bounce + (size_t)(seq & vq->sq_mask) *
+				q->caps.mtu;
+			if (p->hdr_len != 0)
+				memcpy(slot, p->hdr, p->hdr_len);
+			memcpy(slot + p->hdr_len, p->data, p->len);
+			sg[0].addr = (uintptr_t)slot;
+			sg[0].length = total;
+			sg[0].lkey = vq->bounce_lkey;
+			ns = 1;
+			vq->stats.tx_bounced++;
+		} else {
 			if (p->hdr_len != 0) {
 				uint8_t *slot;
 
