@@ -7,6 +7,10 @@
 # echo RPCs) under valgrind with instrumentation on around the measured
 # RPCs only, then splits the instructions counted there between the engine,
 # the eth driver (with the DPDK code it runs) and the harness itself.
+# With PMR_INSTR_DRIVER=verbs the two workers are on the verbs driver, a
+# queue each on the software HCA model (test/hca/libpmr_hca.so, preloaded),
+# and the model's own instructions (what a NIC would do) are a fourth
+# part, left out of the driver's.
 # A benchmark, not a test: it exits 0 whatever the figure (non-zero only
 # when it could not measure). Method and results: doc/benchmarks.md.
 #
@@ -17,6 +21,13 @@
 # Environment:
 #   PMR_INSTR_BUILD  build dir (default build/release, set up if missing)
 #   PMR_INSTR_TOP    engine functions listed by self cost (default 10)
+#   PMR_INSTR_DRIVER the workers' driver: eth (default) or verbs
+#   PMR_INSTR_DEVARGS devargs of both workers (verbs default: dev=hca0;
+#                    eth: added to the ring-pair ports')
+#   PMR_INSTR_NO_BUILD=1  do not build (the targets are there)
+#   PMR_HCA_LIB      verbs: the model to preload (default: the build's
+#                    test/hca/libpmr_hca.so; the build must be without
+#                    sanitizers, whose runtime refuses a preloaded library)
 #
 # The callgrind output is kept as $PMR_INSTR_BUILD/instr_rpc.callgrind
 # (contexts of up to 40 callers), for callgrind_annotate.
@@ -29,6 +40,12 @@ depth=${2:-1}
 size=${3:-32}
 build=${PMR_INSTR_BUILD:-build/release}
 top=${PMR_INSTR_TOP:-10}
+driver=${PMR_INSTR_DRIVER:-eth}
+case $driver in
+eth) devargs=${PMR_INSTR_DEVARGS:-} ;;
+verbs) devargs=${PMR_INSTR_DEVARGS:-dev=hca0} ;;
+*) echo "${0##*/}: PMR_INSTR_DRIVER=$driver: eth or verbs" >&2; exit 2 ;;
+esac
 target=600	# engine instructions per small RPC the project is held to
 
 say() {
@@ -42,10 +59,24 @@ if [[ ! -f $build/build.ninja ]]; then
 	say "setting up $build"
 	meson setup "$build" -Dwerror=true >/dev/null
 fi
-if ! ninja -C "$build" test/instr_rpc >/dev/null; then
-	say "building $build/test/instr_rpc failed" \
-		"(needs valgrind/callgrind.h, package valgrind)"
-	ninja -C "$build" test/instr_rpc || true
+# PMR_INSTR_NO_BUILD=1: the build is done (meson test's check).
+targets=()
+[[ ${PMR_INSTR_NO_BUILD:-0} == 1 ]] || targets=(test/instr_rpc)
+preload=
+if [[ $driver == verbs ]]; then
+	preload=${PMR_HCA_LIB:-$build/test/hca/libpmr_hca.so}
+	[[ -n ${PMR_HCA_LIB:-} || ${#targets[@]} == 0 ]] ||
+		targets+=(test/hca/libpmr_hca.so)
+fi
+if ((${#targets[@]})) && ! ninja -C "$build" "${targets[@]}" >/dev/null; then
+	say "building ${targets[*]} in $build failed" \
+		"(needs valgrind/callgrind.h, package valgrind; verbs:" \
+		"libibverbs' headers, package libibverbs-dev)"
+	ninja -C "$build" "${targets[@]}" || true
+	exit 2
+fi
+if [[ -n $preload ]] && ! [[ -f $preload ]]; then
+	say "no HCA model at $preload"
 	exit 2
 fi
 
@@ -56,32 +87,36 @@ log=$build/instr_rpc.log
 # threads count nothing. --separate-callers: each function's cost is kept
 # per call chain, so that code reached from the driver, from the harness's
 # callbacks and from the engine can be told apart.
-say "running $rpcs RPCs of $size bytes, $depth outstanding, under callgrind"
-if ! valgrind --tool=callgrind --instr-atstart=no --collect-atstart=no \
+say "running $rpcs RPCs of $size bytes, $depth outstanding, on $driver" \
+	"${devargs:+($devargs) }${preload:+over the model }under callgrind"
+# The model preloaded into the program only: valgrind adds its own
+# preloads to what LD_PRELOAD names for the program.
+if ! env ${preload:+LD_PRELOAD="$(readlink -f "$preload")"} \
+	valgrind --tool=callgrind --instr-atstart=no --collect-atstart=no \
 	--separate-callers=40 --callgrind-out-file="$out" \
 	"$build/test/instr_rpc" -l 0 --no-pci --no-huge -m 256 --no-shconf \
 	--log-level=lib.eal:warning -- -n "$rpcs" -d "$depth" -s "$size" \
-	>"$log" 2>&1; then
+	-D "$driver" ${devargs:+-a "$devargs"} >"$log" 2>&1; then
 	cat "$log" >&2
 	say "instr_rpc failed"
 	exit 1
 fi
 result=$(grep '^instr_rpc: rpcs ' "$log") || { cat "$log" >&2; exit 1; }
 
-# Symbols of the eth driver's objects, and of the rest of libpmrpc.
+# Symbols of the drivers' objects, and of the rest of libpmrpc.
 symbols() {
 	nm --defined-only "$@" | awk 'NF == 3 && $2 ~ /^[tTwW]$/ {print $3}' |
 		sed 's/\..*//' | sort -u
 }
 # Each driver is its own static library (drivers/transport/meson.build).
 drv_syms=$(symbols "$build"/drivers/transport/libpmr_drv_*.a.p/*.o) || true
-[[ -n $drv_syms ]] || { say "no eth driver objects in $build"; exit 1; }
+[[ -n $drv_syms ]] || { say "no driver objects in $build"; exit 1; }
 
-python3 - "$out" "$result" "$target" "$top" "$drv_syms" <<'EOF'
+python3 - "$out" "$result" "$target" "$top" "$drv_syms" "$driver" <<'EOF'
 import re
 import sys
 
-path, result, target, top, drv_syms = sys.argv[1:6]
+path, result, target, top, drv_syms, driver = sys.argv[1:7]
 target, top = int(target), int(top)
 driver_fns = set(drv_syms.split())
 res = dict(zip(result.split()[1::2], result.split()[2::2]))
@@ -154,10 +189,12 @@ if totals is not None and totals != total:
 
 
 def owner_of(name):
-    """engine, driver, harness or other (DPDK, libc, loader)."""
+    """engine, driver, model, harness or other (DPDK, libc, loader)."""
     obs = fn_ob.get(name, set())
     if any(o is not None and o.endswith('/instr_rpc') for o in obs):
         return 'harness'
+    if any(o is not None and '/libpmr_hca.' in o for o in obs):
+        return 'model'
     if any(o is not None and '/libpmrpc.' in o for o in obs):
         return 'driver' if name in driver_fns else 'engine'
     return 'other'
@@ -171,6 +208,11 @@ def classify(ctx):
     seen_engine = False
     for c in chain:
         o = owner_of(c)
+        # The HCA model stands for the NIC: it and all it calls is the
+        # model's, whoever called it (the driver, through the inline
+        # helpers of verbs.h).
+        if o == 'model':
+            return 'model', side
         if o == 'driver':
             return 'driver', side
         if o == 'harness':
@@ -185,6 +227,8 @@ def obj_kind(o):
         return 'other'
     if '/libpmrpc.' in o:
         return 'pmrpc'
+    if '/libpmr_hca.' in o:
+        return 'model'
     if '/librte_' in o:
         return 'dpdk'
     if o.endswith('/instr_rpc'):
@@ -248,12 +292,22 @@ row(4, 'of which libpmrpc code', get('engine', 'pmrpc'))
 row(4, 'of which DPDK library calls', get('engine', 'dpdk'))
 row(4, 'of which libc/ld.so', get('engine', 'libc/ld.so'))
 row(4, 'of which under rpc_timers_run()', timers)
-row(2, 'driver (eth_* and all under them)', get('driver'))
+row(2, 'driver (%s_* and all under them%s)'
+    % (driver, ', model excluded' if driver == 'verbs' else ''),
+    get('driver'))
 row(4, 'client worker', get('driver', 'client'))
 row(4, 'server worker', get('driver', 'server'))
-row(4, 'of which eth driver code', get('driver', 'pmrpc'))
-row(4, 'of which DPDK (ethdev, net_ring, mbuf...)', get('driver', 'dpdk'))
+row(4, 'of which %s driver code' % driver, get('driver', 'pmrpc'))
+if driver == 'eth':
+    row(4, 'of which DPDK (ethdev, net_ring, mbuf...)',
+        get('driver', 'dpdk'))
+else:
+    row(4, 'of which DPDK', get('driver', 'dpdk'))
 row(4, 'of which libc/ld.so', get('driver', 'libc/ld.so'))
+if get('model'):
+    row(2, 'HCA model (test/hca, the "NIC"; excluded)', get('model'))
+    row(4, 'client worker', get('model', 'client'))
+    row(4, 'server worker', get('model', 'server'))
 row(2, 'harness (loop, handler, continuation)', get('harness'))
 if get('unknown'):
     row(2, 'unattributed', get('unknown'))
@@ -263,9 +317,18 @@ print('  pmr_request(), from the continuation), minus the driver, minus the')
 print("  harness's handler and continuation (their calls into pmrpc count as")
 print('  engine). DPDK inline code (rte_ring, mempool cache, rdtsc) counts')
 print('  where it is inlined; "DPDK library calls" are calls into librte_*.')
-print('driver: the eth_* data-path functions (eth_rx_burst, eth_tx_burst,')
-print('  eth_rx_release, eth_tx_flush...) and all they call: ethdev, net_ring,')
-print('  mbuf and mempool code, libc.')
+if driver == 'eth':
+    print('driver: the eth_* data-path functions (eth_rx_burst, eth_tx_burst,')
+    print('  eth_rx_release, eth_tx_flush...) and all they call: ethdev,')
+    print('  net_ring, mbuf and mempool code, libc.')
+else:
+    print('driver: the verbs_* data-path functions (verbs_tx_burst,')
+    print('  verbs_rx_burst, verbs_rx_release, verbs_tx_flush...), with the')
+    print("  libibverbs inline helpers (ibv_post_send, ibv_poll_cq...) inlined")
+    print('  in them, and what they call but the model.')
+    print('HCA model: every function of libpmr_hca.so (the provider ops the')
+    print('  inline helpers call: post, poll, the fabric) and all under them;')
+    print("  a NIC's work on hardware, so in no other figure.")
 print('total: every instruction of the main thread in the measured region,')
 print('  the harness loop included.')
 print()

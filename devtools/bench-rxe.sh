@@ -9,10 +9,22 @@
 #   devtools/bench-rxe.sh [--smoke] [--raw FILE] [-c CPUS]
 #
 # ib_send_lat -c UD, ib_send_lat -c RC, ib_read_lat, ib_read_bw,
-# ib_write_bw, ib_send_bw -c UD. --smoke runs few iterations (well
-# within a minute; CI runs it). --raw FILE keeps perftest's own output.
-# Exits non-zero if a perftest run failed or a figure could not be read;
-# 77 (skip) if the VM cannot run here (PMR_REQUIRE_VM=1: 1).
+# ib_write_bw, ib_send_bw -c UD. Then, in the same boot, rpcperf's latency
+# workload on the verbs driver over rxe0 (2-byte payload, as perftest's),
+# in one process and in two (--server, --connect; not with --smoke), with
+# the driver's default signaling and with every send signalled (as
+# ib_send_lat does), and its drv-latency (the driver's ping-pong without
+# the engine; one process, not with --smoke), and a second table: its
+# round trips next to ib_send_lat -c UD's, with the ratio. perftest's
+# send latency tests report half of each ping-pong round trip (one way:
+# print_report_lat() in perftest_parameters.c divides by 2 for sends, not
+# for reads and atomics); rpcperf reports whole round trips, so the
+# comparison doubles perftest's figures. rpcperf is PMR_RPCPERF, default
+# build/release/apps/rpcperf/rpcperf; without it, perftest alone (said).
+# --smoke runs few iterations (well within a minute; CI runs it). --raw
+# FILE keeps the raw output. Exits non-zero if a perftest or rpcperf run
+# failed or a figure could not be read; 77 (skip) if the VM cannot run
+# here (PMR_REQUIRE_VM=1: 1).
 #
 # Under TCG everything is ~20 times slower than on hardware: compare
 # ratios on the same VM (the engine against these), never absolute times.
@@ -71,6 +83,77 @@ guest() {
 		fi
 		port=$((port + 1))
 	done
+	[[ -n ${PMR_RPCPERF:-} ]] &&
+		{ rpcperf_guest "$iters" "$tmo" "$3" || rc=1; }
+	return "$rc"
+}
+
+# In the VM, after perftest: rpcperf's latency on verbs over rxe0, in one
+# process (client lcore 0, server lcore 1) and in two (a --server on lcore
+# 1, a --connect client on lcore 0), each with the driver's default
+# signaling (one send in 64) and with every send signalled (sig_every=1,
+# as ib_send_lat, whose TX depth of 1 signals each send); with $3 = 1
+# (--smoke) in one process only. Prints "+++ rpcperf NAME rc=N", then
+# rpcperf's table (-q: nothing else on stdout).
+rpcperf_guest() {
+	local iters=$1 tmo=$2 smoke=$3 rc=0 crc src i srv sig dev
+	local eal=(--no-pci --no-huge -m 512 --no-shconf
+		--log-level=lib.eal:error)
+	local args=(-q -w latency -s 2 -n "$iters" --warmup $((iters / 10))
+		--driver=verbs)
+
+	for sig in 64 1; do
+		dev=dev=rxe0,sig_every=$sig
+		timeout "$tmo" "$PMR_RPCPERF" -l 0-1 "${eal[@]}" -- \
+			"${args[@]}" --driver-args="$dev" \
+			>/tmp/rpcperf.out 2>/tmp/rpcperf.err
+		crc=$?
+		echo "+++ rpcperf one process, sig_every=$sig rc=$crc"
+		cat /tmp/rpcperf.out
+		((crc == 0)) || { cat /tmp/rpcperf.err; rc=1; }
+	done
+	((smoke)) && return "$rc"
+	# The driver alone: its ping-pong between two QPs, no engine.
+	for sig in 64 1; do
+		timeout "$tmo" "$PMR_RPCPERF" -l 0-1 "${eal[@]}" -- \
+			"${args[@]}" -w drv-latency \
+			--driver-args="dev=rxe0,sig_every=$sig" \
+			>/tmp/rpcperf.out 2>/tmp/rpcperf.err
+		crc=$?
+		echo "+++ rpcperf one process, sig_every=$sig rc=$crc"
+		cat /tmp/rpcperf.out
+		((crc == 0)) || { cat /tmp/rpcperf.err; rc=1; }
+	done
+	for sig in 64 1; do
+		dev=dev=rxe0,sig_every=$sig
+		: >/tmp/server.out
+		# Its timeout past the client's: the client ends it.
+		timeout $((2 * tmo)) "$PMR_RPCPERF" -l 1 "${eal[@]}" -- -q \
+			--driver=verbs --server --devargs="$dev" \
+			>/tmp/server.out 2>/tmp/server.err &
+		srv=$!
+		for ((i = 0; i < 200; i++)); do
+			grep -q '^ready: ' /tmp/server.out && break
+			kill -0 "$srv" 2>/dev/null || break
+			sleep 0.1
+		done
+		timeout "$tmo" "$PMR_RPCPERF" -l 0 "${eal[@]}" -- \
+			"${args[@]}" --connect=127.0.0.1:31850 \
+			--devargs="$dev" >/tmp/rpcperf.out 2>/tmp/rpcperf.err
+		crc=$?
+		kill -INT "$srv" 2>/dev/null
+		wait "$srv"
+		src=$?
+		echo "+++ rpcperf two processes, sig_every=$sig" \
+			"rc=$((crc != 0 ? crc : src))"
+		cat /tmp/rpcperf.out
+		if ((crc != 0 || src != 0)); then
+			cat /tmp/rpcperf.err
+			echo "--- server"
+			cat /tmp/server.out /tmp/server.err
+			rc=1
+		fi
+	done
 	return "$rc"
 }
 
@@ -96,6 +179,8 @@ parse() {
 	}
 	/^boot / { boot = $2 }
 	/^setup / { cpus = $2; iters = $3 }
+	# The rpcperf part: compare() reads it.
+	/^\+\+\+ / { flush(); want = 0; next }
 	/^=== / {
 		flush()
 		name = $0
@@ -138,14 +223,106 @@ parse() {
 	}' "$1"
 }
 
+# The second table: rpcperf's round trips (min, p50, 99th percentile)
+# against ib_send_lat -c UD's doubled (t_min, t_typical = the median, 99%
+# percentile), in raw output $1; nothing when it has no rpcperf part.
+# Returns 0 if each rpcperf run ran and gave its figures.
+compare() {
+	awk '
+	function ratio(a, b) {
+		return b > 0 ? sprintf("%.2f", a / b) : "?"
+	}
+	/^=== / { ud = ($0 ~ /^=== ib_send_lat -c UD rc=/); want = 0; next }
+	ud && /^ #bytes/ { want = 1; next }
+	ud && want && $1 ~ /^[0-9]+$/ && NF >= 8 {
+		pbytes = $1; pmin = 2 * $3; pp50 = 2 * $5; pp99 = 2 * $8
+		want = 0
+	}
+	/^\+\+\+ rpcperf / {
+		ud = 0
+		name = $0
+		sub(/^\+\+\+ rpcperf /, "", name)
+		rc = name
+		sub(/.* rc=/, "", rc)
+		sub(/ rc=[0-9]+$/, "", name)
+		runs[++n] = name
+		if (rc != 0) {
+			bad++
+			print "bench-rxe: rpcperf " name " failed (rc " rc ")" \
+				> "/dev/stderr"
+		}
+		next
+	}
+	n > 0 && ($1 == "latency" || $1 == "drv-latency") && NF >= 13 &&
+	    $3 ~ /^[0-9]+$/ {
+		got[n] = 1
+		runs[n] = $1 ", " runs[n]
+		bytes[n] = $2; rmin[n] = $4; rp50[n] = $5; rp99[n] = $7
+		retr[n] = $12
+	}
+	END {
+		if (n == 0)
+			exit 0
+		print ""
+		print "rpcperf on rxe0 (verbs driver, UD), same boot: round " \
+			"trips. ib_send_lat reports half of each round trip " \
+			"(one way), so its figures are doubled here; the " \
+			"ratios are rpcperf over perftest."
+		print ""
+		print "| round trip | bytes | min µs | p50 µs | 99% µs | retrans | p50 ratio | min ratio |"
+		print "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+		if (pp50 == "") {
+			bad++
+			print "bench-rxe: no ib_send_lat -c UD figures to " \
+				"compare with" > "/dev/stderr"
+		} else {
+			printf "| perftest ib_send_lat -c UD, x2 | %s | %.2f | " \
+				"%.2f | %.2f | | 1.00 | 1.00 |\n", pbytes, pmin,
+				pp50, pp99
+		}
+		for (i = 1; i <= n; i++) {
+			if (!got[i]) {
+				bad++
+				print "bench-rxe: no figures for rpcperf " \
+					runs[i] > "/dev/stderr"
+				continue
+			}
+			printf "| rpcperf %s | %s | %s | %s | %s | " \
+				"%s | %s | %s |\n", runs[i], bytes[i], rmin[i],
+				rp50[i], rp99[i], retr[i],
+				ratio(rp50[i], pp50), ratio(rmin[i], pmin)
+			if (pp50 != "")
+				sum = sum sprintf("\n  %s: %s", runs[i],
+					ratio(rp50[i], pp50))
+		}
+		if (sum != "")
+			printf "\nrpcperf/perftest round-trip p50 (issue 15 " \
+				"target: 1.3 or less):%s\n", sum
+		# A median of a millisecond or more: a run that sat on the
+		# guest 4-ms ticks most of the time (doc/benchmarks.md).
+		slow = pp50 >= 1000 ? "perftest" : ""
+		for (i = 1; i <= n; i++)
+			if (got[i] && rp50[i] >= 1000)
+				slow = slow (slow != "" ? ", " : "") "rpcperf " \
+					runs[i]
+		if (slow != "")
+			printf "warning: %s ran on the guest 4-ms timer " \
+				"ticks (median over 1 ms): its ratios mean " \
+				"nothing, run again\n", slow
+		exit (bad > 0)
+	}' "$1"
+}
+
 if [[ ${1:-} == --guest ]]; then
-	guest "$2" "$3"
+	guest "$2" "$3" "$4"
 	exit
 fi
-# Internal, for tests: the table of a --raw file.
+# Internal, for tests: the tables of a --raw file.
 if [[ ${1:-} == --parse ]]; then
 	parse "$2" "?"
-	exit
+	prc=$?
+	compare "$2" || prc=1
+	exit "$prc"
 fi
 
 smoke=0 raw='' cpus=2
@@ -166,18 +343,33 @@ if ((smoke)); then
 	iters=100 tmo=20 timeout=90
 fi
 
+# rpcperf for the second table, by absolute path (the VM sees the host's
+# files at the same paths); none: perftest alone.
+rpcperf=${PMR_RPCPERF:-build/release/apps/rpcperf/rpcperf}
+if [[ -x $rpcperf ]]; then
+	PMR_RPCPERF=$(readlink -f "$rpcperf")
+	export PMR_RPCPERF
+	timeout=$((timeout + (smoke ? 20 : 120)))
+else
+	unset PMR_RPCPERF
+fi
+
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 start=$EPOCHREALTIME
 devtools/vm/run.sh -c "$cpus" -t "$timeout" -o "$out" -- \
-	devtools/bench-rxe.sh --guest "$iters" "$tmo"
+	devtools/bench-rxe.sh --guest "$iters" "$tmo" "$smoke"
 rc=$?
 wall=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
 [[ -n $raw ]] && cp "$out" "$raw"
 ((rc == 77)) && exit 77
+# Said once the VM ran (a VM that cannot run says one line, no more).
+[[ -n ${PMR_RPCPERF:-} ]] || echo "bench-rxe: no rpcperf at $rpcperf" \
+	"(build it, or set PMR_RPCPERF): perftest alone" >&2
 
 parse "$out" "$wall"
 parse_rc=$?
+compare "$out" || parse_rc=1
 if ((rc != 0 || parse_rc != 0)); then
 	if ((rc == 0 || rc == 1)); then
 		echo "bench-rxe: failed (VM exit $rc); perftest said:" >&2

@@ -26,6 +26,7 @@
 #include <rte_common.h>
 #include <rte_config.h>
 
+#include "pmr_transport.h"
 #include "rpcperf.h"
 
 #define MSG_MAX 4096
@@ -113,7 +114,8 @@ test_args_defaults(void **state)
 	assert_int_equal(cfg.credits, 0);
 	assert_int_equal(cfg.rto_us, 0);
 	assert_null(cfg.faults);
-	assert_string_equal(cfg.eth_args, "");
+	assert_string_equal(cfg.driver, "eth");
+	assert_string_equal(cfg.driver_args, "");
 	assert_int_equal(cfg.mode, RPCPERF_INPROC);
 	assert_null(cfg.nexus);
 	assert_null(cfg.connect);
@@ -160,7 +162,7 @@ test_args_every_option(void **state)
 	assert_int_equal(cfg.credits, 1024);
 	assert_int_equal(cfg.rto_us, 10000000);
 	assert_string_equal(cfg.faults, "drop_tx=0.1");
-	assert_string_equal(cfg.eth_args, "tx_copy_max=0");
+	assert_string_equal(cfg.driver_args, "tx_copy_max=0");
 	assert_int_equal(cfg.nb_server_lcores, 3);
 	assert_int_equal(cfg.server_lcores[0], 1);
 	assert_int_equal(cfg.server_lcores[1], 5);
@@ -382,6 +384,62 @@ test_args_bad_placement(void **state)
 		"latency,drv-latency");
 	BAD("-i prints tables: no --json or --histogram", "-i", "--json");
 	BAD("memcpy is a baseline: run it without -i", "-i", "-w", "memcpy");
+}
+
+/*
+ * --driver (issue 15): a driver the build has or a clear error; the eth
+ * ring-pair baselines refused on another driver, which runs latency and
+ * rate by default; --driver-args where --eth-args was.
+ */
+static void
+test_args_driver(void **state)
+{
+	struct rpcperf_config cfg;
+	char msg[MSG_MAX];
+
+	(void)state;
+	BAD("--driver=nosuch: no such driver; this build has: eth",
+		"--driver=nosuch");
+	BAD("option --driver needs a value", "--driver");
+	assert_int_equal(parse(&cfg, msg, "--driver=eth",
+		"--driver-args=tx_copy_max=0", NULL), 0);
+	assert_string_equal(cfg.driver, "eth");
+	assert_string_equal(cfg.driver_args, "tx_copy_max=0");
+	assert_int_equal(cfg.nb_workloads, 3);
+	BAD("--driver-args and --eth-args: one or the other",
+		"--eth-args=rxd=64", "--driver-args=rxd=64");
+	BAD("--driver-args is for in-process runs", "--server",
+		"--devargs=port=0", "--driver-args=mtu=1500");
+	if (pmr_transport_find("verbs") == NULL) {
+		BAD("--driver=verbs: no such driver; this build has: eth "
+			"(verbs is built only where meson finds libibverbs)",
+			"--driver=verbs");
+		return;
+	}
+	assert_int_equal(parse(&cfg, msg, "--driver=verbs",
+		"--driver-args=dev=hca0", NULL), 0);
+	assert_string_equal(msg, "");
+	assert_string_equal(cfg.driver, "verbs");
+	assert_string_equal(cfg.driver_args, "dev=hca0");
+	/* No ring baseline: latency and rate. */
+	assert_int_equal(cfg.nb_workloads, 2);
+	assert_string_equal(cfg.workloads[0], "latency");
+	assert_string_equal(cfg.workloads[1], "rate");
+	assert_int_equal(parse(&cfg, msg, "--driver=verbs", "-w",
+		"memcpy,latency,bandwidth,mixed,sessions", NULL), 0);
+	assert_int_equal(cfg.nb_workloads, 5);
+	BAD("ring is a baseline of the eth ring-pair setup: not with "
+		"--driver=verbs", "--driver=verbs", "-w", "latency,ring");
+	/* The driver ping-pong runs on any driver. */
+	assert_int_equal(parse(&cfg, msg, "--driver=verbs", "-w",
+		"drv-latency", NULL), 0);
+	BAD("--eth-args is for --driver=eth: use --driver-args",
+		"--driver=verbs", "--eth-args=dev=hca0");
+	BAD("--server needs --devargs: the queue of each worker, e.g. "
+		"--devargs=dev=rxe0", "--driver=verbs", "--server");
+	assert_int_equal(parse(&cfg, msg, "--driver=verbs", "--server",
+		"--devargs=dev=rxe0", "--devargs=dev=rxe0", NULL), 0);
+	assert_int_equal(cfg.nb_devargs, 2);
 }
 
 static void
@@ -878,6 +936,7 @@ main(void)
 		cmocka_unit_test(test_args_bad_numbers),
 		cmocka_unit_test(test_args_bad_other),
 		cmocka_unit_test(test_args_bad_placement),
+		cmocka_unit_test(test_args_driver),
 		cmocka_unit_test(test_args_help_lists_every_option),
 		cmocka_unit_test(test_percentile_uniform),
 		cmocka_unit_test(test_percentile_all_equal),

@@ -16,6 +16,7 @@
 #include <rte_common.h>
 #include <rte_lcore.h>
 
+#include "pmr_transport.h"
 #include "rpcperf.h"
 
 static const struct rpcperf_workload *const workloads[] = {
@@ -29,7 +30,10 @@ static const struct rpcperf_workload *const workloads[] = {
 	&rpcperf_wl_drv_latency,
 };
 
-/* The ring baseline is in-process only: --connect runs the other two. */
+/*
+ * The ring baseline is in-process eth only: --connect and other drivers
+ * run the other two.
+ */
 static const char default_workloads[] = "ring,latency,rate";
 static const char default_workloads_client[] = "latency,rate";
 /* The -w list, cut into the names cfg->workloads[] points to. */
@@ -62,8 +66,9 @@ rpcperf_usage(const char *prog)
 		"EAL guide has the rest.\n"
 		"\n"
 		"Placement: in-process by default, the server on the server lcores\n"
-		"and the client on the client lcores over ring-pair ports; or\n"
-		"one side per process or host, on eth ports given by --devargs:\n"
+		"and the client on the client lcores (eth: over ring-pair ports;\n"
+		"verbs: a queue each on one device); or one side per process or\n"
+		"host, on the queues given by --devargs:\n"
 		"  --server  [--nexus=IP:PORT] --devargs=D [--devargs=D]...\n"
 		"  --connect=IP:PORT [--nexus=IP:0] --devargs=D [--devargs=D]...\n"
 		"\n"
@@ -84,9 +89,14 @@ rpcperf_usage(const char *prog)
 		"      --rto-us=US        retransmission timeout (default: 5000)\n"
 		"      --faults=SPEC      inject faults on every worker, e.g.\n"
 		"                         drop_tx=0.005,drop_rx=0.005 (doc/faults.md)\n"
-		"      --eth-args=KVARGS  in-process: extra eth driver devargs of\n"
-		"                         the ring-pair ports, e.g. tx_copy_max=0\n"
-		"                         (doc/drivers.md)\n"
+		"      --driver=NAME      the workers' transport driver: eth\n"
+		"                         (default) or verbs, if built\n"
+		"      --driver-args=KVARGS in-process: devargs every worker's\n"
+		"                         queue gets: eth, extra ones for the ring\n"
+		"                         pairs (tx_copy_max=0); verbs, the device\n"
+		"                         (dev=rxe0,sig_every=32; default: the\n"
+		"                         first device) (doc/drivers.md)\n"
+		"      --eth-args=KVARGS  --driver-args, for eth only\n"
 		"      --server-lcores=L  lcores polling the server workers (list:\n"
 		"                         1,3-4; default: in-process the first lcore\n"
 		"                         after the main one, --server every lcore,\n"
@@ -103,9 +113,10 @@ rpcperf_usage(const char *prog)
 		"      --nexus=IP:PORT    this process's nexus (session management,\n"
 		"                         UDP; default --server 127.0.0.1:%d,\n"
 		"                         --connect 127.0.0.1:0)\n"
-		"      --devargs=KVARGS   eth devargs of one worker's port, e.g.\n"
-		"                         port=0,ip=10.0.0.1 (doc/drivers.md);\n"
-		"                         repeat for more workers (max %d)\n"
+		"      --devargs=KVARGS   devargs of one worker's queue, e.g.\n"
+		"                         port=0,ip=10.0.0.1 (eth), dev=rxe0\n"
+		"                         (verbs) (doc/drivers.md); repeat for\n"
+		"                         more workers (max %d)\n"
 		"      --remote-workers=N --connect: client lcore k talks to the\n"
 		"                         server's worker k %% N (default: 1)\n"
 		"      --remote-worker=L  --connect: the server's worker each\n"
@@ -204,7 +215,7 @@ enum {
 	OPT_FAULTS, OPT_CREDITS, OPT_RTO, OPT_JSON, OPT_HISTOGRAM,
 	OPT_SERVER, OPT_CONNECT, OPT_NEXUS, OPT_DEVARGS, OPT_REMOTE_WORKERS,
 	OPT_REMOTE_WORKER,
-	OPT_CLIENT_LCORES, OPT_DURATION,
+	OPT_CLIENT_LCORES, OPT_DURATION, OPT_DRIVER, OPT_DRIVER_ARGS,
 };
 
 static const struct option longopts[] = {
@@ -217,6 +228,8 @@ static const struct option longopts[] = {
 	{ "faults", required_argument, NULL, OPT_FAULTS },
 	{ "credits", required_argument, NULL, OPT_CREDITS },
 	{ "rto-us", required_argument, NULL, OPT_RTO },
+	{ "driver", required_argument, NULL, OPT_DRIVER },
+	{ "driver-args", required_argument, NULL, OPT_DRIVER_ARGS },
 	{ "eth-args", required_argument, NULL, OPT_ETH_ARGS },
 	{ "server", no_argument, NULL, OPT_SERVER },
 	{ "connect", required_argument, NULL, OPT_CONNECT },
@@ -329,12 +342,40 @@ bad:
 	return -EINVAL;
 }
 
+/*
+ * --driver=NAME: one of the drivers the library was built with, named in
+ * the error when it is not.
+ */
+static int
+check_driver(const char *name)
+{
+	unsigned int i, n = pmr_transport_count();
+
+	if (pmr_transport_find(name) != NULL)
+		return 0;
+	fprintf(stderr, "rpcperf: --driver=%s: no such driver; this build "
+		"has:", name);
+	for (i = 0; i < n; i++)
+		fprintf(stderr, "%s %s", i != 0 ? "," : "",
+			pmr_transport_name(pmr_transport_get(i)));
+	fprintf(stderr, "%s\n", strcmp(name, "verbs") == 0 ? " (verbs is "
+		"built only where meson finds libibverbs)" : "");
+	return -EINVAL;
+}
+
 /* Options that only go with some placements, and what each needs. */
 static int
 check_placement(struct rpcperf_config *cfg, bool workloads_given,
-		bool eth_args_given)
+		bool driver_args_given, bool eth_args_given)
 {
+	bool eth = strcmp(cfg->driver, "eth") == 0;
 	unsigned int i;
+
+	if (eth_args_given && !eth) {
+		fprintf(stderr, "rpcperf: --eth-args is for --driver=eth: "
+			"use --driver-args\n");
+		return -EINVAL;
+	}
 
 	if (cfg->mode == RPCPERF_SERVER && cfg->connect != NULL) {
 		fprintf(stderr, "rpcperf: --server and --connect: one or the "
@@ -346,22 +387,23 @@ check_placement(struct rpcperf_config *cfg, bool workloads_given,
 	if (cfg->mode == RPCPERF_INPROC) {
 		if (cfg->nb_devargs != 0 || cfg->nexus != NULL) {
 			fprintf(stderr, "rpcperf: --devargs and --nexus go with "
-				"--server or --connect; in-process runs use "
-				"ring pairs (--eth-args)\n");
+				"--server or --connect; in-process workers "
+				"take --driver-args\n");
 			return -EINVAL;
 		}
 	} else {
 		if (cfg->nb_devargs == 0) {
 			fprintf(stderr, "rpcperf: --%s needs --devargs: the "
-				"eth port of each worker, e.g. "
-				"--devargs=port=0,ip=10.0.0.1\n",
+				"%s of each worker, e.g. --devargs=%s\n",
 				cfg->mode == RPCPERF_SERVER ? "server" :
-				"connect");
+				"connect", eth ? "eth port" : "queue",
+				eth ? "port=0,ip=10.0.0.1" : "dev=rxe0");
 			return -EINVAL;
 		}
-		if (eth_args_given) {
-			fprintf(stderr, "rpcperf: --eth-args is for in-process "
-				"runs: put driver options in --devargs\n");
+		if (driver_args_given) {
+			fprintf(stderr, "rpcperf: --%s is for in-process "
+				"runs: put driver options in --devargs\n",
+				eth_args_given ? "eth-args" : "driver-args");
 			return -EINVAL;
 		}
 	}
@@ -404,7 +446,7 @@ check_placement(struct rpcperf_config *cfg, bool workloads_given,
 			"elsewhere with --connect\n");
 		return -EINVAL;
 	}
-	if (cfg->mode == RPCPERF_CLIENT && !cfg->interactive &&
+	if ((cfg->mode == RPCPERF_CLIENT || !eth) && !cfg->interactive &&
 	    !workloads_given &&
 	    parse_workloads(default_workloads_client, cfg) != 0)
 		return -EINVAL;
@@ -427,6 +469,15 @@ check_placement(struct rpcperf_config *cfg, bool workloads_given,
 				"baseline: not with --connect\n", wl->name);
 			return -EINVAL;
 		}
+		if (wl->eth_only && !eth) {
+			fprintf(stderr, "rpcperf: %s is a baseline of the eth "
+				"ring-pair setup: not with --driver=%s (run "
+				"latency, rate...; on rxe, "
+				"devtools/bench-rxe.sh gives perftest's "
+				"baseline)\n", wl->name,
+				cfg->driver);
+			return -EINVAL;
+		}
 		if (cfg->interactive && wl->run != NULL) {
 			fprintf(stderr, "rpcperf: %s is a baseline: run it "
 				"without -i\n", wl->name);
@@ -444,6 +495,7 @@ int
 rpcperf_parse_args(int argc, char **argv, struct rpcperf_config *cfg)
 {
 	bool workloads_given = false, eth_args_given = false;
+	bool driver_args_given = false;
 	uint64_t v = 0;
 	int opt, ret;
 
@@ -451,7 +503,8 @@ rpcperf_parse_args(int argc, char **argv, struct rpcperf_config *cfg)
 	cfg->size = 32;
 	cfg->iters = 1000000;
 	cfg->warmup = 10000;
-	cfg->eth_args = "";
+	cfg->driver = "eth";
+	cfg->driver_args = "";
 	cfg->concurrency = 32;
 	cfg->sessions = 4;
 	ret = parse_workloads(default_workloads, cfg);
@@ -500,9 +553,21 @@ rpcperf_parse_args(int argc, char **argv, struct rpcperf_config *cfg)
 		case OPT_FAULTS:
 			cfg->faults = optarg;
 			break;
+		case OPT_DRIVER:
+			ret = check_driver(optarg);
+			cfg->driver = optarg;
+			break;
 		case OPT_ETH_ARGS:
-			cfg->eth_args = optarg;
-			eth_args_given = true;
+		case OPT_DRIVER_ARGS:
+			if (driver_args_given &&
+			    eth_args_given != (opt == OPT_ETH_ARGS)) {
+				fprintf(stderr, "rpcperf: --driver-args and "
+					"--eth-args: one or the other\n");
+				return -EINVAL;
+			}
+			cfg->driver_args = optarg;
+			driver_args_given = true;
+			eth_args_given = opt == OPT_ETH_ARGS;
 			break;
 		case OPT_SERVER:
 			cfg->mode = RPCPERF_SERVER;
@@ -584,5 +649,6 @@ rpcperf_parse_args(int argc, char **argv, struct rpcperf_config *cfg)
 			argv[optind]);
 		return -EINVAL;
 	}
-	return check_placement(cfg, workloads_given, eth_args_given);
+	return check_placement(cfg, workloads_given, driver_args_given,
+			eth_args_given);
 }

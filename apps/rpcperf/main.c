@@ -19,6 +19,7 @@
 #include <rte_lcore.h>
 
 #include "pmr_config.h"
+#include "pmr_transport.h"
 #include "rpcperf.h"
 
 /* --histogram: the CDF file and the rate file, or NULL. */
@@ -170,20 +171,44 @@ banner(const struct rpcperf_config *cfg)
 	lcores_str(cl, sizeof(cl), cfg->client_lcores, cfg->nb_client_lcores);
 	lcores_str(sl, sizeof(sl), cfg->server_lcores, cfg->nb_server_lcores);
 	if (cfg->mode == RPCPERF_SERVER)
-		fprintf(stderr, "rpcperf %s: server, %u workers on lcores %s, "
-			"TSC %.3f GHz\n", PMR_VERSION_STR, cfg->nb_devargs, sl,
-			rte_get_tsc_hz() / 1e9);
+		fprintf(stderr, "rpcperf %s: server, %u %s workers on lcores "
+			"%s, TSC %.3f GHz\n", PMR_VERSION_STR, cfg->nb_devargs,
+			cfg->driver, sl, rte_get_tsc_hz() / 1e9);
 	else if (cfg->mode == RPCPERF_CLIENT)
-		fprintf(stderr, "rpcperf %s: client of %s on lcores %s, "
+		fprintf(stderr, "rpcperf %s: client of %s on lcores %s, %s, "
 			"%u-byte payload, TSC %.3f GHz\n", PMR_VERSION_STR,
-			cfg->connect, cl, cfg->size, rte_get_tsc_hz() / 1e9);
+			cfg->connect, cl, cfg->driver, cfg->size,
+			rte_get_tsc_hz() / 1e9);
 	else
 		fprintf(stderr, "rpcperf %s: clients on lcores %s, servers on "
-			"lcores %s, %u-byte payload, TSC %.3f GHz%s\n",
-			PMR_VERSION_STR, cl, sl, cfg->size,
+			"lcores %s, %s, %u-byte payload, TSC %.3f GHz%s\n",
+			PMR_VERSION_STR, cl, sl, cfg->driver, cfg->size,
 			rte_get_tsc_hz() / 1e9,
 			cfg->yield ? ", lcores share CPUs (idle polls yield)" :
 			"");
+}
+
+/*
+ * In-process, every worker's queue is made from --driver-args alone: one
+ * queue made and destroyed now says whether they can work, once, before
+ * any run, as a bad --devargs does with --connect.
+ */
+static int
+driver_probe(const struct rpcperf_config *cfg)
+{
+	struct pmr_transport_queue *q;
+
+	q = pmr_transport_queue_create(pmr_transport_find(cfg->driver),
+			cfg->driver_args, (int)rte_socket_id());
+	if (q == NULL) {
+		fprintf(stderr, "rpcperf: --driver=%s --driver-args='%s': no "
+			"queue: %s (doc/drivers.md; pmr-devinfo lists the "
+			"devices)\n", cfg->driver, cfg->driver_args,
+			rte_strerror(rte_errno));
+		return -1;
+	}
+	pmr_transport_queue_destroy(q);
+	return 0;
 }
 
 /*
@@ -279,6 +304,12 @@ main(int argc, char **argv)
 		ret = rpcperf_server_main(&cfg);
 		rte_eal_cleanup();
 		return ret;
+	}
+	/* So are --driver-args that make no queue (eth's need a port). */
+	if (cfg.mode == RPCPERF_INPROC && strcmp(cfg.driver, "eth") != 0 &&
+	    driver_probe(&cfg) != 0) {
+		rte_eal_cleanup();
+		return 2;
 	}
 	/* A --devargs or --nexus that cannot work is a setup error. */
 	if (cfg.mode == RPCPERF_CLIENT && rpcperf_client_setup(&cfg) != 0) {

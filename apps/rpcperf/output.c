@@ -92,8 +92,13 @@ json_config(FILE *f, const struct rpcperf_config *cfg)
 		"    \"faults\": ", cfg->size, cfg->iters, cfg->warmup,
 		cfg->concurrency, cfg->sessions, cfg->credits, cfg->rto_us);
 	json_str(f, cfg->faults);
+	fputs(",\n    \"driver\": ", f);
+	json_str(f, cfg->driver);
+	fputs(",\n    \"driver_args\": ", f);
+	json_str(f, cfg->driver_args);
+	/* The older name, kept for readers of earlier documents. */
 	fputs(",\n    \"eth_args\": ", f);
-	json_str(f, cfg->eth_args);
+	json_str(f, strcmp(cfg->driver, "eth") == 0 ? cfg->driver_args : "");
 	fputs(",\n    \"mode\": ", f);
 	json_str(f, cfg->mode == RPCPERF_SERVER ? "server" :
 		cfg->mode == RPCPERF_CLIENT ? "client" : "in-process");

@@ -32,7 +32,13 @@ struct rpcperf_config {
 	uint32_t size;		/* payload bytes */
 	uint64_t iters;		/* measured round trips, per client lcore */
 	uint64_t warmup;	/* round trips before measuring */
-	const char *eth_args;	/* extra eth devargs ("tx_copy_max=0") */
+	/*
+	 * The transport driver of every worker ("eth", "verbs"); with
+	 * --driver-args (or --eth-args, eth only) the devargs in-process
+	 * workers get ("tx_copy_max=0", "dev=rxe0"; "": none).
+	 */
+	const char *driver;
+	const char *driver_args;
 	uint32_t concurrency;	/* rate: requests kept outstanding */
 	uint32_t sessions;	/* rate: sessions they are spread over */
 	const char *faults;	/* fault injection on both workers */
@@ -41,7 +47,7 @@ struct rpcperf_config {
 	enum rpcperf_mode mode;
 	const char *nexus;	/* this process's nexus, NULL: the default */
 	const char *connect;	/* --connect: the server's nexus */
-	/* --devargs: one eth queue per worker, with --server/--connect. */
+	/* --devargs: one queue per worker, with --server/--connect. */
 	const char *devargs[RPCPERF_MAX_LCORES];
 	unsigned int nb_devargs;
 	uint16_t remote_workers; /* --connect: the server's workers */
@@ -118,6 +124,12 @@ struct rpcperf_workload {
 	const char *help;
 	/* One round trip at a time: comparable with the ring baseline. */
 	bool one_at_a_time;
+	/*
+	 * A baseline of the eth ring-pair setup (ring): what it measures
+	 * is only the floor of that setup, so not run with another
+	 * --driver.
+	 */
+	bool eth_only;
 	int (*run)(const struct rpcperf_config *cfg,
 			struct rpcperf_samples *samples);
 	void (*spec)(const struct rpcperf_config *cfg,
@@ -159,7 +171,7 @@ uint32_t rpcperf_size_fixed(const struct rpcperf_config *cfg, uint64_t i);
  * counters, read when asked: never on the data path.
  */
 struct rpcperf_drv_drops {
-	uint64_t total;			/* pmr_transport_stats.rx_dropped */
+	uint64_t total;	/* rx_dropped, less verbs self flushes */
 	unsigned int n;			/* counters in x */
 	struct pmr_transport_xstat x[RPCPERF_DRV_XSTATS_MAX];
 };
@@ -205,8 +217,9 @@ struct rpcperf_client {
 };
 
 /*
- * An RPC run (rpc_env.c): in-process, a ring pair and a server worker per
- * client lcore, the server workers polled by the server lcores; with
+ * An RPC run (rpc_env.c): in-process, a server worker per client lcore
+ * (eth: on a ring pair with the client; verbs: a queue each on the
+ * --driver-args device), polled by the server lcores; with
  * --connect, client workers on --devargs and sessions to the server.
  */
 struct rpcperf_run {

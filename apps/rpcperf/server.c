@@ -94,8 +94,9 @@ server_up(struct server *sv)
 		conf.devargs = cfg->devargs[k];
 		sv->w[k] = pmr_worker_create(sv->nx, &conf);
 		if (sv->w[k] == NULL) {
-			fprintf(stderr, "rpcperf: worker %u on '%s': %s\n", k,
-				cfg->devargs[k], rte_strerror(rte_errno));
+			fprintf(stderr, "rpcperf: %s worker %u on '%s': %s\n",
+				cfg->driver, k, cfg->devargs[k],
+				rte_strerror(rte_errno));
 			return -1;
 		}
 		sv->nb_workers = k + 1;

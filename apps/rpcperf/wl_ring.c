@@ -96,5 +96,6 @@ const struct rpcperf_workload rpcperf_wl_ring = {
 	.name = "ring",
 	.help = "baseline: raw rte_ring ping-pong between the two lcores",
 	.one_at_a_time = true,
+	.eth_only = true,
 	.run = ring_run,
 };

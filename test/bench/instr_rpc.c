@@ -8,18 +8,21 @@
  * --collect-atstart=no and splits what it counted (doc/benchmarks.md).
  *
  *   instr_rpc -l 0 --no-pci --no-huge -m 256 --no-shconf -- [-n N] [-w W]
- *		[-d D] [-s SIZE]
+ *		[-d D] [-s SIZE] [-D DRIVER] [-a DEVARGS]
  *
  * One thread polls a server worker and a client worker on an in-process
- * ring pair, one session between them; the server echoes SIZE-byte
+ * ring pair (-D eth, the default), or on a queue each of one device
+ * (-D verbs -a dev=hca0: the software HCA model, preloaded, or any
+ * device), one session between them; the server echoes SIZE-byte
  * (default 32) requests with pmr_req_resp_buf(). D requests (default 1)
  * are outstanding at any time: each continuation issues the next request
  * on the same msgbuf, so pmr_request() runs inside the client's poll.
  *
  * No poll is idle in steady state. A client poll receives the D responses,
  * runs their continuations (each issuing one request) and sends the D new
- * requests; the ring pair delivers at once, so the server poll that
- * follows receives all D of them, runs the handler, and sends the D
+ * requests; the ring pair delivers at once (the model delivers at the
+ * receiver's next CQ poll), so the server poll that follows receives
+ * all D of them, runs the handler, and sends the D
  * responses, which the next client poll receives. Each measured pair of
  * polls is one server poll and one client poll and completes exactly D
  * RPCs. A poll that returns 0 anyway is counted (idle_polls, printed) and
@@ -42,6 +45,7 @@
 
 #include <rte_common.h>
 #include <rte_eal.h>
+#include <rte_errno.h>
 #include <rte_eth_ring.h>
 #include <rte_ring.h>
 
@@ -191,7 +195,7 @@ static void
 usage(void)
 {
 	fprintf(stderr, "usage: instr_rpc EAL-args -- [-n rpcs] [-w warmup] "
-		"[-d outstanding (1-8)] [-s size]\n");
+		"[-d outstanding (1-8)] [-s size] [-D driver] [-a devargs]\n");
 }
 
 int
@@ -220,7 +224,8 @@ main(int argc, char **argv)
 		.heartbeat_interval_ms = 1000,
 		.peer_timeout_ms = REQ_TIMEOUT_MS,
 	};
-	char sargs[64], cargs[64];
+	const char *driver = "eth", *devargs = "";
+	char sargs[256], cargs[256];
 	int port[2] = { -1, -1 };
 	struct pmr_worker_stats ss0, cs0, ss, cs;
 	struct bench *b = &bench;
@@ -239,7 +244,7 @@ main(int argc, char **argv)
 	argc -= n;
 	argv += n;
 	optind = 1;
-	while ((opt = getopt(argc, argv, "n:w:d:s:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:w:d:s:D:a:")) != -1) {
 		switch (opt) {
 		case 'n':
 			rpcs = strtoull(optarg, NULL, 0);
@@ -252,6 +257,12 @@ main(int argc, char **argv)
 			break;
 		case 's':
 			b->size = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
+		case 'D':
+			driver = optarg;
+			break;
+		case 'a':
+			devargs = optarg;
 			break;
 		default:
 			usage();
@@ -268,13 +279,22 @@ main(int argc, char **argv)
 		goto out;
 	}
 
-	ring_pair(r, port);
-	if (r[0] == NULL) {
-		fprintf(stderr, "instr_rpc: ring pair failed\n");
-		goto out;
+	/* eth: a ring pair; another driver: the queues from -a alone. */
+	snprintf(sargs, sizeof(sargs), "%s", devargs);
+	snprintf(cargs, sizeof(cargs), "%s", devargs);
+	if (strcmp(driver, "eth") == 0) {
+		ring_pair(r, port);
+		if (r[0] == NULL) {
+			fprintf(stderr, "instr_rpc: ring pair failed\n");
+			goto out;
+		}
+		snprintf(sargs, sizeof(sargs), "port=%d,ip=198.18.1.1%s%s",
+			port[0], devargs[0] != '\0' ? "," : "", devargs);
+		snprintf(cargs, sizeof(cargs), "port=%d,ip=198.18.1.2%s%s",
+			port[1], devargs[0] != '\0' ? "," : "", devargs);
 	}
-	snprintf(sargs, sizeof(sargs), "port=%d,ip=198.18.1.1", port[0]);
-	snprintf(cargs, sizeof(cargs), "port=%d,ip=198.18.1.2", port[1]);
+	sconf.driver = driver;
+	cconf.driver = driver;
 	sconf.devargs = sargs;
 	cconf.devargs = cargs;
 	nx = pmr_nexus_create("127.0.0.1:0", &nconf);
@@ -286,7 +306,8 @@ main(int argc, char **argv)
 	b->srv = pmr_worker_create(nx, &sconf);
 	b->cli = pmr_worker_create(nx, &cconf);
 	if (b->srv == NULL || b->cli == NULL) {
-		fprintf(stderr, "instr_rpc: workers failed\n");
+		fprintf(stderr, "instr_rpc: %s workers on '%s' failed: %s\n",
+			driver, sargs, rte_strerror(rte_errno));
 		goto out;
 	}
 	if (connect_session(b, nx) != 0) {

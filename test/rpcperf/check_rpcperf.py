@@ -28,6 +28,12 @@ MODE:
              listening: exit status 2 and a message saying so
   plot       devtools/plot-histogram.py draws PNGs of a --histogram
              rpcperf wrote (matplotlib, MPLBACKEND=Agg)
+  verbs      --driver=verbs in-process on the software HCA model
+             (PMR_HCA_LIB preloaded): latency, rate, multi-packet
+             bandwidth and drv-latency (inline and zero-copy) complete
+             with every round trip counted and no drop; the model
+             carried the packets; bad --driver, --driver-args and the
+             eth-only ring refused with exit 2
 
 EAL arguments: PMR_TEST_EAL_ARGS if set (as the cmocka tests take it),
 else "-l 0-1 --no-pci --no-huge -m 512 --no-shconf".
@@ -162,14 +168,16 @@ def mode_args():
          'rpcperf: --remote-worker: 2 worker ids for 1 client lcores'),
         (['--remote-worker=0', '-n', '1'],
          'rpcperf: --remote-worker goes with --connect'),
+        (['--driver=nosuch', '-n', '1'],
+         'rpcperf: --driver=nosuch: no such driver; this build has: eth'),
         # No -w: --connect's default list leaves ring out and goes on
         # to the port (issue 11).
         (['--connect=127.0.0.1:9', '--devargs=port=7'],
-         "rpcperf: worker 0 on 'port=7': No such device"),
+         "rpcperf: eth worker 0 on 'port=7': No such device"),
         (['--server', '--devargs=port=7'],
-         "rpcperf: worker 0 on 'port=7': No such device"),
+         "rpcperf: eth worker 0 on 'port=7': No such device"),
         (['--connect=127.0.0.1:9', '--devargs=port=7', '-w', 'latency'],
-         "rpcperf: worker 0 on 'port=7': No such device"),
+         "rpcperf: eth worker 0 on 'port=7': No such device"),
     ]
     for args, msg in bad:
         p = run(args)
@@ -241,7 +249,8 @@ def check_doc(d, args, opts, where):
     for k in ('faults', 'histogram', 'nexus', 'connect'):
         check(cfg.get(k) is None or isinstance(cfg.get(k), str),
               where + ': config.%s' % k)
-    check(isinstance(cfg.get('eth_args'), str), where + ': eth_args')
+    for k in ('driver', 'driver_args', 'eth_args'):
+        check(isinstance(cfg.get(k), str), where + ': config.' + k)
     check(cfg.get('workloads') == args['workloads'],
           where + ': config.workloads %s' % cfg.get('workloads'))
     check(cfg.get('iters') == args['iters'], where + ': config.iters')
@@ -693,7 +702,7 @@ def mode_memif_alone():
         check('memif client: no server listening on socket ' + sock in
               p.stderr and 'start the server first' in p.stderr,
               'memif alone: stderr: %s' % p.stderr[-2000:])
-        check("rpcperf: worker 0 on 'port=0,ip=10.7.0.2': Connection "
+        check("rpcperf: eth worker 0 on 'port=0,ip=10.7.0.2': Connection "
               "refused (no server on its port's memif socket: start the "
               "server first)" in p.stderr,
               'memif alone: no rpcperf line: %s' % p.stderr[-2000:])
@@ -927,13 +936,100 @@ def mode_faults():
     print('faults: %d bad specifications refused' % len(bad))
 
 
+def mode_verbs():
+    """rpcperf on the verbs driver over the model, in-process."""
+    lib = os.environ.get('PMR_HCA_LIB')
+    if not check(lib and os.path.exists(lib), 'PMR_HCA_LIB: %s' % lib):
+        return
+    env = dict(os.environ, LD_PRELOAD=lib)
+    opts = long_options(help_text())
+
+    def vrun(args, eal=()):
+        cmd = [RPCPERF] + EAL + list(eal) + ['--'] + args
+        p = subprocess.run(cmd, capture_output=True, text=True,
+                           timeout=300, env=env)
+        p.cmd = ' '.join(args)
+        return p
+
+    wls = ['latency', 'rate']
+    for size, wl in [(32, wls + ['drv-latency']), (5000, ['bandwidth']),
+                     (1000, ['drv-latency'])]:
+        p = vrun(['--driver=verbs', '--driver-args=dev=hca0', '--json',
+                  '-n', str(ITERS), '--warmup', str(WARMUP), '-s',
+                  str(size), '-w', ','.join(wl)],
+                 eal=['--log-level=pmr.verbs:info'])
+        if not check(p.returncode == 0, '%s: exit %d: %s'
+                     % (p.cmd, p.returncode, p.stderr[-2000:])):
+            continue
+        # The driver logged its queues: the model's device, not eth's.
+        check('pmr.verbs: hca0: port 1' in p.stderr,
+              '%s: no verbs queue on hca0 in the log: %s'
+              % (p.cmd, p.stderr[-1000:]))
+        d = json.loads(p.stdout)
+        res = check_doc(d, {'workloads': wl, 'iters': ITERS,
+                            'warmup': WARMUP}, opts, p.cmd)
+        check(d['config']['driver'] == 'verbs' and
+              d['config']['driver_args'] == 'dev=hca0' and
+              d['config']['eth_args'] == '', p.cmd + ': config driver')
+        for r in res:
+            check(r['iters'] == ITERS and r['mrps'] > 0 and
+                  r['bytes'] == size,
+                  '%s: %s: iters %d, mrps %s' % (p.cmd, r['workload'],
+                                                 r['iters'], r['mrps']))
+            # No loss on the model: the driver's self flushes are not
+            # drops. A loaded host may still delay a poll past the RTO:
+            # a retransmission then makes stale duplicates, and only
+            # those.
+            check(r['drops'] == 0 or r['retransmissions'] > 0,
+                  '%s: %s: %d drops, %d retransmissions: %s'
+                  % (p.cmd, r['workload'], r['drops'],
+                     r['retransmissions'], p.stderr[-1000:]))
+            print('verbs %s: %d B, %d round trips, p50 %.1f us, '
+                  '%.3f Mrps' % (r['workload'], size, r['iters'],
+                                 r['p50_us'], r['mrps']))
+        reasons = re.findall(r'dropped \d+ packets:(.*)', p.stderr)
+        check(all(re.fullmatch(r'( stale \d+)+', x) for x in reasons),
+              '%s: drops other than stale duplicates: %s'
+              % (p.cmd, reasons))
+        check('driver dropped' not in p.stderr,
+              '%s: the driver dropped frames: %s'
+              % (p.cmd, p.stderr[-1000:]))
+    # Not the model: the same run without it has no device (the host
+    # kernel has no RDMA), said before any run.
+    bad = [
+        (['--driver=verbs', '--driver-args=dev=nosuch', '-w', 'latency'],
+         "rpcperf: --driver=verbs --driver-args='dev=nosuch': no queue: "
+         "No such device"),
+        (['--driver=verbs', '--driver-args=bogus=1', '-w', 'latency'],
+         "rpcperf: --driver=verbs --driver-args='bogus=1': no queue: "
+         "Invalid argument"),
+        (['--driver=verbs', '-w', 'ring'],
+         'rpcperf: ring is a baseline of the eth ring-pair setup: not '
+         'with --driver=verbs'),
+        (['--driver=verbs', '--eth-args=rxd=64'],
+         'rpcperf: --eth-args is for --driver=eth: use --driver-args'),
+        (['--driver=verbz'],
+         'rpcperf: --driver=verbz: no such driver; this build has: eth, '
+         'verbs'),
+    ]
+    for args, msg in bad:
+        p = vrun(args)
+        check(p.returncode == 2, '%s: exit status %d, not 2'
+              % (p.cmd, p.returncode))
+        check(msg in p.stderr, '%s: stderr lacks "%s": %s'
+              % (p.cmd, msg, p.stderr[-500:]))
+        check('rpcperf: running' not in p.stderr,
+              '%s: a workload ran: %s' % (p.cmd, p.stderr[-500:]))
+    print('verbs: %d bad settings refused' % len(bad))
+
+
 def main():
     modes = {'args': mode_args, 'json': mode_json, 'faults': mode_faults,
              'workloads': mode_workloads, 'progress': mode_progress,
              'lcores': mode_lcores, 'placement': mode_placement,
              'churn': mode_churn, 'interactive': mode_interactive,
              'memif_alone': mode_memif_alone, 'plot': mode_plot,
-             'remote_worker': mode_remote_worker}
+             'remote_worker': mode_remote_worker, 'verbs': mode_verbs}
     if len(sys.argv) != 2 or sys.argv[1] not in modes:
         sys.exit('usage: check_rpcperf.py ' + '|'.join(modes))
     modes[sys.argv[1]]()

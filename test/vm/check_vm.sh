@@ -17,6 +17,11 @@
 #   bench_parse  no boot: bench-rxe.sh's table of perftest's output
 #            (perftest-smoke.txt, a real --raw of --smoke), and its
 #            failure when a run failed, gave no figure or is missing
+#   bench_compare  no boot: bench-rxe.sh's second table, rpcperf's round
+#            trips against ib_send_lat -c UD's doubled (rxe-rpcperf.txt,
+#            a real --raw of a whole run), its ratios and its warning for
+#            a run on the guest's ticks; its failure when an rpcperf run
+#            failed or gave no figure, or perftest's UD figures are gone
 # Exits 77 when the VM cannot run here (and PMR_REQUIRE_VM is not 1).
 
 set -uo pipefail
@@ -212,6 +217,43 @@ bench_parse)
 			fail "${bad%%:*}: no '${bad#*:}'"
 	done
 	echo "PASS: vm_bench_parse"
+	;;
+bench_compare)
+	bench=$repo/devtools/bench-rxe.sh
+	raw=$here/rxe-rpcperf.txt
+	"$bench" --parse "$raw" >"$tmp/out" 2>"$tmp/err" ||
+		fail "the good output did not parse"
+	# perftest's one-way t_min, t_typical and 99% (10.86, 11.57,
+	# 5147.71), doubled: round trips, as rpcperf's.
+	expect_line out "| perftest ib_send_lat -c UD, x2 | 2 | 21.72 | 23.14 | 10295.42 | | 1.00 | 1.00 |"
+	expect_line out "| rpcperf latency, one process, sig_every=64 | 2 | 26.940 | 48.550 | 181.980 | 0 | 2.10 | 1.24 |"
+	expect_line out "| rpcperf latency, one process, sig_every=1 | 2 | 22.680 | 24.300 | 86.790 | 0 | 1.05 | 1.04 |"
+	expect_line out "  latency, two processes, sig_every=64: 2.21"
+	grep -q '^warning: rpcperf latency, two processes, sig_every=1 ran on the guest 4-ms timer ticks' \
+		"$tmp/out" || fail "no warning for the run on the ticks"
+	[[ $(grep -c '^| rpcperf latency' "$tmp/out") == 4 ]] ||
+		fail "not four rpcperf rows"
+	# The perftest table is still the same six rows.
+	[[ $(grep -c '^| ib_' "$tmp/out") == 6 ]] || fail "not six rows"
+	# No rpcperf part: no second table.
+	"$bench" --parse "$here/perftest-smoke.txt" >"$tmp/out" 2>"$tmp/err" ||
+		fail "perftest alone did not parse"
+	grep -q 'rpcperf' "$tmp/out" && fail "a second table without rpcperf"
+	# An rpcperf run that failed, one without its row, no UD figures.
+	sed 's/^\(+++ rpcperf one process, sig_every=64 rc=\)0$/\11/' \
+		"$raw" >"$tmp/rc1"
+	sed '/^+++ rpcperf two processes, sig_every=64/,/^+++ /{/^latency /d}' \
+		"$raw" >"$tmp/nofig"
+	sed '/^=== ib_send_lat -c UD/,/^=== /{/^ 2 /d}' "$raw" >"$tmp/noud"
+	for bad in rc1:'rpcperf one process, sig_every=64 failed (rc 1)' \
+		nofig:'no figures for rpcperf two processes, sig_every=64' \
+		noud:'no ib_send_lat -c UD figures to compare with'; do
+		"$bench" --parse "$tmp/${bad%%:*}" >"$tmp/out" 2>"$tmp/err" &&
+			fail "${bad%%:*}: parsed as good"
+		grep -qF "${bad#*:}" "$tmp/err" ||
+			fail "${bad%%:*}: no '${bad#*:}'"
+	done
+	echo "PASS: vm_bench_compare"
 	;;
 *)
 	echo "unknown mode $mode" >&2
