@@ -296,10 +296,10 @@ int pmr_transport_mem_register(struct pmr_transport_queue *q,
  * Thread: the queue's lcore (or any one thread once its data path
  * stopped).
  *
- * @return 0 when the driver holds no sent packet any more (or cannot
- *   tell: eth), 1 while it still holds some (their completions are to
- *   come: call again later), -EINVAL (q NULL), or the driver's negative
- *   errno.
+ * @return 0 when the driver holds no msgbuf of a sent packet any more
+ *   (or cannot tell: eth), 1 while it still holds some, or anything else
+ *   only their completions free (their completions are to come: call
+ *   again later), -EINVAL (q NULL), or the driver's negative errno.
  */
 int pmr_transport_tx_flush(struct pmr_transport_queue *q);
 

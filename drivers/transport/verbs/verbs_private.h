@@ -122,6 +122,9 @@ struct verbs_queue {
 	uint64_t tx_seq;		/* next send's sequence number */
 	uint64_t tx_done;		/* sends below it are complete */
 	uint64_t last_sig;		/* sequence of the last signalled */
+	/* Outstanding sends that hold a msgbuf reference (zero-copy): what
+	 * a flush must complete; inline and bounce sends hold nothing. */
+	uint32_t tx_held;
 	bool flush_out;			/* a self flush is outstanding */
 	bool local_v4;			/* our GID is IPv4-mapped */
 	struct verbs_tx_desc *txd;	/* sq_size */
@@ -179,7 +182,7 @@ void verbs_rx_release(struct pmr_transport_queue *q,
 		struct pmr_rx_pkt *pkts, uint16_t n);
 /* Reap send completions; post a self flush if sends are pending and no
  * signalled WQE covers them. */
-int verbs_tx_flush(struct pmr_transport_queue *q);
+int verbs_tx_flush(struct verbs_queue *vq, bool all);
 /* Reap send completions only. */
 void verbs_tx_reap(struct verbs_queue *vq);
 /* Post up to the free receive buffers (control path at create). */

@@ -587,7 +587,7 @@ verbs_drain(struct verbs_queue *vq)
 	unsigned int i;
 
 	for (i = 0; i < 100000 && verbs_tx_pending(vq) != 0; i++)
-		verbs_tx_flush(&vq->pub);
+		verbs_tx_flush(vq, true);
 	if (verbs_tx_pending(vq) != 0)
 		VERBS_LOG(WARNING, "qp %u: %" PRIu64 " sends still pending at "
 			"destroy", vq->qpn, verbs_tx_pending(vq));
@@ -839,7 +839,7 @@ verbs_flush(struct pmr_transport_queue *q)
 	struct verbs_queue *vq = verbs_queue(q);
 	int ret;
 
-	ret = verbs_tx_flush(q);
+	ret = verbs_tx_flush(vq, false);
 	/* The data path's lcore, quiet: reap dead AHs if nobody else is at
 	 * it (never wait for the control path here). */
 	if (__atomic_load_n(&vq->zombies, __ATOMIC_RELAXED) != NULL &&
@@ -849,8 +849,9 @@ verbs_flush(struct pmr_transport_queue *q)
 	}
 	if (ret < 0)
 		return ret;
-	/* Still holding sends: the caller flushes again later. */
-	return verbs_tx_pending(vq) != 0;
+	/* Still holding msgbufs or dead AHs: flush again later. */
+	return vq->tx_held != 0 ||
+		__atomic_load_n(&vq->zombies, __ATOMIC_RELAXED) != NULL;
 }
 
 static int
@@ -916,6 +917,7 @@ verbs_xstats_get(struct pmr_transport_queue *q, struct pmr_transport_xstat *xs,
 	XSTAT("tx_flushes", st->flushes);
 	/* Sends the driver holds (posted, not yet known complete). */
 	XSTAT("tx_pending", verbs_tx_pending(vq));
+	XSTAT("tx_held", vq->tx_held);
 	XSTAT("rx_refills", st->rx_refills);
 	for (i = 0; i < VERBS_DROP_MAX; i++) {
 		char nm[sizeof(xs[0].name)];

@@ -39,6 +39,7 @@ verbs_tx_complete(struct verbs_queue *vq, uint64_t upto)
 		if (d->mb != NULL) {
 			pmr_msgbuf_tx_unref(d->mb);
 			d->mb = NULL;
+			vq->tx_held--;
 		}
 	}
 	/* Release: the control path compares AH last uses with it. */
@@ -257,6 +258,7 @@ verbs_tx_burst(struct pmr_transport_queue *q, const struct pmr_tx_pkt *pkts,
 	vq->stats.tx_pkts += k;
 	vq->stats.tx_bytes += bytes;
 	vq->stats.tx_zerocopy += zc;
+	vq->tx_held += (uint32_t)zc;
 	vq->stats.wqe_inline += inl;
 	vq->stats.wqe_signaled += sig;
 	return k;
@@ -265,12 +267,16 @@ verbs_tx_burst(struct pmr_transport_queue *q, const struct pmr_tx_pkt *pkts,
 /*
  * A quiet queue's unsignalled tail would hold its msgbufs forever: cover
  * it with a signalled zero-payload send to ourselves (the self AH), at
- * most one outstanding, dropped by our own rx_burst.
+ * most one outstanding, dropped by our own rx_burst. Only if the tail
+ * holds something (all: every send, for destroy): a msgbuf (tx_held) or
+ * an AH waiting to be destroyed. A tail of inline sends holds no buffer,
+ * and covering it would cost a send per quiet period (on rxe a system
+ * call and a packet: it doubled the round trip at one outstanding); the
+ * next signalled send frees its slots.
  */
 int
-verbs_tx_flush(struct pmr_transport_queue *q)
+verbs_tx_flush(struct verbs_queue *vq, bool all)
 {
-	struct verbs_queue *vq = verbs_queue(q);
 	struct ibv_send_wr w, *bad = NULL;
 	uint64_t seq;
 	int ret;
@@ -279,6 +285,9 @@ verbs_tx_flush(struct pmr_transport_queue *q)
 	seq = vq->tx_seq;
 	if (seq == vq->tx_done || vq->flush_out ||
 	    vq->last_sig == seq - 1 || seq - vq->tx_done >= vq->sq_size)
+		return 0;
+	if (!all && vq->tx_held == 0 &&
+	    __atomic_load_n(&vq->zombies, __ATOMIC_RELAXED) == NULL)
 		return 0;
 	memset(&w, 0, sizeof(w));
 	w.wr_id = seq | VERBS_FLUSH_WRID;
