@@ -249,6 +249,31 @@ transport(void **state)
 	assert_int_equal(pmr_transport_mem_register(NULL,
 			pmr_worker_pool(env.srv[0], 0)), -EINVAL);
 	assert_int_equal(pmr_transport_mem_register(q, plain), -EINVAL);
+	assert_int_equal(pmr_transport_mem_unregister(NULL,
+			pmr_worker_pool(env.srv[0], 0)), -EINVAL);
+	assert_int_equal(pmr_transport_mem_unregister(q, plain), -EINVAL);
+	{
+		struct pmr_transport_mkey key;
+
+		assert_int_equal(pmr_transport_mem_key(NULL, &key, 1, &key),
+				-EINVAL);
+		assert_int_equal(pmr_transport_mem_key(q, NULL, 1, &key),
+				-EINVAL);
+		assert_int_equal(pmr_transport_mem_key(q, &key, 1, NULL),
+				-EINVAL);
+	}
+	assert_int_equal(pmr_worker_pool_register(NULL,
+			pmr_worker_pool(env.srv[0], 0)), -EINVAL);
+	assert_int_equal(pmr_worker_pool_register(env.srv[0], plain),
+			-EINVAL);
+	assert_int_equal(pmr_worker_pool_register(env.srv[0], NULL), -EINVAL);
+	assert_int_equal(pmr_worker_pool_unregister(NULL,
+			pmr_worker_pool(env.srv[0], 0)), -EINVAL);
+	assert_int_equal(pmr_worker_pool_unregister(env.srv[0], plain),
+			-EINVAL);
+	/* The worker's own pools stay registered while it lives. */
+	assert_int_equal(pmr_worker_pool_unregister(env.srv[0],
+			pmr_worker_pool(env.srv[0], 0)), -EINVAL);
 	rte_mempool_free(plain);
 	assert_int_equal(pmr_transport_tx_flush(NULL), -EINVAL);
 	assert_int_equal(pmr_transport_stats_get(NULL, &st), -EINVAL);

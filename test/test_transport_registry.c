@@ -155,6 +155,28 @@ memreg_mem_register(struct pmr_transport_queue *q,
 	return 0;
 }
 
+static int
+memreg_mem_unregister(struct pmr_transport_queue *q,
+		const struct pmr_msgbuf_chunk *chunk)
+{
+	assert_ptr_equal(q, &memreg_queue);
+	assert_non_null(chunk);
+	memreg_calls--;
+	return 0;
+}
+
+static int
+memreg_mem_key(struct pmr_transport_queue *q, const void *addr, size_t len,
+		struct pmr_transport_mkey *key)
+{
+	assert_ptr_equal(q, &memreg_queue);
+	(void)addr;
+	(void)len;
+	key->lkey = 0x1234;
+	key->rkey = 0x5678;
+	return 0;
+}
+
 #define MEMREG_OPS \
 	.queue_create = memreg_queue_create, \
 	.queue_destroy = fake_queue_destroy, \
@@ -162,6 +184,8 @@ memreg_mem_register(struct pmr_transport_queue *q,
 	.peer_create = fake_peer_create, \
 	.peer_destroy = fake_peer_destroy, \
 	.mem_register = memreg_mem_register, \
+	.mem_unregister = memreg_mem_unregister, \
+	.mem_key = memreg_mem_key, \
 	.stats_get = fake_stats_get, \
 	.stats_reset = fake_stats_reset
 
@@ -201,6 +225,20 @@ static const struct pmr_transport_driver memreg_nocb_driver = {
 	.name = "memreg_nocb",
 	.caps = { .flags = PMR_TRANSPORT_CAP_MEM_REG },
 	FAKE_OPS,
+};
+
+/* Registration without its undo and its keys: refused as well. */
+static const struct pmr_transport_driver memreg_half_driver = {
+	.name = "memreg_half",
+	.caps = { .flags = PMR_TRANSPORT_CAP_MEM_REG, .mtu = 1024 },
+	.queue_create = memreg_queue_create,
+	.queue_destroy = fake_queue_destroy,
+	.queue_addr = fake_queue_addr,
+	.peer_create = fake_peer_create,
+	.peer_destroy = fake_peer_destroy,
+	.mem_register = memreg_mem_register,
+	.stats_get = fake_stats_get,
+	.stats_reset = fake_stats_reset,
 };
 
 /*
@@ -278,6 +316,9 @@ test_mem_reg_flag(void **state)
 	assert_int_equal(pmr_transport_register(&memreg_nocb_driver),
 			-EINVAL);
 	assert_null(pmr_transport_find("memreg_nocb"));
+	assert_int_equal(pmr_transport_register(&memreg_half_driver),
+			-EINVAL);
+	assert_null(pmr_transport_find("memreg_half"));
 	assert_int_equal(pmr_transport_register(&memreg_driver), 0);
 	assert_int_equal(pmr_transport_register(&memreg_noflag_driver), 0);
 
@@ -298,11 +339,35 @@ test_mem_reg_flag(void **state)
 	memreg_calls = 0;
 	assert_int_equal(pmr_transport_mem_register(q, mp), 0);
 	assert_true(memreg_calls >= 1);
+	/* Its keys come from the driver; unregister undoes each chunk. */
+	{
+		struct pmr_transport_mkey key;
+		struct pmr_msgbuf *mb = pmr_msgbuf_alloc(mp, 8);
+
+		assert_non_null(mb);
+		assert_int_equal(pmr_transport_mem_key(q, mb->data, 8, &key),
+				0);
+		assert_int_equal(key.lkey, 0x1234);
+		assert_int_equal(key.rkey, 0x5678);
+		assert_int_equal(pmr_transport_mem_key(q, mb->data, 8, NULL),
+				-EINVAL);
+		assert_int_equal(pmr_msgbuf_free(mb), 0);
+	}
+	assert_int_equal(pmr_transport_mem_unregister(q, mp), 0);
+	assert_int_equal(memreg_calls, 0);
+	assert_int_equal(pmr_transport_mem_register(q, mp), 0);
 	/* A queue narrower than its driver: no flag, no registration. */
 	q->caps.flags &= ~PMR_TRANSPORT_CAP_MEM_REG;
 	memreg_calls = 0;
 	assert_int_equal(pmr_transport_mem_register(q, mp), 0);
+	assert_int_equal(pmr_transport_mem_unregister(q, mp), 0);
 	assert_int_equal(memreg_calls, 0);
+	{
+		struct pmr_transport_mkey key;
+
+		assert_int_equal(pmr_transport_mem_key(q, &key, 1, &key),
+				-ENOTSUP);
+	}
 	pmr_transport_queue_destroy(q);
 
 	assert_int_equal(pmr_msgbuf_pool_free(mp), 0);

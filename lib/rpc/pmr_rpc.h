@@ -456,6 +456,39 @@ struct rte_mempool *pmr_worker_pool(const struct pmr_worker *w,
 		unsigned int cls);
 
 /**
+ * Register an application's msgbuf pool with the worker's device, so that
+ * requests and responses from it are sent without a copy. A worker's own
+ * pools are registered at its creation; any other pool may be sent from
+ * too, but on a driver that registers memory (verbs) its packets are
+ * copied first (the driver's xstat tx_bounced counts them). A no-op on a
+ * driver that registers nothing (eth); registering a pool again is one.
+ *
+ * Thread: any control thread (the main lcore, the nexus's), also while
+ * the worker's lcore polls.
+ *
+ * @return 0, -EINVAL (w NULL, mp not a msgbuf pool: made by
+ *   pmr_msgbuf_pool_create()), or the driver's negative errno (-ENOSPC:
+ *   its table of memory chunks is full).
+ */
+int pmr_worker_pool_register(struct pmr_worker *w, struct rte_mempool *mp);
+
+/**
+ * Undo pmr_worker_pool_register(), e.g. before freeing the pool. No
+ * msgbuf of mp may still be held by the driver for a send; sending one
+ * later works as from any unregistered pool.
+ *
+ * Thread: the worker's lcore, or any thread while the worker is not
+ * polled.
+ *
+ * @return 0, -EINVAL (w NULL, mp not a msgbuf pool, or one of the
+ *   worker's own pools), -ENOENT (mp not registered with the worker's
+ *   device: a no-op driver never returns it), -EBUSY (a msgbuf of mp is
+ *   in a send the driver still holds: pmr_msgbuf_tx_pending()), or the
+ *   driver's negative errno.
+ */
+int pmr_worker_pool_unregister(struct pmr_worker *w, struct rte_mempool *mp);
+
+/**
  * Allocate a msgbuf of len bytes from the smallest of the worker's pools
  * that fits. Data path: w is not checked.
  *

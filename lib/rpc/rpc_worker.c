@@ -562,6 +562,43 @@ pmr_worker_pool(const struct pmr_worker *w, unsigned int cls)
 	return cls < RPC_NB_CLASSES ? w->pools[cls] : NULL;
 }
 
+int
+pmr_worker_pool_register(struct pmr_worker *w, struct rte_mempool *mp)
+{
+	if (w == NULL || !pmr_msgbuf_pool_check(mp))
+		return -EINVAL;
+	return pmr_transport_mem_register(w->q, mp);
+}
+
+static void
+pool_held_one(struct rte_mempool *mp, void *arg, void *obj,
+		unsigned int idx)
+{
+	unsigned int *held = arg;
+
+	(void)mp;
+	(void)idx;
+	*held += pmr_msgbuf_tx_pending(obj) != 0;
+}
+
+int
+pmr_worker_pool_unregister(struct pmr_worker *w, struct rte_mempool *mp)
+{
+	unsigned int c, held = 0;
+
+	if (w == NULL || !pmr_msgbuf_pool_check(mp))
+		return -EINVAL;
+	for (c = 0; c < RPC_NB_CLASSES; c++)
+		if (mp == w->pools[c])
+			return -EINVAL;
+	/* Unregistered under a send the device still reads, the send
+	 * would fail (on verbs: the QP in error): refuse. */
+	rte_mempool_obj_iter(mp, pool_held_one, &held);
+	if (held != 0)
+		return -EBUSY;
+	return pmr_transport_mem_unregister(w->q, mp);
+}
+
 struct pmr_msgbuf *
 rpc_msgbuf_alloc(struct pmr_worker *w, uint32_t len)
 {

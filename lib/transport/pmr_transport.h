@@ -72,6 +72,16 @@ struct pmr_transport_addr {
 	uint8_t bytes[PMR_TRANSPORT_ADDR_MAX]; /**< The driver's encoding. */
 };
 
+/** The memory keys of registered memory (pmr_transport_mem_key()). */
+struct pmr_transport_mkey {
+	uint32_t lkey;	/**< Local key: the queue's sends and receives. */
+	/**
+	 * Remote key of the same registration. pmr_transport_mem_register()
+	 * registers for local access only, so no peer can use it yet.
+	 */
+	uint32_t rkey;
+};
+
 /** A remote queue, resolved once on the control path for the data path. */
 struct pmr_transport_peer {
 	/**
@@ -278,13 +288,46 @@ void pmr_transport_peer_destroy(struct pmr_transport_queue *q,
  * memory chunk. A no-op for a queue without PMR_TRANSPORT_CAP_MEM_REG in
  * its caps (the worker calls it for each of its pools regardless).
  *
- * Thread: the main lcore or a control thread, at set-up.
+ * Registering a pool again is a no-op (registration is not counted).
+ *
+ * Thread: the main lcore or a control thread, at set-up; or any thread
+ * while the queue's lcore runs its data path (a chunk is published to it
+ * whole).
  *
  * @return 0, -EINVAL (q NULL, mp not a msgbuf pool), or the driver's
- *   negative errno.
+ *   negative errno (-ENOSPC: the queue's table of chunks is full).
  */
 int pmr_transport_mem_register(struct pmr_transport_queue *q,
 		struct rte_mempool *mp);
+
+/**
+ * Undo pmr_transport_mem_register() for a pool: its chunks' registrations
+ * are released. No msgbuf of mp may be in a send the driver still holds
+ * (pmr_msgbuf_tx_pending()); a msgbuf of mp sent later is sent as from
+ * any unregistered memory (the verbs driver copies it). A no-op for a
+ * queue without PMR_TRANSPORT_CAP_MEM_REG.
+ *
+ * Thread: the queue's lcore, or any one thread while its data path is
+ * idle (the data path reads the table of chunks).
+ *
+ * @return 0, -EINVAL (q NULL, mp not a msgbuf pool), -ENOENT (mp was not
+ *   registered with q), or the driver's negative errno.
+ */
+int pmr_transport_mem_unregister(struct pmr_transport_queue *q,
+		struct rte_mempool *mp);
+
+/**
+ * The memory keys of registered memory: [addr, addr + len) must lie in one
+ * chunk registered with q (pmr_transport_mem_register()).
+ *
+ * Thread: any (control path), as pmr_transport_mem_register().
+ *
+ * @return 0 with *key filled, -EINVAL (q, addr or key NULL), -ENOTSUP (the
+ *   queue's driver registers no memory: no PMR_TRANSPORT_CAP_MEM_REG),
+ *   -ENOENT (not registered with q).
+ */
+int pmr_transport_mem_key(struct pmr_transport_queue *q, const void *addr,
+		size_t len, struct pmr_transport_mkey *key);
 
 /**
  * Push out queued packets and reclaim completed ones, so that zero-copy

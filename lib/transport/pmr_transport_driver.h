@@ -58,6 +58,18 @@ struct pmr_transport_driver {
 	int (*mem_register)(struct pmr_transport_queue *q,
 			const struct pmr_msgbuf_chunk *chunk);
 	/**
+	 * Release one chunk's registration; -ENOENT if it has none. Called
+	 * and required as mem_register.
+	 */
+	int (*mem_unregister)(struct pmr_transport_queue *q,
+			const struct pmr_msgbuf_chunk *chunk);
+	/**
+	 * The keys of [addr, addr + len), inside one registered chunk, or
+	 * -ENOENT. Called and required as mem_register.
+	 */
+	int (*mem_key)(struct pmr_transport_queue *q, const void *addr,
+			size_t len, struct pmr_transport_mkey *key);
+	/**
 	 * Optional (NULL: nothing to flush). 1 while sent packets are
 	 * still held, else 0 or a negative errno (pmr_transport_tx_flush()).
 	 */

@@ -64,6 +64,7 @@ pmr_transport_peer_destroy(struct pmr_transport_queue *q,
 
 struct mem_reg {
 	struct pmr_transport_queue *q;
+	unsigned int found;	/* chunks that had a registration */
 };
 
 static int
@@ -72,6 +73,18 @@ mem_register_chunk(const struct pmr_msgbuf_chunk *chunk, void *arg)
 	struct mem_reg *r = arg;
 
 	return r->q->driver->mem_register(r->q, chunk);
+}
+
+static int
+mem_unregister_chunk(const struct pmr_msgbuf_chunk *chunk, void *arg)
+{
+	struct mem_reg *r = arg;
+	int ret = r->q->driver->mem_unregister(r->q, chunk);
+
+	if (ret == 0)
+		r->found++;
+	/* A chunk without one: go on with the others. */
+	return ret == -ENOENT ? 0 : ret;
 }
 
 int
@@ -93,6 +106,34 @@ pmr_transport_mem_register(struct pmr_transport_queue *q,
 		return 0;
 	ret = pmr_msgbuf_pool_chunk_walk(mp, mem_register_chunk, &r);
 	return ret < 0 ? ret : 0;
+}
+
+int
+pmr_transport_mem_unregister(struct pmr_transport_queue *q,
+		struct rte_mempool *mp)
+{
+	struct mem_reg r = { .q = q };
+	int ret;
+
+	if (q == NULL || !pmr_msgbuf_pool_check(mp))
+		return -EINVAL;
+	if ((q->caps.flags & PMR_TRANSPORT_CAP_MEM_REG) == 0)
+		return 0;
+	ret = pmr_msgbuf_pool_chunk_walk(mp, mem_unregister_chunk, &r);
+	if (ret < 0)
+		return ret;
+	return r.found != 0 ? 0 : -ENOENT;
+}
+
+int
+pmr_transport_mem_key(struct pmr_transport_queue *q, const void *addr,
+		size_t len, struct pmr_transport_mkey *key)
+{
+	if (q == NULL || addr == NULL || key == NULL)
+		return -EINVAL;
+	if ((q->caps.flags & PMR_TRANSPORT_CAP_MEM_REG) == 0)
+		return -ENOTSUP;
+	return q->driver->mem_key(q, addr, len, key);
 }
 
 int

@@ -79,7 +79,8 @@ pmr_transport_register(const struct pmr_transport_driver *drv)
 	    drv->peer_destroy == NULL || drv->stats_get == NULL ||
 	    drv->stats_reset == NULL ||
 	    ((drv->caps.flags & PMR_TRANSPORT_CAP_MEM_REG) != 0 &&
-	     drv->mem_register == NULL))
+	     (drv->mem_register == NULL || drv->mem_unregister == NULL ||
+	      drv->mem_key == NULL)))
 		return -EINVAL;
 
 	rte_spinlock_lock(&registry_lock);

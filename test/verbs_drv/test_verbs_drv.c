@@ -1135,6 +1135,116 @@ test_e2e_load_loss(void **state)
 	e2e_down(&e);
 }
 
+/* One request of len bytes from mp, answered and checked. */
+static void
+e2e_call(struct e2e *e, struct rte_mempool *mp, uint32_t len)
+{
+	struct pmr_msgbuf *req = pmr_msgbuf_alloc(mp, len);
+	struct e2e_reply r = { 0 };
+
+	assert_non_null(req);
+	memset(req->data, 0x5a, len);
+	assert_int_equal(pmr_request(e->cli, e->s, E2E_REQ, req, e2e_on_reply,
+			&r), 0);
+	while (r.done == 0) {
+		assert_true(pmr_test_now_ns() < e->deadline);
+		pmr_worker_poll(e->srv);
+		pmr_worker_poll(e->cli);
+	}
+	assert_int_equal(r.status, PMR_OK);
+	assert_int_equal(r.len, len);
+	assert_int_equal(r.first, 0x5a ^ 0xff);
+}
+
+/*
+ * An application's own msgbuf pool: sent from as is, its packets are
+ * copied (bounced) by the verbs driver; registered with the worker, they
+ * go zero-copy, under the lkey the model's MR has; unregistered (refused
+ * while the driver holds one of its msgbufs), copied again.
+ */
+static void
+test_app_pool_register(void **state)
+{
+	struct pmr_worker_conf conf = {
+		.driver = "verbs", .devargs = "dev=hca0", .nb_msgbufs = 256,
+		.max_msg_size = 64 * 1024, .nb_mid_msgbufs = 4,
+		.nb_large_msgbufs = 2,
+	};
+	struct pmr_transport_queue *q;
+	struct pmr_transport_stats st;
+	struct pmr_transport_mkey key;
+	struct pmr_hca_objects o0, o;
+	struct e2e_reply r = { 0 };
+	struct rte_mempool *mp;
+	struct pmr_msgbuf *mb;
+	uint64_t bounced, zc;
+	struct e2e e;
+
+	(void)state;
+	e2e_up(&e, &conf);
+	q = pmr_worker_queue(e.cli);
+	mp = pmr_msgbuf_pool_create("vd_app", 63, 0, 4096, 0, SOCKET_ID_ANY);
+	assert_non_null(mp);
+
+	/* Not registered: works, copied. */
+	bounced = xstat(q, "tx_bounced");
+	e2e_call(&e, mp, 900);
+	assert_true(xstat(q, "tx_bounced") > bounced);
+	mb = pmr_msgbuf_alloc(mp, 8);
+	assert_non_null(mb);
+	assert_int_equal(pmr_transport_mem_key(q, mb->data, 8, &key),
+			-ENOENT);
+	assert_int_equal(pmr_worker_pool_unregister(e.cli, mp), -ENOENT);
+
+	/* Registered: its chunks are MRs on the model, sent zero-copy. */
+	assert_int_equal(pmr_hca_objects_get("hca0", &o0), 0);
+	assert_int_equal(pmr_worker_pool_register(e.cli, mp), 0);
+	assert_int_equal(pmr_worker_pool_register(e.cli, mp), 0); /* no-op */
+	assert_int_equal(pmr_hca_objects_get("hca0", &o), 0);
+	assert_true(o.mrs > o0.mrs);
+	assert_int_equal(pmr_transport_mem_key(q, mb->data, 8, &key), 0);
+	assert_true(key.lkey != 0);
+	assert_int_equal(pmr_msgbuf_free(mb), 0);
+	bounced = xstat(q, "tx_bounced");
+	assert_int_equal(pmr_transport_stats_get(q, &st), 0);
+	zc = st.tx_zerocopy;
+	e2e_call(&e, mp, 900);
+	assert_int_equal(xstat(q, "tx_bounced"), bounced);
+	assert_int_equal(pmr_transport_stats_get(q, &st), 0);
+	assert_int_equal(st.tx_zerocopy, zc + 1);
+
+	/* Refused while the driver holds one of its msgbufs. */
+	mb = pmr_msgbuf_alloc(mp, 900);
+	assert_non_null(mb);
+	memset(mb->data, 0x5a, 900);
+	assert_int_equal(pmr_request(e.cli, e.s, E2E_REQ, mb, e2e_on_reply,
+			&r), 0);
+	pmr_worker_poll(e.cli);		/* sent, not yet completed */
+	assert_true(pmr_msgbuf_tx_pending(mb) != 0);
+	assert_int_equal(pmr_worker_pool_unregister(e.cli, mp), -EBUSY);
+	while (r.done == 0) {
+		assert_true(pmr_test_now_ns() < e.deadline);
+		pmr_worker_poll(e.srv);
+		pmr_worker_poll(e.cli);
+	}
+	assert_int_equal(r.status, PMR_OK);
+	e2e_quiesce(&e);
+
+	/* Unregistered: the MRs are gone, its packets copied again. */
+	assert_int_equal(pmr_worker_pool_unregister(e.cli, mp), 0);
+	assert_int_equal(pmr_hca_objects_get("hca0", &o), 0);
+	assert_int_equal(o.mrs, o0.mrs);
+	assert_int_equal(pmr_worker_pool_unregister(e.cli, mp), -ENOENT);
+	bounced = xstat(q, "tx_bounced");
+	e2e_call(&e, mp, 900);
+	assert_true(xstat(q, "tx_bounced") > bounced);
+
+	e2e_quiesce(&e);
+	assert_int_equal(pmr_session_destroy(e.cli, e.s), 0);
+	e2e_down(&e);
+	assert_int_equal(pmr_msgbuf_pool_free(mp), 0);
+}
+
 /*
  * Hostile datagrams: a QP of the test's own on hca0 (anyone on the
  * fabric) sends the server worker's queue, whose QPN and QKey it knows
@@ -1559,6 +1669,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_peer_churn_threads),
 		cmocka_unit_test(test_dup_and_fail),
 		cmocka_unit_test(test_e2e_load_loss),
+		cmocka_unit_test(test_app_pool_register),
 		cmocka_unit_test(test_hostile_datagrams),
 		cmocka_unit_test(test_fabric),
 		cmocka_unit_test(test_e2e_rpc),

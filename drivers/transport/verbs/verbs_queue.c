@@ -799,6 +799,55 @@ verbs_mem_register(struct pmr_transport_queue *q,
 }
 
 /*
+ * The data path is idle (pmr_transport_mem_unregister()'s rule): the
+ * table is compacted under it, the last entry moving into the hole.
+ */
+static int
+verbs_mem_unregister(struct pmr_transport_queue *q,
+		const struct pmr_msgbuf_chunk *chunk)
+{
+	struct verbs_queue *vq = verbs_queue(q);
+	uintptr_t start = (uintptr_t)chunk->addr;
+	unsigned int i, n = vq->nb_mrs;
+	int ret;
+
+	for (i = 0; i < n; i++)
+		if (vq->mrs[i].start == start &&
+		    vq->mrs[i].end == start + chunk->len)
+			break;
+	if (i == n)
+		return -ENOENT;
+	ret = ibv_dereg_mr(vq->mrs[i].mr);
+	if (ret != 0) {
+		VERBS_LOG(ERR, "qp %u: ibv_dereg_mr(%zu bytes): %s", vq->qpn,
+			chunk->len, strerror(ret));
+		return -ret;
+	}
+	vq->mrs[i] = vq->mrs[n - 1];
+	vq->mr_hint = 0;
+	__atomic_store_n(&vq->nb_mrs, n - 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static int
+verbs_mem_key(struct pmr_transport_queue *q, const void *addr, size_t len,
+		struct pmr_transport_mkey *key)
+{
+	struct verbs_queue *vq = verbs_queue(q);
+	unsigned int i, n = __atomic_load_n(&vq->nb_mrs, __ATOMIC_ACQUIRE);
+	uintptr_t a = (uintptr_t)addr;
+
+	for (i = 0; i < n; i++) {
+		if (a >= vq->mrs[i].start && a + len <= vq->mrs[i].end) {
+			key->lkey = vq->mrs[i].lkey;
+			key->rkey = vq->mrs[i].mr->rkey;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/*
  * The bounce area: one MTU per send descriptor, for packets whose data no
  * registered chunk holds (a msgbuf pool the worker never registered: the
  * engine lets an application send from any pool). Made on the queue's
@@ -949,6 +998,8 @@ const struct pmr_transport_driver pmr_verbs_driver = {
 	.peer_create = verbs_peer_create,
 	.peer_destroy = verbs_peer_destroy,
 	.mem_register = verbs_mem_register,
+	.mem_unregister = verbs_mem_unregister,
+	.mem_key = verbs_mem_key,
 	.tx_flush = verbs_flush,
 	.stats_get = verbs_stats_get,
 	.stats_reset = verbs_stats_reset,
