@@ -29,6 +29,7 @@
 #include "pmr_test.h"
 #include "pmr_test_rpc.h"
 #include "pmr_transport.h"
+#include "verbs_drv_util.h"
 
 #define SIG_EVERY 16
 
@@ -43,19 +44,6 @@ struct pair {
 	struct pmr_transport_peer *b2a;	/* on b, to a */
 };
 
-static uint64_t
-xstat(struct pmr_transport_queue *q, const char *name)
-{
-	struct pmr_transport_xstat xs[64];
-	int i, n = pmr_transport_xstats_get(q, xs, RTE_DIM(xs));
-
-	assert_true(n > 0 && n <= (int)RTE_DIM(xs));
-	for (i = 0; i < n; i++)
-		if (strcmp(xs[i].name, name) == 0)
-			return xs[i].value;
-	fail_msg("no xstat %s", name);
-	return 0;
-}
 
 /* Nothing is left on the device's side: every verbs object destroyed. */
 static void
@@ -70,17 +58,6 @@ objects_none(void)
 			o.cqs, o.qps, o.ahs);
 }
 
-static struct pmr_transport_peer *
-peer_to(struct pmr_transport_queue *from, struct pmr_transport_queue *to)
-{
-	struct pmr_transport_addr addr;
-	struct pmr_transport_peer *p;
-
-	assert_int_equal(pmr_transport_queue_addr(to, &addr), 0);
-	p = pmr_transport_peer_create(from, &addr);
-	assert_non_null(p);
-	return p;
-}
 
 static void
 pair_open2(struct pair *p, const char *devargs_a, const char *devargs_b)
@@ -91,8 +68,8 @@ pair_open2(struct pair *p, const char *devargs_a, const char *devargs_b)
 	assert_non_null(p->b);
 	assert_int_equal(pmr_transport_mem_register(p->a, pool), 0);
 	assert_int_equal(pmr_transport_mem_register(p->b, pool), 0);
-	p->a2b = peer_to(p->a, p->b);
-	p->b2a = peer_to(p->b, p->a);
+	p->a2b = vd_peer_to(p->a, p->b);
+	p->b2a = vd_peer_to(p->b, p->a);
 	pmr_hca_counters_reset();
 }
 
@@ -102,38 +79,11 @@ pair_open(struct pair *p, const char *devargs)
 	pair_open2(p, devargs, devargs);
 }
 
-/*
- * Flush and poll both until neither holds a msgbuf or a dead AH (a tail
- * of inline sends holds neither: the driver leaves it to the next
- * signalled send, tx_pending may stay above 0).
- */
+/* Flush and poll both until neither holds a msgbuf or a dead AH. */
 static void
 pair_quiesce(struct pair *p)
 {
-	struct pmr_rx_pkt rx[PMR_BURST_MAX];
-	int fa = 1, fb = 1;
-	unsigned int i;
-	uint16_t n;
-
-	for (i = 0; i < 100; i++) {
-		fa = pmr_transport_tx_flush(p->a);
-		fb = pmr_transport_tx_flush(p->b);
-		assert_true(fa >= 0 && fb >= 0);
-		/* Our own flush lands in our own RQ: drop it there. */
-		n = pmr_transport_rx_burst(p->a, rx, PMR_BURST_MAX);
-		pmr_transport_rx_release(p->a, rx, n);
-		n = pmr_transport_rx_burst(p->b, rx, PMR_BURST_MAX);
-		pmr_transport_rx_release(p->b, rx, n);
-		if (fa == 0 && fb == 0 &&
-		    xstat(p->a, "ahs_live") == 0 + (p->a2b != NULL) &&
-		    xstat(p->b, "ahs_live") == 0 + (p->b2a != NULL))
-			break;
-	}
-	/* 0: the driver says it holds nothing, and it does not. */
-	assert_int_equal(fa, 0);
-	assert_int_equal(fb, 0);
-	assert_int_equal(xstat(p->a, "tx_held"), 0);
-	assert_int_equal(xstat(p->b, "tx_held"), 0);
+	vd_quiesce(p->a, p->b, 100);
 }
 
 static void
@@ -145,10 +95,10 @@ pair_close(struct pair *p)
 	p->a2b = NULL;
 	p->b2a = NULL;
 	pair_quiesce(p);
-	assert_int_equal(xstat(p->a, "ahs_live"), 0);
-	assert_int_equal(xstat(p->b, "ahs_live"), 0);
-	assert_int_equal(xstat(p->a, "ah_destroy_busy"), 0);
-	assert_int_equal(xstat(p->b, "ah_destroy_busy"), 0);
+	assert_int_equal(vd_xstat(p->a, "ahs_live"), 0);
+	assert_int_equal(vd_xstat(p->b, "ahs_live"), 0);
+	assert_int_equal(vd_xstat(p->a, "ah_destroy_busy"), 0);
+	assert_int_equal(vd_xstat(p->b, "ah_destroy_busy"), 0);
 	pmr_transport_queue_destroy(p->a);
 	pmr_transport_queue_destroy(p->b);
 	assert_true(pmr_msgbuf_pool_full(pool));
@@ -180,14 +130,6 @@ recv_n(struct pmr_transport_queue *q, unsigned int want, uint8_t (*bufs)[2048],
 	return got;
 }
 
-static void
-fill(uint8_t *d, uint32_t len, uint32_t seed)
-{
-	uint32_t i;
-
-	for (i = 0; i < len; i++)
-		d[i] = (uint8_t)(seed * 131 + i * 7 + 3);
-}
 
 /* Fill a pkts array of n packets of len bytes from fresh msgbufs. */
 static void
@@ -198,7 +140,7 @@ pkts_make(struct pmr_tx_pkt *pkts, struct pmr_msgbuf **mbs, unsigned int n,
 
 	assert_int_equal(pmr_msgbuf_alloc_bulk(pool, mbs, n, len), 0);
 	for (i = 0; i < n; i++) {
-		fill(pmr_msgbuf_data(mbs[i]), len, i);
+		vd_fill(pmr_msgbuf_data(mbs[i]), len, i);
 		memset(&pkts[i], 0, sizeof(pkts[i]));
 		pkts[i].peer = peer;
 		pkts[i].mb = mbs[i];
@@ -296,8 +238,8 @@ one(struct pair *p, uint16_t hdr_len, uint32_t len, uint32_t seed)
 	struct pmr_tx_pkt pkt;
 
 	assert_non_null(mb);
-	fill(hdr, hdr_len, seed + 1);
-	fill(pmr_msgbuf_data(mb), len, seed);
+	vd_fill(hdr, hdr_len, seed + 1);
+	vd_fill(pmr_msgbuf_data(mb), len, seed);
 	memcpy(want, hdr, hdr_len);
 	memcpy(want + hdr_len, pmr_msgbuf_data(mb), len);
 	memset(&pkt, 0, sizeof(pkt));
@@ -336,7 +278,7 @@ test_single(void **state)
 	one(&p, 40, 900, 4);		/* zero-copy, hdr in a slot */
 	one(&p, 128, 896, 5);		/* the largest hdr, a full MTU */
 	one(&p, 0, 0, 6);		/* empty */
-	assert_int_equal(xstat(p.a, "tx_invalid"), 0);
+	assert_int_equal(vd_xstat(p.a, "tx_invalid"), 0);
 	assert_int_equal(pmr_hca_counters_get(NULL, &c), 0);
 	assert_int_equal(c.wqe_inline, 3);
 	assert_int_equal(c.drop_no_recv + c.drop_qkey + c.drop_no_qp, 0);
@@ -362,7 +304,7 @@ test_bursts(void **state)
 
 	(void)state;
 	pair_open(&p, "dev=hca0,sig_every=16,txd=256");
-	fill(hdr, sizeof(hdr), 99);
+	vd_fill(hdr, sizeof(hdr), 99);
 	for (r = 0; r < rounds; r++) {
 		uint16_t n = 0, k;
 
@@ -372,7 +314,7 @@ test_bursts(void **state)
 		assert_int_equal(pmr_msgbuf_alloc_bulk(pool, mbs,
 				PMR_BURST_MAX, len), 0);
 		for (i = 0; i < PMR_BURST_MAX; i++) {
-			fill(pmr_msgbuf_data(mbs[i]), len, r * 100 + i);
+			vd_fill(pmr_msgbuf_data(mbs[i]), len, r * 100 + i);
 			memset(&pkts[i], 0, sizeof(pkts[i]));
 			pkts[i].peer = p.a2b;
 			pkts[i].mb = mbs[i];
@@ -399,7 +341,7 @@ test_bursts(void **state)
 
 			assert_int_equal(lens[i], h + len);
 			memcpy(want, hdr, h);
-			fill(want + h, len, r * 100 + i);
+			vd_fill(want + h, len, r * 100 + i);
 			assert_memory_equal(bufs[i], want, h + len);
 			assert_true(srcs[i] == p.b2a->src);
 		}
@@ -420,17 +362,17 @@ test_bursts(void **state)
 	assert_int_equal(pmr_hca_counters_get(NULL, &c), 0);
 	/* Every WQE the model accepted, from both queues. */
 	assert_int_equal(c.wqe_signaled + c.wqe_unsignaled,
-		sends + xstat(p.a, "tx_flushes") + xstat(p.b, "tx_flushes"));
+		sends + vd_xstat(p.a, "tx_flushes") + vd_xstat(p.b, "tx_flushes"));
 	assert_true(c.wqe_signaled <= sends / SIG_EVERY +
-		xstat(p.a, "tx_flushes") + xstat(p.b, "tx_flushes") + 1);
+		vd_xstat(p.a, "tx_flushes") + vd_xstat(p.b, "tx_flushes") + 1);
 	/* Batching: more than one WQE per post. */
 	assert_true(c.post_send_calls * 2 <= sends);
 	/* Small packets inline, all of them. */
 	assert_int_equal(c.wqe_inline, sent_small);
 	assert_true(c.sq_high_water <= 256);
 	assert_int_equal(c.sq_full, 0);
-	assert_int_equal(xstat(p.a, "tx_signaled"), c.wqe_signaled -
-		xstat(p.b, "tx_flushes"));
+	assert_int_equal(vd_xstat(p.a, "tx_signaled"), c.wqe_signaled -
+		vd_xstat(p.b, "tx_flushes"));
 	pair_close(&p);
 	/* The tail freed by the flush: every msgbuf back. */
 	assert_true(pmr_msgbuf_pool_full(pool));
@@ -460,26 +402,26 @@ test_quiet_flush(void **state)
 	/* Delivered, but the driver cannot know: no signalled WQE. */
 	for (i = 0; i < 4; i++)
 		assert_int_equal(pmr_msgbuf_tx_pending(mbs[i]), 1);
-	assert_true(xstat(p.a, "tx_pending") > 0);
+	assert_true(vd_xstat(p.a, "tx_pending") > 0);
 	/* 1: still held, flush again later. */
 	assert_int_equal(pmr_transport_tx_flush(p.a), 1);
 	/* At most one flush outstanding (this one may reap the first:
 	 * the model executes WQEs inside the poll of the send CQ). */
 	assert_true(pmr_transport_tx_flush(p.a) >= 0);
-	assert_int_equal(xstat(p.a, "tx_flushes"), 1);
+	assert_int_equal(vd_xstat(p.a, "tx_flushes"), 1);
 	pair_quiesce(&p);
-	assert_int_equal(xstat(p.a, "tx_pending"), 0);
+	assert_int_equal(vd_xstat(p.a, "tx_pending"), 0);
 	for (i = 0; i < 4; i++) {
 		assert_int_equal(pmr_msgbuf_tx_pending(mbs[i]), 0);
 		assert_int_equal(pmr_msgbuf_free(mbs[i]), 0);
 	}
-	assert_int_equal(xstat(p.a, "rx_drop_self_flush"), 1);
+	assert_int_equal(vd_xstat(p.a, "rx_drop_self_flush"), 1);
 	assert_int_equal(pmr_hca_counters_get(NULL, &c), 0);
 	assert_int_equal(c.wqe_signaled, 1);
 	assert_int_equal(c.wqe_unsignaled, 4);
 	/* Flushing a drained queue posts nothing, and says so. */
 	assert_int_equal(pmr_transport_tx_flush(p.a), 0);
-	assert_int_equal(xstat(p.a, "tx_flushes"), 1);
+	assert_int_equal(vd_xstat(p.a, "tx_flushes"), 1);
 	/*
 	 * A tail of inline sends holds no buffer: no flush send for it (on
 	 * rxe one per quiet period doubled the round trip), though its WRs
@@ -489,9 +431,9 @@ test_quiet_flush(void **state)
 	assert_int_equal(pmr_transport_tx_burst(p.a, pkts, 3), 3);
 	assert_int_equal(recv_n(p.b, 3, bufs, lens, srcs), 3);
 	assert_int_equal(pmr_transport_tx_flush(p.a), 0);
-	assert_int_equal(xstat(p.a, "tx_flushes"), 1);
-	assert_int_equal(xstat(p.a, "tx_held"), 0);
-	assert_int_equal(xstat(p.a, "tx_pending"), 3);
+	assert_int_equal(vd_xstat(p.a, "tx_flushes"), 1);
+	assert_int_equal(vd_xstat(p.a, "tx_held"), 0);
+	assert_int_equal(vd_xstat(p.a, "tx_pending"), 3);
 	for (i = 0; i < 3; i++) {
 		assert_int_equal(pmr_msgbuf_tx_pending(mbs[i]), 0);
 		assert_int_equal(pmr_msgbuf_free(mbs[i]), 0);
@@ -521,13 +463,13 @@ test_unregistered(void **state)
 	pkts[1] = pkts[0];
 	pkts[1].mb = mb;
 	pkts[1].data = pmr_msgbuf_data(mb);
-	fill(pmr_msgbuf_data(mb), 600, 11);
+	vd_fill(pmr_msgbuf_data(mb), 600, 11);
 	/* Both go: the second is copied into the bounce area (made now,
 	 * registered), so the driver keeps no reference on it, and the
 	 * caller may reuse it at once. */
 	assert_int_equal(pmr_transport_tx_burst(p.a, pkts, 2), 2);
-	assert_int_equal(xstat(p.a, "tx_bounced"), 1);
-	assert_int_equal(xstat(p.a, "tx_unregistered"), 0);
+	assert_int_equal(vd_xstat(p.a, "tx_bounced"), 1);
+	assert_int_equal(vd_xstat(p.a, "tx_unregistered"), 0);
 	assert_int_equal(pmr_msgbuf_tx_pending(mb), 0);
 	assert_int_equal(pmr_msgbuf_tx_pending(ok), 1);
 	{
@@ -545,11 +487,11 @@ test_unregistered(void **state)
 	/* Small enough to go inline, it needs no key and no copy. */
 	pkts[1].len = 64;
 	assert_int_equal(pmr_transport_tx_burst(p.a, &pkts[1], 1), 1);
-	assert_int_equal(xstat(p.a, "tx_bounced"), 1);
+	assert_int_equal(vd_xstat(p.a, "tx_bounced"), 1);
 	/* Over the MTU: refused. */
 	pkts[0].len = 1025;
 	assert_int_equal(pmr_transport_tx_burst(p.a, pkts, 1), 0);
-	assert_int_equal(xstat(p.a, "tx_invalid"), 1);
+	assert_int_equal(vd_xstat(p.a, "tx_invalid"), 1);
 	pair_quiesce(&p);
 	assert_int_equal(pmr_msgbuf_free(mb), 0);
 	assert_int_equal(pmr_msgbuf_free(ok), 0);
@@ -581,7 +523,7 @@ test_loss(void **state)
 	pair_quiesce(&p);
 	for (i = 0; i < 20; i++)
 		assert_int_equal(pmr_msgbuf_free(mbs[i]), 0);
-	assert_int_equal(xstat(p.b, "rx_drop_status"), 0);
+	assert_int_equal(vd_xstat(p.b, "rx_drop_status"), 0);
 	pair_close(&p);
 }
 
@@ -606,10 +548,10 @@ test_peer_destroy_in_flight(void **state)
 	(void)state;
 	pair_open(&p, "dev=hca0,sig_every=64");
 	/* A second peer to the same GID (b's), another QPN (a's own). */
-	extra = peer_to(p.a, p.a);
-	assert_int_equal(xstat(p.a, "ahs_live"), 1);
+	extra = vd_peer_to(p.a, p.a);
+	assert_int_equal(vd_xstat(p.a, "ahs_live"), 1);
 	pmr_transport_peer_destroy(p.a, extra);
-	assert_int_equal(xstat(p.a, "ahs_live"), 1);
+	assert_int_equal(vd_xstat(p.a, "ahs_live"), 1);
 
 	pkts_make(pkts, mbs, 8, p.a2b, 600);
 	assert_int_equal(pmr_transport_tx_burst(p.a, pkts, 8), 8);
@@ -618,16 +560,16 @@ test_peer_destroy_in_flight(void **state)
 	 * signalled completion is polled. */
 	pmr_transport_peer_destroy(p.a, p.a2b);
 	p.a2b = NULL;
-	assert_int_equal(xstat(p.a, "ahs_live"), 1);
-	assert_int_equal(xstat(p.a, "ah_destroy_busy"), 0);
+	assert_int_equal(vd_xstat(p.a, "ahs_live"), 1);
+	assert_int_equal(vd_xstat(p.a, "ah_destroy_busy"), 0);
 	pair_quiesce(&p);
-	assert_int_equal(xstat(p.a, "ahs_live"), 0);
-	assert_int_equal(xstat(p.a, "ah_destroy_busy"), 0);
+	assert_int_equal(vd_xstat(p.a, "ahs_live"), 0);
+	assert_int_equal(vd_xstat(p.a, "ah_destroy_busy"), 0);
 	for (i = 0; i < 8; i++)
 		assert_int_equal(pmr_msgbuf_free(mbs[i]), 0);
 	/* A new peer to the same GID gets a fresh AH. */
-	p.a2b = peer_to(p.a, p.b);
-	assert_int_equal(xstat(p.a, "ahs_live"), 1);
+	p.a2b = vd_peer_to(p.a, p.b);
+	assert_int_equal(vd_xstat(p.a, "ahs_live"), 1);
 	pair_close(&p);
 }
 
@@ -676,7 +618,7 @@ test_sq_small(void **state)
 	assert_int_equal(pmr_hca_counters_get(NULL, &c), 0);
 	assert_int_equal(c.sq_full, 0);
 	assert_true(c.sq_high_water <= 16);
-	assert_int_equal(xstat(p.a, "tx_post_err"), 0);
+	assert_int_equal(vd_xstat(p.a, "tx_post_err"), 0);
 	pair_close(&p);
 }
 
@@ -701,14 +643,14 @@ test_sq_full_then_flush(void **state)
 	pmr_hca_step_mode(1);
 	assert_int_equal(pmr_transport_tx_burst(p.a, pkts, 16), 15);
 	assert_int_equal(pmr_transport_tx_flush(p.a), 1);
-	assert_int_equal(xstat(p.a, "tx_flushes"), 1);
+	assert_int_equal(vd_xstat(p.a, "tx_flushes"), 1);
 	assert_int_equal(pmr_transport_tx_burst(p.a, &pkts[15], 1), 0);
 	assert_int_equal(pmr_transport_stats_get(p.a, &st), 0);
 	assert_int_equal(st.tx_full, 2);
 	assert_int_equal(pmr_hca_counters_get(NULL, &c), 0);
 	assert_int_equal(c.sq_full, 0);
 	assert_int_equal(c.sq_high_water, 16);
-	assert_int_equal(xstat(p.a, "tx_post_err"), 0);
+	assert_int_equal(vd_xstat(p.a, "tx_post_err"), 0);
 	pmr_hca_step_mode(0);
 	pair_quiesce(&p);
 	/* Room again: the last one goes. */
@@ -809,7 +751,7 @@ test_peer_churn_threads(void **state)
 	assert_int_equal(pthread_join(t, NULL), 0);
 	fprintf(stderr, "# %u peer rounds on the other thread, %u here\n",
 		ch.rounds, r);
-	assert_int_equal(xstat(p.a, "ah_destroy_busy"), 0);
+	assert_int_equal(vd_xstat(p.a, "ah_destroy_busy"), 0);
 	pmr_transport_queue_destroy(c);
 	pair_close(&p);
 }
@@ -847,10 +789,10 @@ test_dup_and_fail(void **state)
 	assert_int_equal(c.fail_injected, 1);
 	/* Reap: every WQE completes (in error or flushed); nothing is
 	 * held, although the queue can no longer send. */
-	for (i = 0; i < 10 && xstat(p.a, "tx_pending") != 0; i++)
+	for (i = 0; i < 10 && vd_xstat(p.a, "tx_pending") != 0; i++)
 		(void)pmr_transport_tx_flush(p.a);
-	assert_int_equal(xstat(p.a, "tx_pending"), 0);
-	assert_true(xstat(p.a, "tx_cqe_err") >= 1);
+	assert_int_equal(vd_xstat(p.a, "tx_pending"), 0);
+	assert_true(vd_xstat(p.a, "tx_cqe_err") >= 1);
 	for (i = 0; i < 8; i++)
 		assert_int_equal(pmr_msgbuf_free(mbs[i]), 0);
 	pmr_transport_peer_destroy(p.a, p.a2b);
@@ -960,12 +902,12 @@ e2e_quiesce(struct e2e *e)
 	for (i = 0; i < 1000; i++) {
 		pmr_worker_poll(e->srv);
 		pmr_worker_poll(e->cli);
-		if (xstat(pmr_worker_queue(e->srv), "tx_held") == 0 &&
-		    xstat(pmr_worker_queue(e->cli), "tx_held") == 0)
+		if (vd_xstat(pmr_worker_queue(e->srv), "tx_held") == 0 &&
+		    vd_xstat(pmr_worker_queue(e->cli), "tx_held") == 0)
 			break;
 	}
-	assert_int_equal(xstat(pmr_worker_queue(e->srv), "tx_held"), 0);
-	assert_int_equal(xstat(pmr_worker_queue(e->cli), "tx_held"), 0);
+	assert_int_equal(vd_xstat(pmr_worker_queue(e->srv), "tx_held"), 0);
+	assert_int_equal(vd_xstat(pmr_worker_queue(e->cli), "tx_held"), 0);
 	return i;
 }
 
@@ -1026,7 +968,7 @@ test_e2e_rpc(void **state)
 	 */
 	fprintf(stderr, "# idle polls until the driver held nothing: %u\n",
 		e2e_quiesce(&e));
-	assert_true(xstat(pmr_worker_queue(e.srv), "tx_flushes") > 0);
+	assert_true(vd_xstat(pmr_worker_queue(e.srv), "tx_flushes") > 0);
 	e2e_down(&e);
 }
 
@@ -1115,8 +1057,8 @@ test_e2e_load_loss(void **state)
 		PRIu64 " (server), %" PRIu64 " (client)\n",
 		c.wqe_signaled + c.wqe_unsignaled, c.post_send_calls,
 		c.wqe_signaled, c.wqe_inline, cst.retransmissions,
-		sst.dup_answered, xstat(pmr_worker_queue(e.srv), "tx_flushes"),
-		xstat(pmr_worker_queue(e.cli), "tx_flushes"));
+		sst.dup_answered, vd_xstat(pmr_worker_queue(e.srv), "tx_flushes"),
+		vd_xstat(pmr_worker_queue(e.cli), "tx_flushes"));
 	/* The engine recovered the device's losses by retransmitting. */
 	assert_true(cst.retransmissions > 0);
 	/* Batching: more than one WQE per ibv_post_send under load. */
@@ -1124,8 +1066,8 @@ test_e2e_load_loss(void **state)
 	assert_true(wqes > c.post_send_calls);
 	/* Signaling: one in sig_every, plus flushes, plus one. */
 	assert_true(c.wqe_signaled <= wqes / LOAD_SIG +
-		xstat(pmr_worker_queue(e.srv), "tx_flushes") +
-		xstat(pmr_worker_queue(e.cli), "tx_flushes") + 1);
+		vd_xstat(pmr_worker_queue(e.srv), "tx_flushes") +
+		vd_xstat(pmr_worker_queue(e.cli), "tx_flushes") + 1);
 	/* The small requests and their responses went inline. */
 	assert_true(c.wqe_inline >= LOAD_RPCS * 4 / 5);
 
@@ -1187,9 +1129,9 @@ test_app_pool_register(void **state)
 	assert_non_null(mp);
 
 	/* Not registered: works, copied. */
-	bounced = xstat(q, "tx_bounced");
+	bounced = vd_xstat(q, "tx_bounced");
 	e2e_call(&e, mp, 900);
-	assert_true(xstat(q, "tx_bounced") > bounced);
+	assert_true(vd_xstat(q, "tx_bounced") > bounced);
 	mb = pmr_msgbuf_alloc(mp, 8);
 	assert_non_null(mb);
 	assert_int_equal(pmr_transport_mem_key(q, mb->data, 8, &key),
@@ -1205,11 +1147,11 @@ test_app_pool_register(void **state)
 	assert_int_equal(pmr_transport_mem_key(q, mb->data, 8, &key), 0);
 	assert_true(key.lkey != 0);
 	assert_int_equal(pmr_msgbuf_free(mb), 0);
-	bounced = xstat(q, "tx_bounced");
+	bounced = vd_xstat(q, "tx_bounced");
 	assert_int_equal(pmr_transport_stats_get(q, &st), 0);
 	zc = st.tx_zerocopy;
 	e2e_call(&e, mp, 900);
-	assert_int_equal(xstat(q, "tx_bounced"), bounced);
+	assert_int_equal(vd_xstat(q, "tx_bounced"), bounced);
 	assert_int_equal(pmr_transport_stats_get(q, &st), 0);
 	assert_int_equal(st.tx_zerocopy, zc + 1);
 
@@ -1235,9 +1177,9 @@ test_app_pool_register(void **state)
 	assert_int_equal(pmr_hca_objects_get("hca0", &o), 0);
 	assert_int_equal(o.mrs, o0.mrs);
 	assert_int_equal(pmr_worker_pool_unregister(e.cli, mp), -ENOENT);
-	bounced = xstat(q, "tx_bounced");
+	bounced = vd_xstat(q, "tx_bounced");
 	e2e_call(&e, mp, 900);
-	assert_true(xstat(q, "tx_bounced") > bounced);
+	assert_true(vd_xstat(q, "tx_bounced") > bounced);
 
 	e2e_quiesce(&e);
 	assert_int_equal(pmr_session_destroy(e.cli, e.s), 0);
@@ -1473,7 +1415,7 @@ test_hostile_datagrams(void **state)
 		" engine drops, %u RPCs\n", HOSTILE_DGRAMS, delivered,
 		sst.rx_drops - sst0.rx_drops, rpcs);
 	assert_int_equal(sst.rx_drops - sst0.rx_drops +
-		xstat(pmr_worker_queue(e.srv), "rx_drop_short"), delivered);
+		vd_xstat(pmr_worker_queue(e.srv), "rx_drop_short"), delivered);
 
 	attacker_down(a);
 	free(a);
