@@ -647,7 +647,6 @@ rpcperf_drv_drops_get(struct pmr_worker *w, struct rpcperf_drv_drops *d)
 {
 	struct pmr_transport_queue *q = pmr_worker_queue(w);
 	struct pmr_transport_stats ts;
-	unsigned int i;
 	int n;
 
 	memset(d, 0, sizeof(*d));
@@ -655,15 +654,6 @@ rpcperf_drv_drops_get(struct pmr_worker *w, struct rpcperf_drv_drops *d)
 		d->total = ts.rx_dropped;
 	n = pmr_transport_xstats_get(q, d->x, RTE_DIM(d->x));
 	d->n = n > 0 ? RTE_MIN((unsigned int)n, RTE_DIM(d->x)) : 0;
-	/*
-	 * The verbs driver's flush sends a packet to its own queue, whose
-	 * receive it drops and counts in rx_dropped: that is no packet
-	 * lost, so not a drop here.
-	 */
-	for (i = 0; i < d->n; i++)
-		if (strcmp(d->x[i].name, "rx_drop_self_flush") == 0 &&
-		    d->x[i].value <= d->total)
-			d->total -= d->x[i].value;
 }
 
 void
@@ -681,8 +671,7 @@ rpcperf_drv_drops_print(const char *who, const struct rpcperf_drv_drops *d,
 		d->total - (d0 != NULL ? d0->total : 0));
 	/* The eth driver's reasons are its rx_drop_* counters. */
 	for (i = 0; i < d->n; i++) {
-		if (strncmp(d->x[i].name, prefix, plen) != 0 ||
-		    strcmp(d->x[i].name, "rx_drop_self_flush") == 0)
+		if (strncmp(d->x[i].name, prefix, plen) != 0)
 			continue;
 		v0 = d0 != NULL && i < d0->n &&
 			strcmp(d0->x[i].name, d->x[i].name) == 0 ?

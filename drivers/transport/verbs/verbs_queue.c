@@ -916,8 +916,10 @@ verbs_stats_get(struct pmr_transport_queue *q, struct pmr_transport_stats *s)
 	s->tx_full = st->tx_full;
 	s->rx_pkts = st->rx_pkts;
 	s->rx_bytes = st->rx_bytes;
+	/* The queue's own flush sends are no packets lost. */
 	for (i = 0; i < VERBS_DROP_MAX; i++)
-		s->rx_dropped += st->rx_drop[i];
+		if (i != VERBS_DROP_SELF_FLUSH)
+			s->rx_dropped += st->rx_drop[i];
 	return 0;
 }
 
@@ -968,9 +970,13 @@ verbs_xstats_get(struct pmr_transport_queue *q, struct pmr_transport_xstat *xs,
 	XSTAT("tx_pending", verbs_tx_pending(vq));
 	XSTAT("tx_held", vq->tx_held);
 	XSTAT("rx_refills", st->rx_refills);
+	/* Not a drop: the receive of our own flush sends. */
+	XSTAT("rx_self_flush", st->rx_drop[VERBS_DROP_SELF_FLUSH]);
 	for (i = 0; i < VERBS_DROP_MAX; i++) {
 		char nm[sizeof(xs[0].name)];
 
+		if (i == VERBS_DROP_SELF_FLUSH)
+			continue;
 		snprintf(nm, sizeof(nm), "rx_drop_%s", verbs_drop_names[i]);
 		XSTAT(nm, st->rx_drop[i]);
 	}
