@@ -52,6 +52,23 @@ struct pmr_hca_counters {
 	uint64_t drop_link_layer;	/**< RoCE to IB, or RoCE v1 to v2 */
 	uint64_t drop_port_down;	/**< sender's port not ACTIVE */
 	uint64_t drop_dest_down;	/**< receiver's port not ACTIVE */
+	/* Added by issue 16 (RC, async events); at the end again. On a
+	 * QP: the requester's for operations, the responder's for
+	 * rd_credits_high_water and access_err. */
+	uint64_t rc_sends;		/**< RC SENDs delivered */
+	uint64_t rc_writes;		/**< RDMA WRITEs executed */
+	uint64_t rc_reads;		/**< RDMA READs executed */
+	uint64_t bytes_written;		/**< bytes RDMA WRITE placed */
+	uint64_t bytes_read;		/**< bytes RDMA READ brought */
+	uint64_t rd_credits_high_water;	/**< most READs a responder
+					 * answered at once */
+	uint64_t rd_credit_err;		/**< READs over max_dest_rd_atomic */
+	uint64_t rnr_retries;		/**< RNR NAKs retried */
+	uint64_t rnr_retry_exc;		/**< RNR_RETRY_EXC_ERR completions */
+	uint64_t retry_exc;		/**< RETRY_EXC_ERR: peer unreachable */
+	uint64_t access_err;		/**< remote access violations */
+	uint64_t events;		/**< async events queued */
+	uint64_t events_lost;		/**< async events lost: queue full */
 };
 
 /**
@@ -186,6 +203,49 @@ int pmr_hca_reset(void);
  */
 int pmr_hca_port_set_state(const char *dev, uint8_t port,
 	enum ibv_port_state state);
+
+/**
+ * Set (or, with type PMR_HCA_GID_EMPTY, clear) GID table entry idx of a
+ * port at run time, as an address added to or deleted from a netdev
+ * does; raises IBV_EVENT_GID_CHANGE on every context of the device.
+ * Thread: any thread.
+ * @return 0; ENODEV: no such device; EINVAL: bad port or index, a type
+ *   the link layer does not have, or a GID another port has.
+ */
+int pmr_hca_gid_set(const char *dev, uint8_t port, unsigned int idx,
+	const struct pmr_hca_gid_config *gid);
+
+/**
+ * A catastrophic device error: IBV_EVENT_DEVICE_FATAL on every context
+ * of dev, every QP of dev moved to ERR (outstanding work flushed), and
+ * from then on ibv_create_qp() fails and ibv_modify_qp() to a state other
+ * than RESET or ERR returns EIO, until pmr_hca_reset().
+ * Thread: any thread.
+ * @return 0, or ENODEV.
+ */
+int pmr_hca_device_fatal(const char *dev);
+
+/**
+ * Raise any async event, as the device would: ev->event_type with its
+ * element (element.qp for QP events, element.cq for IBV_EVENT_CQ_ERR,
+ * element.port_num for port events; nothing for DEVICE_FATAL). QP and
+ * CQ events go to the object's context; the others to every context of
+ * device dev. Nothing else happens (no state changes): see
+ * pmr_hca_qp_force_err() and pmr_hca_device_fatal() for those.
+ * Thread: any thread.
+ * @return 0; EINVAL: an unknown type, or a QP or CQ that is not the
+ *   model's; ENODEV: no such device (for device events).
+ */
+int pmr_hca_event_raise(const char *dev, const struct ibv_async_event *ev);
+
+/**
+ * A QP going to ERR on its own (a local catastrophic error): its
+ * outstanding work completes WR_FLUSH_ERR and IBV_EVENT_QP_FATAL is
+ * raised on it. Its RC peer notices at its next packet (RETRY_EXC_ERR).
+ * Thread: any thread.
+ * @return 0, or EINVAL if qp is not a model QP.
+ */
+int pmr_hca_qp_force_err(struct ibv_qp *qp);
 
 /** Objects alive on a device (to assert sharing and leaks). */
 struct pmr_hca_objects {

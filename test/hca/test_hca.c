@@ -1159,7 +1159,6 @@ test_unmodelled(void **state)
 		.max_sge = 1 } };
 	struct ibv_td_init_attr ta = { 0 };
 	struct ibv_xrcd_init_attr xa = { 0 };
-	struct ibv_async_event ev;
 	struct ibv_values_ex rv = { 0 };
 	struct ibv_wc wc = { 0 };
 	struct ibv_ah_attr aa;
@@ -1172,10 +1171,6 @@ test_unmodelled(void **state)
 	assert_null(ibv_create_comp_channel(e.ctx));
 	assert_int_equal(errno, EOPNOTSUPP);
 	assert_int_equal(ibv_req_notify_cq(e.scq, 0), EOPNOTSUPP);
-	errno = 0;
-	assert_int_equal(ibv_get_async_event(e.ctx, &ev), -1);
-	assert_int_equal(errno, EAGAIN);
-	ibv_ack_async_event(&ev);
 	errno = 0;
 	assert_null(ibv_create_cq_ex(e.ctx, &cqa));
 	assert_int_equal(errno, EOPNOTSUPP);
