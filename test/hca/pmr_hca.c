@@ -3,8 +3,8 @@
  */
 
 /*
- * The software HCA model (issue 14): a stand-in for libibverbs at the UD
- * level.
+ * The software HCA model (issues 14 and 16): a stand-in for libibverbs at
+ * the UD and RC level, with async events.
  *
  * Interposition: this library defines every function libibverbs exports,
  * without symbol versions. Preloaded, or linked ahead of libibverbs, it

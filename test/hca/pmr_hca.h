@@ -8,7 +8,8 @@
  * libpmr_hca.so defines every function libibverbs exports (unversioned, so
  * that it wins when preloaded or linked ahead of libibverbs) and models
  * one fabric of configurable devices (RoCE v2/v1 or InfiniBand ports) at
- * the UD level; what it does not model fails with EOPNOTSUPP. This header
+ * the UD and RC level (issue 16: RC, async events); what it does not model
+ * fails with EOPNOTSUPP. This header
  * is what a test adds on top of verbs.h: the configuration, port state,
  * the devices' own counters and live objects, injected faults and the
  * step mode. None of it is a libibverbs API. doc/testing.md describes the
@@ -86,7 +87,9 @@ void pmr_hca_counters_reset(void);
  * next `drop` packets vanish (the sender sees SUCCESS, as on a wire); the
  * next `dup` packets are delivered twice; the next `fail` sends complete
  * with IBV_WC_GENERAL_ERR, are not delivered and move their QP to ERR.
- * Each call replaces the pending counts. Thread: any thread.
+ * Drops and duplicates apply to UD only (RC retransmission is not
+ * modelled); failures to RC WQEs too. Each call replaces the pending
+ * counts. Thread: any thread.
  */
 void pmr_hca_fault(uint32_t drop, uint32_t dup, uint32_t fail);
 
@@ -197,7 +200,10 @@ int pmr_hca_reset(void);
 /**
  * Change a port's state at run time (the link going down, coming up).
  * Sends from a port that is not ACTIVE complete successfully and are
- * dropped (drop_port_down), packets to it are dropped (drop_dest_down).
+ * dropped (drop_port_down), packets to it are dropped (drop_dest_down);
+ * an RC QP's sends end RETRY_EXC_ERR. Becoming ACTIVE raises
+ * IBV_EVENT_PORT_ACTIVE, leaving ACTIVE IBV_EVENT_PORT_ERR, on every
+ * context of the device.
  * Thread: any thread.
  * @return 0; ENODEV: no such device; EINVAL: bad port or state.
  */
