@@ -63,13 +63,13 @@ struct pmr_hca_counters {
 	uint64_t bytes_read;		/**< bytes RDMA READ brought */
 	uint64_t rd_credits_high_water;	/**< most READs a responder
 					 * answered at once */
-	uint64_t rd_credit_err;		/**< READs over max_dest_rd_atomic */
+	uint64_t rd_credit_err;		/**< READs over the credits */
 	uint64_t rnr_retries;		/**< RNR NAKs retried */
-	uint64_t rnr_retry_exc;		/**< RNR_RETRY_EXC_ERR completions */
-	uint64_t retry_exc;		/**< RETRY_EXC_ERR: peer unreachable */
+	uint64_t rnr_retry_exc;		/**< RNR_RETRY_EXC_ERRs */
+	uint64_t retry_exc;		/**< RETRY_EXC_ERRs: no peer */
 	uint64_t access_err;		/**< remote access violations */
 	uint64_t events;		/**< async events queued */
-	uint64_t events_lost;		/**< async events lost: queue full */
+	uint64_t events_lost;		/**< events lost: queue full */
 };
 
 /**
