@@ -1858,6 +1858,59 @@ test_rc_peer_gone(void **state)
 	rc_close(&r);
 }
 
+/* Two RC connections on one shared CQ (a driver's worker CQ): each
+ * completion names its QP, each connection's bytes go to its peer. */
+static void
+test_rc_shared_cq(void **state)
+{
+	struct ibv_cq *cq = ibv_create_cq(e.ctx, 16, NULL, NULL, 0);
+	struct ibv_qp *a[2], *b[2];
+	struct ibv_mr *mr;
+	struct ibv_wc wc[4];
+	uint8_t *buf = calloc(1, 4096);
+	int i, n;
+
+	(void)state;
+	assert_non_null(cq);
+	assert_non_null(buf);
+	mr = ibv_reg_mr(e.pd, buf, 4096, RC_ALL);
+	assert_non_null(mr);
+	for (i = 0; i < 2; i++) {
+		a[i] = rc_qp(cq);
+		b[i] = rc_qp(e.rcq);
+	}
+	for (i = 0; i < 2; i++) {
+		rc_connect(a[i], b[i]->qp_num, 4, 1, 7);
+		rc_connect(b[i], a[i]->qp_num, 1, 4, 7);
+	}
+	memset(buf, 'x', 64);
+	for (i = 0; i < 2; i++)
+		assert_int_equal(rc_post(a[i], IBV_WR_RDMA_WRITE, buf, 64,
+			mr->lkey, buf + 1024 * (i + 1), mr->rkey,
+			IBV_SEND_SIGNALED, (uint64_t)i), 0);
+	for (i = 0; i < 2; i++)
+		assert_int_equal(rc_post(a[i], IBV_WR_RDMA_READ, buf + 3072 +
+			64 * i, 64, mr->lkey, buf + 1024 * (i + 1), mr->rkey,
+			IBV_SEND_SIGNALED, (uint64_t)(10 + i)), 0);
+	n = ibv_poll_cq(cq, 4, wc);
+	assert_int_equal(n, 4);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(wc[i].status, IBV_WC_SUCCESS);
+		assert_int_equal(wc[i].qp_num, a[wc[i].wr_id % 10]->qp_num);
+	}
+	assert_int_equal(buf[1024], 'x');
+	assert_int_equal(buf[2048 + 63], 'x');
+	assert_int_equal(buf[3072 + 127], 'x');
+	assert_int_equal(buf[3072 + 128], 0);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(ibv_destroy_qp(a[i]), 0);
+		assert_int_equal(ibv_destroy_qp(b[i]), 0);
+	}
+	assert_int_equal(ibv_dereg_mr(mr), 0);
+	assert_int_equal(ibv_destroy_cq(cq), 0);
+	free(buf);
+}
+
 static void *
 blocking_get(void *arg)
 {
@@ -1976,6 +2029,84 @@ test_events(void **state)
 	}
 }
 
+/* RC between two InfiniBand devices (AV by DLID, no GRH), and a port
+ * going down under a connection: RETRY_EXC_ERR, PORT_ERR on the
+ * device's context. */
+static void
+test_rc_ib(void **state)
+{
+	struct ibv_qp_init_attr ia = { .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			.max_send_sge = 1, .max_recv_sge = 1 } };
+	struct ibv_qp_attr at;
+	struct ibv_async_event ev;
+	struct node nd[2];
+	struct ibv_qp *q[2];
+	struct ibv_mr *m[2];
+	struct ibv_wc wc;
+	int i;
+
+	(void)state;
+	fabric("dev=ib0,link=ib,lid=5 dev=ib1,link=ib,lid=6");
+	node_open(&nd[0], "ib0", 1);
+	node_open(&nd[1], "ib1", 1);
+	for (i = 0; i < 2; i++) {
+		ia.send_cq = nd[i].cq;
+		ia.recv_cq = nd[i].cq;
+		q[i] = ibv_create_qp(nd[i].pd, &ia);
+		assert_non_null(q[i]);
+		m[i] = ibv_reg_mr(nd[i].pd, nd[i].buf, SLOT, RC_ALL);
+		assert_non_null(m[i]);
+		memset(&at, 0, sizeof(at));
+		at.qp_state = IBV_QPS_INIT;
+		at.port_num = 1;
+		at.qp_access_flags = RC_ALL;
+		assert_int_equal(ibv_modify_qp(q[i], &at, IBV_QP_STATE |
+			IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+			IBV_QP_ACCESS_FLAGS), 0);
+	}
+	for (i = 0; i < 2; i++) {
+		memset(&at, 0, sizeof(at));
+		at.qp_state = IBV_QPS_RTR;
+		at.path_mtu = IBV_MTU_2048;
+		at.dest_qp_num = q[1 - i]->qp_num;
+		at.max_dest_rd_atomic = 1;
+		at.ah_attr.port_num = 1;
+		at.ah_attr.dlid = 0;	/* IB needs a DLID */
+		assert_int_equal(ibv_modify_qp(q[i], &at, RC_RTR), EINVAL);
+		at.ah_attr.dlid = (uint16_t)(6 - i);
+		assert_int_equal(ibv_modify_qp(q[i], &at, RC_RTR), 0);
+		memset(&at, 0, sizeof(at));
+		at.qp_state = IBV_QPS_RTS;
+		at.max_rd_atomic = 1;
+		at.rnr_retry = 7;
+		assert_int_equal(ibv_modify_qp(q[i], &at, RC_RTS), 0);
+	}
+	memset(nd[1].buf, 'Q', 100);
+	assert_int_equal(rc_post(q[0], IBV_WR_RDMA_READ, nd[0].buf, 100,
+		m[0]->lkey, nd[1].buf, m[1]->rkey, IBV_SEND_SIGNALED, 1), 0);
+	while (ibv_poll_cq(nd[0].cq, 1, &wc) == 0)
+		;
+	assert_int_equal(wc.status, IBV_WC_SUCCESS);
+	assert_int_equal(wc.qp_num, q[0]->qp_num);
+	assert_int_equal(nd[0].buf[99], 'Q');
+	fcntl(nd[1].ctx->async_fd, F_SETFL, O_NONBLOCK);
+	assert_int_equal(pmr_hca_port_set_state("ib1", 1, IBV_PORT_DOWN), 0);
+	assert_int_equal(ibv_get_async_event(nd[1].ctx, &ev), 0);
+	assert_int_equal(ev.event_type, IBV_EVENT_PORT_ERR);
+	ibv_ack_async_event(&ev);
+	assert_int_equal(rc_post(q[0], IBV_WR_RDMA_WRITE, nd[0].buf, 8,
+		m[0]->lkey, nd[1].buf, m[1]->rkey, IBV_SEND_SIGNALED, 2), 0);
+	while (ibv_poll_cq(nd[0].cq, 1, &wc) == 0)
+		;
+	assert_int_equal(wc.status, IBV_WC_RETRY_EXC_ERR);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(ibv_destroy_qp(q[i]), 0);
+		assert_int_equal(ibv_dereg_mr(m[i]), 0);
+		node_close(&nd[i]);
+	}
+}
+
 /* DEVICE_FATAL: every context hears it, the QPs end in ERR, nothing new
  * is created until the model is reset. */
 static void
@@ -2033,6 +2164,7 @@ main(void)
 		T(test_rc_read_credits),
 		T(test_rc_access_event),
 		T(test_rc_peer_gone),
+		T(test_rc_shared_cq),
 		T(test_events),
 #undef T
 #define R(f) cmocka_unit_test_teardown(f, reset_teardown)
@@ -2045,6 +2177,7 @@ main(void)
 		R(test_port_state),
 		R(test_two_ports),
 		R(test_device_fatal),
+		R(test_rc_ib),
 #undef R
 	};
 
