@@ -3,8 +3,8 @@
  */
 
 /*
- * The software HCA model (issue 14): a stand-in for libibverbs at the UD
- * level.
+ * The software HCA model (issues 14 and 16): a stand-in for libibverbs at
+ * the UD and RC level, with async events.
  *
  * Interposition: this library defines every function libibverbs exports,
  * without symbol versions. Preloaded, or linked ahead of libibverbs, it
@@ -48,6 +48,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
 #include <sys/queue.h>
@@ -69,6 +71,9 @@
 #define HCA_QP_HASH 8192	/* buckets, > HCA_MAX_QP: chains stay short */
 #define HCA_GRH 40
 #define HCA_QKEY_PRIV 0x80000000u
+#define HCA_MAX_MSG (1u << 31)	/* the ports' max_msg_sz */
+#define HCA_MAX_RD_ATOM 128	/* max_qp_rd_atom, max_qp_init_rd_atom */
+#define HCA_EVQ 256		/* async events queued per context */
 
 struct hca_dev;
 
@@ -83,6 +88,7 @@ struct hca_cq {
 	struct hca_cqe *ring;
 	uint32_t size, head, count;
 	uint32_t users;		/* QPs using it */
+	uint32_t ev_got, ev_acked;	/* async events handed out, acked */
 };
 
 struct hca_pd {
@@ -113,6 +119,8 @@ struct hca_swqe {
 	uint32_t inl_len;
 	struct hca_ah *ah;
 	uint32_t rqpn, qkey;
+	uint64_t raddr;		/* RC: RDMA WRITE/READ */
+	uint32_t rkey;
 };
 
 struct hca_rwqe {
@@ -139,6 +147,19 @@ struct hca_qp {
 	struct hca_qp *hnext;	/* the QPN hash bucket */
 	int pending;		/* on the pending list */
 	TAILQ_ENTRY(hca_qp) pnext;
+	/* RC: the connection (INIT->RTR->RTS attributes). */
+	unsigned int access;	/* qp_access_flags */
+	enum ibv_mtu path_mtu;
+	uint32_t dest_qpn, rq_psn;
+	uint8_t max_dest_rd, max_rd, min_rnr_timer;
+	uint8_t timeout, retry_cnt, rnr_retry;
+	struct hca_ah av;	/* the primary path, as an AH */
+	uint32_t rd_inuse;	/* responder: READs being answered */
+	uint32_t rd_flight;	/* requester: READs in flight */
+	uint32_t rnr_tries;	/* RNR NAKs for the head WQE */
+	uint64_t pass;		/* last progress pass it stalled in */
+	int comm_est;		/* a packet arrived in RTR (COMM_EST) */
+	uint32_t ev_got, ev_acked;	/* async events handed out, acked */
 };
 
 TAILQ_HEAD(hca_qp_list, hca_qp);
@@ -150,6 +171,7 @@ struct hca_dev {
 	unsigned int index;
 	struct pmr_hca_objects obj;
 	struct pmr_hca_counters cnt;
+	int fatal;		/* pmr_hca_device_fatal() */
 };
 
 /* The fabric: one, process-wide. */
@@ -170,6 +192,8 @@ static struct {
 	int step_mode;
 	uint32_t f_drop, f_dup, f_fail;
 	struct pmr_hca_counters cnt;
+	struct hca_ctx *ctxs;	/* open contexts */
+	uint64_t pass;		/* progress passes */
 } hca = {
 	.lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP,
 	.pend = TAILQ_HEAD_INITIALIZER(hca.pend),
@@ -178,6 +202,12 @@ static struct {
 };
 
 struct hca_ctx {
+	struct hca_ctx *next;	/* every open context */
+	struct hca_dev *dev;
+	struct ibv_async_event evq[HCA_EVQ];	/* queued, not yet got */
+	uint32_t ev_head, ev_count;
+	int armed;		/* the eventfd reads readable */
+	int used;		/* ibv_get_async_event() was called */
 	struct verbs_context vctx;	/* ends with the ibv_context */
 };
 
@@ -302,6 +332,208 @@ dev_by_name(const char *name)
 	hca.cnt.f++; \
 } while (0)
 
+/* Count n (bytes) on the QP, its device and the fabric. */
+#define CNTN(q, f, n) do { \
+	(q)->cnt.f += (n); \
+	(q)->dev->cnt.f += (n); \
+	hca.cnt.f += (n); \
+} while (0)
+
+/* --- async events ----------------------------------------------------
+ *
+ * Each context queues its events; its async_fd (an eventfd, blocking
+ * unless the application sets O_NONBLOCK, as rdma-core's) reads readable
+ * while one is queued. The model executes send WQEs when the application
+ * looks (ibv_poll_cq), so a context whose events are read
+ * (ibv_get_async_event() called once) also reads readable while one of
+ * its QPs has work to execute (an RNR wait excepted), and
+ * ibv_get_async_event() executes it first: an event the work raises
+ * (CQ_ERR, QP_ACCESS_ERR) arrives without a CQ poll, as from hardware.
+ * An event handed out and not acked makes destroying its QP or CQ fail
+ * with EBUSY (rdma-core blocks until the ack: in a test, a hang).
+ */
+
+static struct hca_ctx *
+ctx_of(struct ibv_context *ctx)
+{
+	return (struct hca_ctx *)((uint8_t *)ctx -
+		offsetof(struct hca_ctx, vctx.context));
+}
+
+/* Whether a QP of c has work the next poll would execute. */
+static int
+ctx_has_work(struct hca_ctx *c)
+{
+	struct hca_qp *q;
+
+	TAILQ_FOREACH(q, &hca.pend, pnext)
+		if (q->qp.context == &c->vctx.context && q->rnr_tries == 0)
+			return 1;
+	return 0;
+}
+
+/* Make the eventfd's readability what c has to say. */
+static void
+ctx_sync(struct hca_ctx *c)
+{
+	int want = c->ev_count > 0 || (c->used && !hca.step_mode &&
+		ctx_has_work(c));
+	uint64_t v = 1;
+
+	if (want && !c->armed) {
+		if (write(c->vctx.context.async_fd, &v, sizeof(v)) ==
+				sizeof(v))
+			c->armed = 1;
+	} else if (!want && c->armed) {
+		/* The counter is not 0: the read does not block. */
+		if (read(c->vctx.context.async_fd, &v, sizeof(v)) ==
+				sizeof(v))
+			c->armed = 0;
+	}
+}
+
+static void
+ctx_sync_all(void)
+{
+	struct hca_ctx *c;
+
+	for (c = hca.ctxs; c != NULL; c = c->next)
+		ctx_sync(c);
+}
+
+static void
+ev_push(struct hca_ctx *c, enum ibv_event_type t, void *obj, int port)
+{
+	struct ibv_async_event *e;
+
+	if (c->ev_count == HCA_EVQ) {
+		c->dev->cnt.events_lost++;
+		hca.cnt.events_lost++;
+		return;
+	}
+	e = &c->evq[(c->ev_head + c->ev_count) % HCA_EVQ];
+	memset(e, 0, sizeof(*e));
+	e->event_type = t;
+	if (obj != NULL)
+		e->element.qp = obj;	/* a union of pointers */
+	else
+		e->element.port_num = port;
+	c->ev_count++;
+	c->dev->cnt.events++;
+	hca.cnt.events++;
+	ctx_sync(c);
+}
+
+static void
+raise_dev(struct hca_dev *d, enum ibv_event_type t, int port)
+{
+	struct hca_ctx *c;
+
+	for (c = hca.ctxs; c != NULL; c = c->next)
+		if (c->dev == d)
+			ev_push(c, t, NULL, port);
+}
+
+static void
+raise_qp(struct hca_qp *q, enum ibv_event_type t)
+{
+	ev_push(ctx_of(q->qp.context), t, &q->qp, 0);
+}
+
+static void
+raise_cq(struct ibv_cq *cq, enum ibv_event_type t)
+{
+	ev_push(ctx_of(cq->context), t, cq, 0);
+}
+
+static int
+ev_is_qp(enum ibv_event_type t)
+{
+	return t == IBV_EVENT_QP_FATAL || t == IBV_EVENT_QP_REQ_ERR ||
+		t == IBV_EVENT_QP_ACCESS_ERR || t == IBV_EVENT_COMM_EST ||
+		t == IBV_EVENT_SQ_DRAINED || t == IBV_EVENT_PATH_MIG ||
+		t == IBV_EVENT_PATH_MIG_ERR ||
+		t == IBV_EVENT_QP_LAST_WQE_REACHED;
+}
+
+static int
+ev_is_dev(enum ibv_event_type t)
+{
+	return t == IBV_EVENT_DEVICE_FATAL || t == IBV_EVENT_PORT_ACTIVE ||
+		t == IBV_EVENT_PORT_ERR || t == IBV_EVENT_LID_CHANGE ||
+		t == IBV_EVENT_PKEY_CHANGE || t == IBV_EVENT_SM_CHANGE ||
+		t == IBV_EVENT_CLIENT_REREGISTER ||
+		t == IBV_EVENT_GID_CHANGE;
+}
+
+/* Drop the queued (not yet got) events of obj: it is being destroyed,
+ * as the kernel drops them. */
+static void
+ev_purge(struct hca_ctx *c, void *obj)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < c->ev_count; i++) {
+		struct ibv_async_event *e = &c->evq[(c->ev_head + i) %
+			HCA_EVQ];
+
+		if (!ev_is_dev(e->event_type) && e->element.qp == obj)
+			continue;
+		c->evq[(c->ev_head + n) % HCA_EVQ] = *e;
+		n++;
+	}
+	c->ev_count = n;
+	ctx_sync(c);
+}
+
+static unsigned int progress(unsigned int max);
+
+HCA_EXPORT int
+ibv_get_async_event(struct ibv_context *ctx, struct ibv_async_event *event)
+{
+	struct hca_ctx *c = ctx_of(ctx);
+
+	for (;;) {
+		struct pollfd pfd = { .fd = ctx->async_fd, .events = POLLIN };
+
+		lock();
+		c->used = 1;
+		if (!hca.step_mode)
+			progress(UINT32_MAX);
+		if (c->ev_count > 0) {
+			*event = c->evq[c->ev_head];
+			c->ev_head = (c->ev_head + 1) % HCA_EVQ;
+			c->ev_count--;
+			if (ev_is_qp(event->event_type))
+				((struct hca_qp *)event->element.qp)->ev_got++;
+			else if (event->event_type == IBV_EVENT_CQ_ERR)
+				((struct hca_cq *)event->element.cq)->ev_got++;
+			ctx_sync(c);
+			unlock();
+			return 0;
+		}
+		ctx_sync(c);
+		unlock();
+		if ((fcntl(ctx->async_fd, F_GETFL) & O_NONBLOCK) != 0) {
+			errno = EAGAIN;
+			return -1;
+		}
+		/* Blocking, as rdma-core's read() of the fd. */
+		(void)poll(&pfd, 1, -1);
+	}
+}
+
+HCA_EXPORT void
+ibv_ack_async_event(struct ibv_async_event *event)
+{
+	lock();
+	if (ev_is_qp(event->event_type))
+		((struct hca_qp *)event->element.qp)->ev_acked++;
+	else if (event->event_type == IBV_EVENT_CQ_ERR)
+		((struct hca_cq *)event->element.cq)->ev_acked++;
+	unlock();
+}
+
 /* --- device, context, queries --------------------------------------- */
 
 HCA_EXPORT struct ibv_device **
@@ -406,6 +638,9 @@ ibv_open_device(struct ibv_device *device)
 		return NULL;
 	}
 	hca.devs[i].obj.contexts++;
+	c->dev = &hca.devs[i];
+	c->next = hca.ctxs;
+	hca.ctxs = c;
 	unlock();
 	c->vctx.sz = sizeof(c->vctx);
 	hca_stub_vctx(&c->vctx);
@@ -414,9 +649,9 @@ ibv_open_device(struct ibv_device *device)
 	ctx = &c->vctx.context;
 	ctx->device = device;
 	ctx->cmd_fd = -1;
-	/* A real fd, so that a poller of async events can include it;
-	 * nothing is written to it yet (events: issue 16). */
-	ctx->async_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	/* A real fd, readable while events are queued; blocking, as
+	 * rdma-core's (an application sets O_NONBLOCK itself). */
+	ctx->async_fd = eventfd(0, EFD_CLOEXEC);
 	ctx->num_comp_vectors = 1;
 	pthread_mutex_init(&ctx->mutex, NULL);
 	ctx->abi_compat = __VERBS_ABI_IS_EXTENDED;
@@ -430,11 +665,15 @@ ibv_open_device(struct ibv_device *device)
 HCA_EXPORT int
 ibv_close_device(struct ibv_context *ctx)
 {
-	struct hca_ctx *c = (struct hca_ctx *)((uint8_t *)ctx -
-		offsetof(struct hca_ctx, vctx.context));
+	struct hca_ctx *c = ctx_of(ctx), **pp;
 
 	lock();
 	ctx_dev(ctx)->obj.contexts--;
+	for (pp = &hca.ctxs; *pp != NULL; pp = &(*pp)->next)
+		if (*pp == c) {
+			*pp = c->next;
+			break;
+		}
 	unlock();
 	if (ctx->async_fd >= 0)
 		close(ctx->async_fd);
@@ -457,6 +696,7 @@ fill_device_attr(struct hca_dev *d, struct ibv_device_attr *a)
 	a->max_qp_wr = HCA_MAX_QP_WR;
 	a->device_cap_flags = IBV_DEVICE_RC_RNR_NAK_GEN |
 		IBV_DEVICE_PORT_ACTIVE_EVENT;
+	a->atomic_cap = IBV_ATOMIC_NONE;	/* atomics: not modelled */
 	/* Windows only when configured (issue 17 brings ibv_alloc_mw):
 	 * a device advertises what it has. */
 	if (d->cfg.mw) {
@@ -469,9 +709,9 @@ fill_device_attr(struct hca_dev *d, struct ibv_device_attr *a)
 	a->max_cqe = HCA_MAX_CQE;
 	a->max_mr = 1 << 20;
 	a->max_pd = 1 << 16;
-	a->max_qp_rd_atom = 128;
-	a->max_qp_init_rd_atom = 128;
-	a->max_res_rd_atom = 128 * HCA_MAX_QP;
+	a->max_qp_rd_atom = HCA_MAX_RD_ATOM;
+	a->max_qp_init_rd_atom = HCA_MAX_RD_ATOM;
+	a->max_res_rd_atom = HCA_MAX_RD_ATOM * HCA_MAX_QP;
 	a->max_ah = 1 << 20;
 	a->max_pkeys = 1;
 	a->local_ca_ack_delay = 15;
@@ -522,7 +762,7 @@ hca_query_port(struct ibv_context *ctx, uint8_t port,
 	a.active_mtu = p->active_mtu;
 	a.gid_tbl_len = PMR_HCA_GID_TABLE;
 	a.port_cap_flags = 0;
-	a.max_msg_sz = 1u << 31;
+	a.max_msg_sz = HCA_MAX_MSG;
 	a.pkey_tbl_len = 1;
 	a.active_width = 2;	/* 4x */
 	a.active_speed = 32;	/* EDR-ish */
@@ -862,10 +1102,13 @@ ibv_destroy_cq(struct ibv_cq *cq)
 	struct hca_cq *c = (struct hca_cq *)cq;
 
 	lock();
-	if (c->users != 0) {
+	if (c->users != 0 || c->ev_got != c->ev_acked) {
+		/* In use, or an async event on it not acked (rdma-core
+		 * would block until it is). */
 		unlock();
 		return EBUSY;
 	}
+	ev_purge(ctx_of(cq->context), cq);
 	ctx_dev(cq->context)->obj.cqs--;
 	unlock();
 	pthread_mutex_destroy(&cq->mutex);
@@ -883,8 +1126,10 @@ cq_push(struct hca_cq *c, const struct ibv_wc *wc, struct hca_qp *sq,
 
 	if (c->count == c->size) {
 		/* Hardware raises a CQ error; the completion is lost (and
-		 * with it, for a send, the slots it would free). */
+		 * with it, for a send, the slots it would free). One event
+		 * per lost completion, as rxe. */
 		hca.cnt.cq_overrun++;
+		raise_cq(&c->cq, IBV_EVENT_CQ_ERR);
 		return;
 	}
 	e = &c->ring[(c->head + c->count) % c->size];
@@ -1002,6 +1247,8 @@ pend_add(struct hca_qp *q)
 	if (!q->pending) {
 		TAILQ_INSERT_TAIL(&hca.pend, q, pnext);
 		q->pending = 1;
+		if (ctx_of(q->qp.context)->used)
+			ctx_sync(ctx_of(q->qp.context));
 	}
 }
 
@@ -1011,6 +1258,8 @@ pend_del(struct hca_qp *q)
 	if (q->pending) {
 		TAILQ_REMOVE(&hca.pend, q, pnext);
 		q->pending = 0;
+		if (ctx_of(q->qp.context)->used)
+			ctx_sync(ctx_of(q->qp.context));
 	}
 }
 
@@ -1023,6 +1272,10 @@ ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *ia)
 
 	if (ia->qp_type != IBV_QPT_UD && ia->qp_type != IBV_QPT_RC) {
 		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (ctx_dev(pd->context)->fatal) {
+		errno = EIO;
 		return NULL;
 	}
 	if (ia->srq != NULL) {
@@ -1123,16 +1376,79 @@ sq_release(struct hca_qp *q, uint64_t upto)
 	}
 }
 
+static enum ibv_wc_opcode
+wc_opcode(enum ibv_wr_opcode op)
+{
+	switch (op) {
+	case IBV_WR_RDMA_WRITE:
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		return IBV_WC_RDMA_WRITE;
+	case IBV_WR_RDMA_READ:
+		return IBV_WC_RDMA_READ;
+	default:
+		return IBV_WC_SEND;
+	}
+}
+
+static uint32_t
+sge_len(const struct ibv_sge *sge, int n)
+{
+	uint64_t len = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		len += sge[i].length;
+	return len > UINT32_MAX ? UINT32_MAX : (uint32_t)len;
+}
+
+/*
+ * RC READ responses. READs executed back to back are in flight together,
+ * up to the requester's max_rd_atomic; their responses land (and their
+ * completions are queued, in order) when the flight ends: at the next
+ * WQE that is not a READ, at the cap, or when the QP has nothing more to
+ * execute in this pass. While in flight, each holds one of the
+ * responder's max_dest_rd_atomic credits. push 0: no completions (to
+ * RESET, destroy).
+ */
+static void
+flight_drain(struct hca_qp *q, int push)
+{
+	struct hca_qp *r = q->rd_flight > 0 ? qp_by_num(q->dest_qpn) : NULL;
+	uint64_t i;
+
+	for (i = q->sq_exec - q->rd_flight; i < q->sq_exec; i++) {
+		struct hca_swqe *w = &q->sq[i % q->cap.max_send_wr];
+		struct ibv_wc wc;
+
+		if (r != NULL && r->rd_inuse > 0)
+			r->rd_inuse--;
+		if (!push || (w->flags & IBV_SEND_SIGNALED) == 0)
+			continue;
+		memset(&wc, 0, sizeof(wc));
+		wc.wr_id = w->wr_id;
+		wc.status = IBV_WC_SUCCESS;
+		wc.opcode = IBV_WC_RDMA_READ;
+		wc.byte_len = sge_len(w->sge, w->num_sge);
+		wc.qp_num = q->qp.qp_num;
+		cq_push((struct hca_cq *)q->qp.send_cq, &wc, q, i + 1);
+	}
+	q->rd_flight = 0;
+}
+
 /* Throw away every WQE without completions (to RESET, destroy). */
 static void
 qp_discard(struct hca_qp *q)
 {
+	flight_drain(q, 0);
 	cq_purge((struct hca_cq *)q->qp.send_cq, q);
 	if (q->qp.recv_cq != q->qp.send_cq)
 		cq_purge((struct hca_cq *)q->qp.recv_cq, q);
 	q->sq_exec = q->sq_post;
 	sq_release(q, q->sq_post);
 	q->rq_head = q->rq_tail;
+	q->rd_inuse = 0;
+	q->rnr_tries = 0;
+	q->comm_est = 0;
 	pend_del(q);
 }
 
@@ -1147,13 +1463,17 @@ flush_wc(struct ibv_wc *wc, struct hca_qp *q, uint64_t wr_id,
 	wc->qp_num = q->qp.qp_num;
 }
 
-/* Move to ERR: every outstanding WQE completes WR_FLUSH_ERR. */
+/* Move to ERR: READs whose responses arrived complete first, then every
+ * outstanding WQE completes WR_FLUSH_ERR. */
 static void
 qp_to_err(struct hca_qp *q)
 {
 	struct ibv_wc wc;
 
+	flight_drain(q, 1);
 	q->qp.state = IBV_QPS_ERR;
+	q->rd_inuse = 0;
+	q->rnr_tries = 0;
 	while (q->rq_head != q->rq_tail) {
 		struct hca_rwqe *r = &q->rq[q->rq_head % q->cap.max_recv_wr];
 
@@ -1164,7 +1484,7 @@ qp_to_err(struct hca_qp *q)
 	while (q->sq_exec != q->sq_post) {
 		struct hca_swqe *w = &q->sq[q->sq_exec % q->cap.max_send_wr];
 
-		flush_wc(&wc, q, w->wr_id, IBV_WC_SEND);
+		flush_wc(&wc, q, w->wr_id, wc_opcode(w->opcode));
 		q->sq_exec++;
 		cq_push((struct hca_cq *)q->qp.send_cq, &wc, q, q->sq_exec);
 	}
@@ -1177,6 +1497,13 @@ ibv_destroy_qp(struct ibv_qp *qp)
 	struct hca_qp *q = (struct hca_qp *)qp, **pp;
 
 	lock();
+	if (q->ev_got != q->ev_acked) {
+		/* An async event on it handed out and not acked: rdma-core
+		 * blocks here until it is; the model refuses. */
+		unlock();
+		return EBUSY;
+	}
+	ev_purge(ctx_of(qp->context), qp);
 	qp_discard(q);
 	for (pp = &hca.qps; *pp != NULL; pp = &(*pp)->next)
 		if (*pp == q) {
@@ -1245,31 +1572,147 @@ ud_transition(enum ibv_qp_state cur, enum ibv_qp_state nxt, int *req,
 	}
 }
 
+/* The RC transitions (the same table, RC column). Alternate paths and
+ * path migration are not modelled: those attributes are refused. SQD
+ * and SQE are not modelled either. */
+static int
+rc_transition(enum ibv_qp_state cur, enum ibv_qp_state nxt, int *req,
+	int *opt)
+{
+	*req = IBV_QP_STATE;
+	*opt = 0;
+	if (nxt == IBV_QPS_RESET || nxt == IBV_QPS_ERR)
+		return 0;
+	switch (cur) {
+	case IBV_QPS_RESET:
+		if (nxt != IBV_QPS_INIT)
+			return -1;
+		*req |= IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+			IBV_QP_ACCESS_FLAGS;
+		return 0;
+	case IBV_QPS_INIT:
+		if (nxt == IBV_QPS_INIT) {
+			*opt = IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+				IBV_QP_ACCESS_FLAGS;
+			return 0;
+		}
+		if (nxt != IBV_QPS_RTR)
+			return -1;
+		*req |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+			IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+			IBV_QP_MIN_RNR_TIMER;
+		*opt = IBV_QP_PKEY_INDEX | IBV_QP_ACCESS_FLAGS;
+		return 0;
+	case IBV_QPS_RTR:
+		if (nxt != IBV_QPS_RTS)
+			return -1;
+		*req |= IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+			IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC;
+		*opt = IBV_QP_ACCESS_FLAGS | IBV_QP_MIN_RNR_TIMER;
+		return 0;
+	case IBV_QPS_RTS:
+		if (nxt != IBV_QPS_RTS)
+			return -1;
+		*opt = IBV_QP_ACCESS_FLAGS | IBV_QP_MIN_RNR_TIMER;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+/* Check an RC QP's attributes (mask: those given): 0 or an errno. The
+ * AV is checked as ibv_create_ah() checks an AH; its source GID index
+ * must name a GID (ENODATA otherwise, as rdma-core's GID cache). */
+static int
+rc_attr_check(struct hca_qp *q, const struct ibv_qp_attr *a, int mask,
+	enum pmr_hca_gid_type *sgid_type)
+{
+	uint8_t port = (mask & IBV_QP_PORT) != 0 ? a->port_num : q->port;
+	struct pmr_hca_port_config *p = dev_port(q->dev, port);
+
+	if ((mask & IBV_QP_ACCESS_FLAGS) != 0 && (a->qp_access_flags &
+			~(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			IBV_ACCESS_REMOTE_READ |
+			IBV_ACCESS_REMOTE_ATOMIC)) != 0)
+		return EINVAL;
+	if ((mask & IBV_QP_PATH_MTU) != 0 && (a->path_mtu < IBV_MTU_256 ||
+			a->path_mtu > IBV_MTU_4096 || (p != NULL &&
+			a->path_mtu > p->max_mtu)))
+		return EINVAL;
+	if ((mask & IBV_QP_DEST_QPN) != 0 && a->dest_qp_num > 0xffffff)
+		return EINVAL;
+	/* The spec: over the HCA's limits is an invalid attribute (rxe
+	 * takes any max_dest_rd_atomic). */
+	if ((mask & IBV_QP_MAX_DEST_RD_ATOMIC) != 0 &&
+			a->max_dest_rd_atomic > HCA_MAX_RD_ATOM)
+		return EINVAL;
+	if ((mask & IBV_QP_MAX_QP_RD_ATOMIC) != 0 &&
+			a->max_rd_atomic > HCA_MAX_RD_ATOM)
+		return EINVAL;
+	if (((mask & IBV_QP_MIN_RNR_TIMER) != 0 && a->min_rnr_timer > 31) ||
+			((mask & IBV_QP_TIMEOUT) != 0 && a->timeout > 31) ||
+			((mask & IBV_QP_RETRY_CNT) != 0 && a->retry_cnt > 7) ||
+			((mask & IBV_QP_RNR_RETRY) != 0 && a->rnr_retry > 7))
+		return EINVAL;
+	if ((mask & IBV_QP_AV) != 0) {
+		const struct ibv_ah_attr *av = &a->ah_attr;
+
+		if (p == NULL || av->port_num != port)
+			return EINVAL;
+		if (p->link_layer == IBV_LINK_LAYER_ETHERNET) {
+			if (!av->is_global)
+				return EINVAL;
+		} else if (av->dlid == 0 || av->dlid > 0xbfff) {
+			return EINVAL;
+		}
+		*sgid_type = PMR_HCA_GID_EMPTY;
+		if (av->is_global) {
+			if (av->grh.sgid_index >= PMR_HCA_GID_TABLE)
+				return EINVAL;
+			*sgid_type = p->gid[av->grh.sgid_index].type;
+			if (*sgid_type == PMR_HCA_GID_EMPTY)
+				return ENODATA;
+		}
+	}
+	return 0;
+}
+
 HCA_EXPORT int
 ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask)
 {
 	struct hca_qp *q = (struct hca_qp *)qp;
 	enum ibv_qp_state cur, nxt;
-	int req, opt;
+	enum pmr_hca_gid_type sgid_type = PMR_HCA_GID_EMPTY;
+	int req, opt, rc, rcq = qp->qp_type == IBV_QPT_RC;
 
 	lock();
 	cur = qp->state;
 	nxt = (mask & IBV_QP_STATE) != 0 ? attr->qp_state : cur;
 	mask &= ~IBV_QP_CUR_STATE;
-	if (qp->qp_type != IBV_QPT_UD && nxt != IBV_QPS_RESET &&
-			nxt != IBV_QPS_ERR) {
-		/* RC's state machine: a later issue. */
+	if (q->dev->fatal && nxt != IBV_QPS_RESET && nxt != IBV_QPS_ERR) {
+		unlock();
+		return EIO;
+	}
+	if (nxt == IBV_QPS_SQD || nxt == IBV_QPS_SQE) {
 		unlock();
 		return EOPNOTSUPP;
 	}
-	if (ud_transition(cur, nxt, &req, &opt) != 0 ||
-			(mask & req) != req || (mask & ~(req | opt)) != 0 ||
+	rc = rcq ? rc_transition(cur, nxt, &req, &opt) :
+		ud_transition(cur, nxt, &req, &opt);
+	if (rc != 0 || (mask & req) != req || (mask & ~(req | opt)) != 0 ||
 			((mask & IBV_QP_PORT) != 0 &&
 			dev_port(q->dev, attr->port_num) == NULL) ||
 			((mask & IBV_QP_PKEY_INDEX) != 0 &&
 			attr->pkey_index != 0)) {
 		unlock();
 		return EINVAL;
+	}
+	if (rcq) {
+		rc = rc_attr_check(q, attr, mask, &sgid_type);
+		if (rc != 0) {
+			unlock();
+			return rc;
+		}
 	}
 	if ((mask & IBV_QP_PORT) != 0)
 		q->port = attr->port_num;
@@ -1279,6 +1722,30 @@ ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask)
 		q->qkey = attr->qkey;
 	if ((mask & IBV_QP_SQ_PSN) != 0)
 		q->sq_psn = attr->sq_psn & 0xffffff;
+	if ((mask & IBV_QP_ACCESS_FLAGS) != 0)
+		q->access = (unsigned int)attr->qp_access_flags;
+	if ((mask & IBV_QP_PATH_MTU) != 0)
+		q->path_mtu = attr->path_mtu;
+	if ((mask & IBV_QP_DEST_QPN) != 0)
+		q->dest_qpn = attr->dest_qp_num;
+	if ((mask & IBV_QP_RQ_PSN) != 0)
+		q->rq_psn = attr->rq_psn & 0xffffff;
+	if ((mask & IBV_QP_MAX_DEST_RD_ATOMIC) != 0)
+		q->max_dest_rd = attr->max_dest_rd_atomic;
+	if ((mask & IBV_QP_MAX_QP_RD_ATOMIC) != 0)
+		q->max_rd = attr->max_rd_atomic;
+	if ((mask & IBV_QP_MIN_RNR_TIMER) != 0)
+		q->min_rnr_timer = attr->min_rnr_timer;
+	if ((mask & IBV_QP_TIMEOUT) != 0)
+		q->timeout = attr->timeout;
+	if ((mask & IBV_QP_RETRY_CNT) != 0)
+		q->retry_cnt = attr->retry_cnt;
+	if ((mask & IBV_QP_RNR_RETRY) != 0)
+		q->rnr_retry = attr->rnr_retry;
+	if ((mask & IBV_QP_AV) != 0) {
+		q->av.attr = attr->ah_attr;
+		q->av.sgid_type = sgid_type;
+	}
 	if (nxt == IBV_QPS_ERR && cur != IBV_QPS_ERR)
 		qp_to_err(q);
 	else if (nxt == IBV_QPS_RESET && cur != IBV_QPS_RESET)
@@ -1306,6 +1773,20 @@ ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask,
 	attr->cap = q->cap;
 	attr->pkey_index = q->pkey_index;
 	attr->port_num = q->port;
+	if (qp->qp_type == IBV_QPT_RC) {
+		if (qp->state != IBV_QPS_RESET && qp->state != IBV_QPS_INIT)
+			attr->path_mtu = q->path_mtu;
+		attr->qp_access_flags = (int)q->access;
+		attr->dest_qp_num = q->dest_qpn;
+		attr->rq_psn = q->rq_psn;
+		attr->max_dest_rd_atomic = q->max_dest_rd;
+		attr->max_rd_atomic = q->max_rd;
+		attr->min_rnr_timer = q->min_rnr_timer;
+		attr->timeout = q->timeout;
+		attr->retry_cnt = q->retry_cnt;
+		attr->rnr_retry = q->rnr_retry;
+		attr->ah_attr = q->av.attr;
+	}
 	memset(ia, 0, sizeof(*ia));
 	ia->qp_context = qp->qp_context;
 	ia->send_cq = qp->send_cq;
@@ -1332,6 +1813,77 @@ qp_hw_mark(struct hca_qp *q)
 		hca.cnt.sq_high_water = held;
 }
 
+/* Post one RC WQE: SEND, SEND_WITH_IMM, RDMA_WRITE(_WITH_IMM),
+ * RDMA_READ. Accepted in RTS, and in ERR, where it completes
+ * WR_FLUSH_ERR at once (the spec; rxe too). */
+static int
+post_rc(struct hca_qp *q, struct ibv_send_wr *wr)
+{
+	struct hca_swqe *w;
+	uint32_t len;
+	int i, inl = (wr->send_flags & IBV_SEND_INLINE) != 0;
+	int sig = q->sig_all || (wr->send_flags & IBV_SEND_SIGNALED) != 0;
+
+	if (q->qp.state != IBV_QPS_RTS && q->qp.state != IBV_QPS_ERR)
+		return EINVAL;
+	if (wr->opcode != IBV_WR_SEND && wr->opcode != IBV_WR_SEND_WITH_IMM &&
+			wr->opcode != IBV_WR_RDMA_WRITE &&
+			wr->opcode != IBV_WR_RDMA_WRITE_WITH_IMM &&
+			wr->opcode != IBV_WR_RDMA_READ)
+		return EINVAL;	/* atomics, windows: not modelled */
+	if (wr->num_sge < 0 || wr->num_sge > (int)q->cap.max_send_sge)
+		return EINVAL;
+	len = sge_len(wr->sg_list, wr->num_sge);
+	if (inl && (wr->opcode == IBV_WR_RDMA_READ ||
+			len > q->cap.max_inline_data))
+		return EINVAL;
+	if (q->sq_post - q->sq_free >= q->cap.max_send_wr) {
+		CNT(q, sq_full);
+		return ENOMEM;
+	}
+	w = &q->sq[q->sq_post % q->cap.max_send_wr];
+	memset(w, 0, sizeof(*w));
+	w->wr_id = wr->wr_id;
+	w->flags = wr->send_flags | (sig ? IBV_SEND_SIGNALED : 0);
+	w->opcode = wr->opcode;
+	w->imm = wr->imm_data;
+	w->num_sge = wr->num_sge;
+	for (i = 0; i < wr->num_sge; i++)
+		w->sge[i] = wr->sg_list[i];
+	if (inl) {
+		uint8_t *d = q->inl + (size_t)(q->sq_post %
+			q->cap.max_send_wr) * (q->cap.max_inline_data + 1);
+
+		for (i = 0; i < wr->num_sge; i++) {
+			memcpy(d + w->inl_len, (void *)(uintptr_t)
+				wr->sg_list[i].addr, wr->sg_list[i].length);
+			w->inl_len += wr->sg_list[i].length;
+		}
+	}
+	w->raddr = wr->wr.rdma.remote_addr;
+	w->rkey = wr->wr.rdma.rkey;
+	q->sq_post++;
+	if (sig) {
+		CNT(q, wqe_signaled);
+	} else {
+		CNT(q, wqe_unsignaled);
+	}
+	if (inl) {
+		CNT(q, wqe_inline);
+	}
+	qp_hw_mark(q);
+	if (q->qp.state == IBV_QPS_ERR) {
+		struct ibv_wc wc;
+
+		flush_wc(&wc, q, w->wr_id, wc_opcode(w->opcode));
+		q->sq_exec++;
+		cq_push((struct hca_cq *)q->qp.send_cq, &wc, q, q->sq_exec);
+		return 0;
+	}
+	pend_add(q);
+	return 0;
+}
+
 static int
 post_one(struct hca_qp *q, struct ibv_send_wr *wr)
 {
@@ -1340,8 +1892,8 @@ post_one(struct hca_qp *q, struct ibv_send_wr *wr)
 	int i, inl = (wr->send_flags & IBV_SEND_INLINE) != 0;
 	int sig = q->sig_all || (wr->send_flags & IBV_SEND_SIGNALED) != 0;
 
-	if (q->qp.qp_type != IBV_QPT_UD)
-		return EOPNOTSUPP;
+	if (q->qp.qp_type == IBV_QPT_RC)
+		return post_rc(q, wr);
 	if (q->qp.state != IBV_QPS_RTS)
 		return EINVAL;
 	if ((wr->opcode != IBV_WR_SEND && wr->opcode != IBV_WR_SEND_WITH_IMM)
@@ -1750,8 +2302,353 @@ deliver(struct hca_qp *s, const struct hca_swqe *w, const uint8_t *payload,
 	CNT(r, rx_packets);
 }
 
-/* Execute the oldest pending send WQE of q. */
+/* --- RC execution ----------------------------------------------------
+ *
+ * A message is executed whole, at once (not split into path-MTU packets:
+ * nothing outside the device could see the split), in SQ order; the
+ * payload is read when the WQE is executed. The responder's checks come
+ * in the specification's order: RNR (no receive), the QP's remote access
+ * flags, the R_Key (key, PD, bounds, the MR's access), READ credits.
+ */
+
+/* Copy len bytes between buf and the scatter/gather list sge[n] of pd;
+ * to_sge: into the list (its MRs need LOCAL_WRITE). Returns 0, or -1 on
+ * a bad L_Key (nothing after it is copied). */
+static int
+sge_copy(struct ibv_pd *pd, const struct ibv_sge *sge, int n, uint8_t *buf,
+	uint32_t len, int to_sge)
+{
+	int i;
+
+	for (i = 0; i < n && len > 0; i++) {
+		const struct ibv_sge *s = &sge[i];
+		uint32_t k = s->length < len ? s->length : len;
+		struct hca_mr *m;
+
+		if (k == 0)
+			continue;
+		m = mr_find(pd, s->lkey, s->addr, k);
+		if (m == NULL || (to_sge && (m->access &
+				IBV_ACCESS_LOCAL_WRITE) == 0))
+			return -1;
+		if (to_sge)
+			memcpy((void *)(uintptr_t)s->addr, buf, k);
+		else
+			memcpy(buf, (void *)(uintptr_t)s->addr, k);
+		buf += k;
+		len -= k;
+	}
+	return 0;
+}
+
+/* The responder's R_Key check: an MR of pd with that key covering
+ * [addr, addr + len) and allowing access. Zero bytes need no key. */
+static int
+rkey_ok(struct ibv_pd *pd, uint32_t rkey, uint64_t addr, uint32_t len,
+	unsigned int access)
+{
+	struct hca_mr *m;
+
+	if (len == 0)
+		return 1;
+	m = mr_find(pd, rkey, addr, len);
+	return m != NULL && (m->access & access) == access;
+}
+
+/* Complete the head WQE of q with st (it is executed); any error moves
+ * q to ERR. */
 static void
+rc_complete(struct hca_qp *q, const struct hca_swqe *w, enum ibv_wc_status st,
+	uint32_t len)
+{
+	struct ibv_wc wc;
+
+	/* READs in flight before it land first: completions in order. */
+	if (st != IBV_WC_SUCCESS)
+		flight_drain(q, 1);
+	q->sq_exec++;
+	if (st == IBV_WC_SUCCESS && (w->flags & IBV_SEND_SIGNALED) == 0)
+		return;
+	memset(&wc, 0, sizeof(wc));
+	wc.wr_id = w->wr_id;
+	wc.status = st;
+	wc.opcode = wc_opcode(w->opcode);
+	wc.qp_num = q->qp.qp_num;
+	if (w->opcode == IBV_WR_RDMA_READ)
+		wc.byte_len = len;
+	cq_push((struct hca_cq *)q->qp.send_cq, &wc, q, q->sq_exec);
+	if (st != IBV_WC_SUCCESS)
+		qp_to_err(q);
+}
+
+/* A responder's error that ends the connection: q's WQE completes st,
+ * both QPs go to ERR, the responder's with async event ev (0: none). */
+static void
+rc_remote_err(struct hca_qp *q, struct hca_qp *r, const struct hca_swqe *w,
+	enum ibv_wc_status st, int ev)
+{
+	rc_complete(q, w, st, 0);
+	if (r->qp.state != IBV_QPS_ERR)
+		qp_to_err(r);
+	if (ev != 0)
+		raise_qp(r, (enum ibv_event_type)ev);
+}
+
+/* The responder of q's packets, or NULL if none answers (no port, link
+ * down, no such QP, not RTR/RTS, connected elsewhere). */
+static struct hca_qp *
+rc_peer(struct hca_qp *q)
+{
+	const struct pmr_hca_port_config *sp = dev_port(q->dev, q->port);
+	struct hca_dev *dd;
+	struct hca_qp *r;
+	unsigned int dport = 0;
+	int mismatch;
+
+	if (sp == NULL || sp->state != IBV_PORT_ACTIVE) {
+		DROP(q, drop_port_down);
+		return NULL;
+	}
+	dd = route(sp, &q->av, &dport, &mismatch);
+	if (dd == NULL) {
+		if (mismatch)
+			DROP(q, drop_link_layer);
+		else
+			DROP(q, drop_no_port);
+		return NULL;
+	}
+	if (dev_port(dd, dport)->state != IBV_PORT_ACTIVE) {
+		DROP(q, drop_dest_down);
+		return NULL;
+	}
+	r = qp_by_num(q->dest_qpn);
+	if (r == NULL || r->dev != dd || r->port != dport ||
+			r->qp.qp_type != IBV_QPT_RC ||
+			(r->qp.state != IBV_QPS_RTR &&
+			r->qp.state != IBV_QPS_RTS) ||
+			r->dest_qpn != q->qp.qp_num) {
+		DROP(q, drop_no_qp);
+		return NULL;
+	}
+	return r;
+}
+
+/* Execute the head WQE of RC QP q. Returns 1 if it stalled (an RNR NAK
+ * to retry later), else 0. */
+static int
+exec_rc(struct hca_qp *q)
+{
+	struct hca_swqe *w = &q->sq[q->sq_exec % q->cap.max_send_wr];
+	int is_read = w->opcode == IBV_WR_RDMA_READ;
+	int imm = w->opcode == IBV_WR_SEND_WITH_IMM ||
+		w->opcode == IBV_WR_RDMA_WRITE_WITH_IMM;
+	int needs_recv = w->opcode == IBV_WR_SEND || imm;
+	uint32_t len = (w->flags & IBV_SEND_INLINE) != 0 ? w->inl_len :
+		sge_len(w->sge, w->num_sge);
+	uint8_t *buf = NULL;
+	struct hca_qp *r;
+	struct hca_rwqe *rw = NULL;
+	struct ibv_wc wc;
+
+	if (!is_read || q->rd_flight >= q->max_rd)
+		flight_drain(q, 1);
+	CNT(q, tx_packets);
+	if (is_read && q->max_rd == 0) {
+		/* No READ may be outstanding at all. */
+		rc_complete(q, w, IBV_WC_LOC_QP_OP_ERR, 0);
+		return 0;
+	}
+	if (len > HCA_MAX_MSG) {
+		rc_complete(q, w, IBV_WC_LOC_LEN_ERR, 0);
+		return 0;
+	}
+	if (hca.f_fail > 0) {
+		hca.f_fail--;
+		DROP(q, fail_injected);
+		rc_complete(q, w, IBV_WC_GENERAL_ERR, 0);
+		return 0;
+	}
+	/* The requester's own checks: the gather list (READ: the scatter
+	 * list, written, LOCAL_WRITE). The payload is read now. */
+	buf = malloc((size_t)len + 1);
+	if (buf == NULL) {
+		rc_complete(q, w, IBV_WC_GENERAL_ERR, 0);
+		return 0;
+	}
+	if ((w->flags & IBV_SEND_INLINE) != 0) {
+		memcpy(buf, q->inl + (size_t)(q->sq_exec % q->cap.max_send_wr)
+			* (q->cap.max_inline_data + 1), len);
+	} else if (is_read) {
+		int i;
+
+		for (i = 0; i < w->num_sge; i++) {
+			struct hca_mr *m = w->sge[i].length == 0 ? NULL :
+				mr_find(q->qp.pd, w->sge[i].lkey,
+				w->sge[i].addr, w->sge[i].length);
+
+			if (w->sge[i].length != 0 && (m == NULL ||
+					(m->access &
+					IBV_ACCESS_LOCAL_WRITE) == 0))
+				break;
+		}
+		if (i < w->num_sge) {
+			free(buf);
+			rc_complete(q, w, IBV_WC_LOC_PROT_ERR, 0);
+			return 0;
+		}
+	} else if (sge_copy(q->qp.pd, w->sge, w->num_sge, buf, len, 0) !=
+			0) {
+		/* The spec: an invalid L_Key is a local protection error;
+		 * the responder never hears of it. */
+		free(buf);
+		rc_complete(q, w, IBV_WC_LOC_PROT_ERR, 0);
+		return 0;
+	}
+	r = rc_peer(q);
+	if (r == NULL) {
+		/* Nobody answers: the requester retries retry_cnt times
+		 * and gives up (at once in the model: no timer). */
+		free(buf);
+		CNT(q, retry_exc);
+		rc_complete(q, w, IBV_WC_RETRY_EXC_ERR, 0);
+		return 0;
+	}
+	if (r->qp.state == IBV_QPS_RTR && !r->comm_est) {
+		/* The first packet a QP in RTR receives (rxe raises it
+		 * too). */
+		r->comm_est = 1;
+		raise_qp(r, IBV_EVENT_COMM_EST);
+	}
+	r->comm_est = 1;
+	if (needs_recv && r->rq_head == r->rq_tail) {
+		free(buf);
+		/* RNR NAK: retried rnr_retry times (7: for ever), one
+		 * retry per progress pass; the receiver may post in
+		 * between. */
+		if (q->rnr_retry != 7 && q->rnr_tries >= q->rnr_retry) {
+			q->rnr_tries = 0;
+			CNT(q, rnr_retry_exc);
+			rc_complete(q, w, IBV_WC_RNR_RETRY_EXC_ERR, 0);
+			return 0;
+		}
+		q->rnr_tries++;
+		CNT(q, rnr_retries);
+		return 1;
+	}
+	q->rnr_tries = 0;
+	if ((w->opcode == IBV_WR_RDMA_WRITE || w->opcode ==
+			IBV_WR_RDMA_WRITE_WITH_IMM) &&
+			(r->access & IBV_ACCESS_REMOTE_WRITE) == 0) {
+		/* The QP does not take the operation: Invalid Request. */
+		free(buf);
+		rc_remote_err(q, r, w, IBV_WC_REM_INV_REQ_ERR,
+			IBV_EVENT_QP_REQ_ERR);
+		return 0;
+	}
+	if (is_read && (r->access & IBV_ACCESS_REMOTE_READ) == 0) {
+		free(buf);
+		rc_remote_err(q, r, w, IBV_WC_REM_INV_REQ_ERR,
+			IBV_EVENT_QP_REQ_ERR);
+		return 0;
+	}
+	if ((is_read || !needs_recv || w->opcode ==
+			IBV_WR_RDMA_WRITE_WITH_IMM) && !rkey_ok(r->qp.pd,
+			w->rkey, w->raddr, len, is_read ?
+			IBV_ACCESS_REMOTE_READ : IBV_ACCESS_REMOTE_WRITE)) {
+		/* A bad R_Key, another PD, out of bounds or without the
+		 * access: a remote access error that ends both QPs, the
+		 * responder's with an affiliated event. */
+		free(buf);
+		CNT(r, access_err);
+		rc_remote_err(q, r, w, IBV_WC_REM_ACCESS_ERR,
+			IBV_EVENT_QP_ACCESS_ERR);
+		return 0;
+	}
+	if (is_read) {
+		/* Strict: a READ beyond the responder's max_dest_rd_atomic
+		 * is an Invalid Request (rxe serves them all). */
+		if (r->rd_inuse + 1 > r->max_dest_rd) {
+			free(buf);
+			CNT(r, rd_credit_err);
+			rc_remote_err(q, r, w, IBV_WC_REM_INV_REQ_ERR,
+				IBV_EVENT_QP_REQ_ERR);
+			return 0;
+		}
+		r->rd_inuse++;
+		if (r->rd_inuse > r->cnt.rd_credits_high_water)
+			r->cnt.rd_credits_high_water = r->rd_inuse;
+		if (r->rd_inuse > r->dev->cnt.rd_credits_high_water)
+			r->dev->cnt.rd_credits_high_water = r->rd_inuse;
+		if (r->rd_inuse > hca.cnt.rd_credits_high_water)
+			hca.cnt.rd_credits_high_water = r->rd_inuse;
+		if (len > 0)
+			memcpy(buf, (void *)(uintptr_t)w->raddr, len);
+		(void)sge_copy(q->qp.pd, w->sge, w->num_sge, buf, len, 1);
+		free(buf);
+		CNT(q, rc_reads);
+		CNTN(q, bytes_read, len);
+		q->sq_exec++;
+		q->rd_flight++;	/* completes when the flight lands */
+		return 0;
+	}
+	if (!needs_recv || w->opcode == IBV_WR_RDMA_WRITE_WITH_IMM) {
+		if (len > 0)
+			memcpy((void *)(uintptr_t)w->raddr, buf, len);
+		CNT(q, rc_writes);
+		CNTN(q, bytes_written, len);
+	}
+	if (needs_recv) {
+		uint32_t room;
+
+		rw = &r->rq[r->rq_head % r->cap.max_recv_wr];
+		r->rq_head++;
+		memset(&wc, 0, sizeof(wc));
+		wc.wr_id = rw->wr_id;
+		wc.qp_num = r->qp.qp_num;
+		wc.src_qp = q->qp.qp_num;
+		if (w->opcode == IBV_WR_RDMA_WRITE_WITH_IMM) {
+			wc.opcode = IBV_WC_RECV_RDMA_WITH_IMM;
+		} else {
+			wc.opcode = IBV_WC_RECV;
+			room = sge_len(rw->sge, rw->num_sge);
+			if (room < len) {
+				/* The spec: a local length error at the
+				 * responder, Invalid Request NAK. */
+				free(buf);
+				wc.status = IBV_WC_LOC_LEN_ERR;
+				cq_push((struct hca_cq *)r->qp.recv_cq, &wc,
+					NULL, 0);
+				rc_remote_err(q, r, w,
+					IBV_WC_REM_INV_REQ_ERR, 0);
+				return 0;
+			}
+			if (sge_copy(r->qp.pd, rw->sge, rw->num_sge, buf,
+					len, 1) != 0) {
+				free(buf);
+				wc.status = IBV_WC_LOC_PROT_ERR;
+				cq_push((struct hca_cq *)r->qp.recv_cq, &wc,
+					NULL, 0);
+				rc_remote_err(q, r, w, IBV_WC_REM_OP_ERR, 0);
+				return 0;
+			}
+			CNT(q, rc_sends);
+		}
+		wc.status = IBV_WC_SUCCESS;
+		wc.byte_len = len;
+		if (imm) {
+			wc.wc_flags = IBV_WC_WITH_IMM;
+			wc.imm_data = w->imm;
+		}
+		cq_push((struct hca_cq *)r->qp.recv_cq, &wc, NULL, 0);
+		CNT(r, rx_packets);
+	}
+	free(buf);
+	rc_complete(q, w, IBV_WC_SUCCESS, len);
+	return 0;
+}
+
+/* Execute the oldest pending send WQE of q. Returns 1 if it stalled. */
+static int
 exec_one(struct hca_qp *q)
 {
 	struct hca_swqe *w = &q->sq[q->sq_exec % q->cap.max_send_wr];
@@ -1762,6 +2659,13 @@ exec_one(struct hca_qp *q)
 	struct ibv_wc wc;
 	int i, copies = 1;
 
+	if (q->qp.qp_type == IBV_QPT_RC) {
+		int stalled = exec_rc(q);
+
+		if (q->sq_exec == q->sq_post)
+			pend_del(q);
+		return stalled;
+	}
 	if ((w->flags & IBV_SEND_INLINE) != 0) {
 		payload = q->inl + (size_t)(q->sq_exec % q->cap.max_send_wr) *
 			(q->cap.max_inline_data + 1);
@@ -1817,7 +2721,7 @@ exec_one(struct hca_qp *q)
 		deliver(q, w, payload, len);
 	free(buf);
 	if (st == IBV_WC_SUCCESS && (w->flags & IBV_SEND_SIGNALED) == 0)
-		return;
+		return 0;
 	/* Signalled, or an error (always reported). */
 	memset(&wc, 0, sizeof(wc));
 	wc.wr_id = w->wr_id;
@@ -1827,17 +2731,22 @@ exec_one(struct hca_qp *q)
 	cq_push((struct hca_cq *)q->qp.send_cq, &wc, q, q->sq_exec);
 	if (st != IBV_WC_SUCCESS)
 		qp_to_err(q);
+	return 0;
 }
 
 /* Execute up to max pending WQEs: only QPs with work are visited, in
- * the order they got it, each drained before the next. */
+ * the order they got it, each drained before the next. A QP whose head
+ * WQE stalls (RNR) goes to the back and is retried in the next pass. */
 static unsigned int
 progress(unsigned int max)
 {
 	unsigned int n = 0;
+	uint64_t pass = ++hca.pass;
 	struct hca_qp *q;
 
 	while (n < max && (q = TAILQ_FIRST(&hca.pend)) != NULL) {
+		if (q->pass == pass)
+			break;	/* every QP left stalled in this pass */
 		if (q->qp.state != IBV_QPS_RTS) {
 			/* Not executing (cannot happen: only RTS posts,
 			 * and leaving RTS empties the SQ); keep going. */
@@ -1847,9 +2756,18 @@ progress(unsigned int max)
 		/* exec_one() takes q off the list when it is drained or
 		 * fails (to ERR flushes the rest). */
 		while (n < max && q->pending) {
-			exec_one(q);
 			n++;
+			if (exec_one(q) != 0) {
+				q->pass = pass;
+				TAILQ_REMOVE(&hca.pend, q, pnext);
+				TAILQ_INSERT_TAIL(&hca.pend, q, pnext);
+				break;
+			}
 		}
+		/* The READs in flight land once q has nothing more to
+		 * execute now. */
+		if (!q->pending || q->pass == pass)
+			flight_drain(q, 1);
 	}
 	return n;
 }
@@ -2028,11 +2946,150 @@ pmr_hca_port_set_state(const char *dev, uint8_t port,
 		return ENODEV;
 	}
 	p = dev_port(d, port);
-	if (p != NULL)
+	if (p != NULL && p->state != state) {
+		/* PORT_ACTIVE when it becomes ACTIVE, PORT_ERR when it
+		 * stops being ACTIVE, as the kernel reports them. */
+		if (state == IBV_PORT_ACTIVE)
+			raise_dev(d, IBV_EVENT_PORT_ACTIVE, port);
+		else if (p->state == IBV_PORT_ACTIVE)
+			raise_dev(d, IBV_EVENT_PORT_ERR, port);
 		p->state = state;
+	}
 	unlock();
-	/* Issue 16 raises IBV_EVENT_PORT_ACTIVE/_ERR from here. */
 	return p != NULL ? 0 : EINVAL;
+}
+
+HCA_EXPORT int
+pmr_hca_gid_set(const char *dev, uint8_t port, unsigned int idx,
+	const struct pmr_hca_gid_config *gid)
+{
+	struct pmr_hca_dev_config cfg[PMR_HCA_MAX_DEVICES];
+	struct hca_dev *d;
+	char err[256];
+	unsigned int i;
+
+	lock();
+	d = dev_by_name(dev);
+	if (d == NULL) {
+		unlock();
+		return ENODEV;
+	}
+	if (dev_port(d, port) == NULL || idx >= PMR_HCA_GID_TABLE) {
+		unlock();
+		return EINVAL;
+	}
+	/* The whole fabric with the change must still be consistent. */
+	for (i = 0; i < hca.ndev; i++)
+		cfg[i] = hca.devs[i].cfg;
+	cfg[d->index].port[port - 1].gid[idx] = *gid;
+	if (gid->type == PMR_HCA_GID_EMPTY)
+		memset(&cfg[d->index].port[port - 1].gid[idx].gid, 0,
+			sizeof(gid->gid));
+	if (hca_config_check(cfg, hca.ndev, err, sizeof(err)) != 0) {
+		unlock();
+		return EINVAL;
+	}
+	d->cfg.port[port - 1].gid[idx] = cfg[d->index].port[port - 1].gid[idx];
+	raise_dev(d, IBV_EVENT_GID_CHANGE, port);
+	unlock();
+	return 0;
+}
+
+HCA_EXPORT int
+pmr_hca_device_fatal(const char *dev)
+{
+	struct hca_dev *d;
+	struct hca_qp *q;
+
+	lock();
+	d = dev_by_name(dev);
+	if (d == NULL) {
+		unlock();
+		return ENODEV;
+	}
+	d->fatal = 1;
+	for (q = hca.qps; q != NULL; q = q->next)
+		if (q->dev == d && q->qp.state != IBV_QPS_ERR &&
+				q->qp.state != IBV_QPS_RESET)
+			qp_to_err(q);
+	raise_dev(d, IBV_EVENT_DEVICE_FATAL, 0);
+	unlock();
+	return 0;
+}
+
+/* The model's QP or CQ at p, or NULL. */
+static struct hca_qp *
+qp_live(const struct ibv_qp *qp)
+{
+	struct hca_qp *q = qp != NULL ? qp_by_num(qp->qp_num) : NULL;
+
+	return q != NULL && &q->qp == qp ? q : NULL;
+}
+
+static int
+cq_live(const struct ibv_cq *cq)
+{
+	struct hca_ctx *c;
+
+	for (c = hca.ctxs; cq != NULL && c != NULL; c = c->next)
+		if (&c->vctx.context == cq->context)
+			return 1;
+	return 0;
+}
+
+HCA_EXPORT int
+pmr_hca_event_raise(const char *dev, const struct ibv_async_event *ev)
+{
+	enum ibv_event_type t = ev->event_type;
+	struct hca_dev *d;
+	struct hca_qp *q;
+	int rc = 0;
+
+	lock();
+	if (ev_is_qp(t)) {
+		q = qp_live(ev->element.qp);
+		if (q != NULL)
+			raise_qp(q, t);
+		else
+			rc = EINVAL;
+	} else if (t == IBV_EVENT_CQ_ERR) {
+		if (cq_live(ev->element.cq))
+			raise_cq(ev->element.cq, t);
+		else
+			rc = EINVAL;
+	} else if (ev_is_dev(t)) {
+		d = dev != NULL ? dev_by_name(dev) : NULL;
+		if (d == NULL)
+			rc = ENODEV;
+		else if (t != IBV_EVENT_DEVICE_FATAL &&
+				dev_port(d, (unsigned int)ev->element.port_num)
+				== NULL)
+			rc = EINVAL;
+		else
+			raise_dev(d, t, ev->element.port_num);
+	} else {
+		rc = EINVAL;	/* SRQ and WQ events: no SRQ, no WQ */
+	}
+	unlock();
+	return rc;
+}
+
+HCA_EXPORT int
+pmr_hca_qp_force_err(struct ibv_qp *qp)
+{
+	struct hca_qp *q;
+
+	lock();
+	q = qp_live(qp);
+	if (q == NULL) {
+		unlock();
+		return EINVAL;
+	}
+	if (q->qp.state != IBV_QPS_ERR)
+		qp_to_err(q);
+	raise_qp(q, IBV_EVENT_QP_FATAL);
+	unlock();
+	return 0;
 }
 
 HCA_EXPORT void
@@ -2059,6 +3116,7 @@ pmr_hca_step_mode(int on)
 {
 	lock();
 	hca.step_mode = on != 0;
+	ctx_sync_all();
 	unlock();
 }
 

@@ -8,7 +8,8 @@
  * libpmr_hca.so defines every function libibverbs exports (unversioned, so
  * that it wins when preloaded or linked ahead of libibverbs) and models
  * one fabric of configurable devices (RoCE v2/v1 or InfiniBand ports) at
- * the UD level; what it does not model fails with EOPNOTSUPP. This header
+ * the UD and RC level (issue 16: RC, async events); what it does not model
+ * fails with EOPNOTSUPP. This header
  * is what a test adds on top of verbs.h: the configuration, port state,
  * the devices' own counters and live objects, injected faults and the
  * step mode. None of it is a libibverbs API. doc/testing.md describes the
@@ -52,6 +53,23 @@ struct pmr_hca_counters {
 	uint64_t drop_link_layer;	/**< RoCE to IB, or RoCE v1 to v2 */
 	uint64_t drop_port_down;	/**< sender's port not ACTIVE */
 	uint64_t drop_dest_down;	/**< receiver's port not ACTIVE */
+	/* Added by issue 16 (RC, async events); at the end again. On a
+	 * QP: the requester's for operations, the responder's for
+	 * rd_credits_high_water and access_err. */
+	uint64_t rc_sends;		/**< RC SENDs delivered */
+	uint64_t rc_writes;		/**< RDMA WRITEs executed */
+	uint64_t rc_reads;		/**< RDMA READs executed */
+	uint64_t bytes_written;		/**< bytes RDMA WRITE placed */
+	uint64_t bytes_read;		/**< bytes RDMA READ brought */
+	uint64_t rd_credits_high_water;	/**< most READs a responder
+					 * answered at once */
+	uint64_t rd_credit_err;		/**< READs over the credits */
+	uint64_t rnr_retries;		/**< RNR NAKs retried */
+	uint64_t rnr_retry_exc;		/**< RNR_RETRY_EXC_ERRs */
+	uint64_t retry_exc;		/**< RETRY_EXC_ERRs: no peer */
+	uint64_t access_err;		/**< remote access violations */
+	uint64_t events;		/**< async events queued */
+	uint64_t events_lost;		/**< events lost: queue full */
 };
 
 /**
@@ -69,7 +87,9 @@ void pmr_hca_counters_reset(void);
  * next `drop` packets vanish (the sender sees SUCCESS, as on a wire); the
  * next `dup` packets are delivered twice; the next `fail` sends complete
  * with IBV_WC_GENERAL_ERR, are not delivered and move their QP to ERR.
- * Each call replaces the pending counts. Thread: any thread.
+ * Drops and duplicates apply to UD only (RC retransmission is not
+ * modelled); failures to RC WQEs too. Each call replaces the pending
+ * counts. Thread: any thread.
  */
 void pmr_hca_fault(uint32_t drop, uint32_t dup, uint32_t fail);
 
@@ -180,12 +200,58 @@ int pmr_hca_reset(void);
 /**
  * Change a port's state at run time (the link going down, coming up).
  * Sends from a port that is not ACTIVE complete successfully and are
- * dropped (drop_port_down), packets to it are dropped (drop_dest_down).
+ * dropped (drop_port_down), packets to it are dropped (drop_dest_down);
+ * an RC QP's sends end RETRY_EXC_ERR. Becoming ACTIVE raises
+ * IBV_EVENT_PORT_ACTIVE, leaving ACTIVE IBV_EVENT_PORT_ERR, on every
+ * context of the device.
  * Thread: any thread.
  * @return 0; ENODEV: no such device; EINVAL: bad port or state.
  */
 int pmr_hca_port_set_state(const char *dev, uint8_t port,
 	enum ibv_port_state state);
+
+/**
+ * Set (or, with type PMR_HCA_GID_EMPTY, clear) GID table entry idx of a
+ * port at run time, as an address added to or deleted from a netdev
+ * does; raises IBV_EVENT_GID_CHANGE on every context of the device.
+ * Thread: any thread.
+ * @return 0; ENODEV: no such device; EINVAL: bad port or index, a type
+ *   the link layer does not have, or a GID another port has.
+ */
+int pmr_hca_gid_set(const char *dev, uint8_t port, unsigned int idx,
+	const struct pmr_hca_gid_config *gid);
+
+/**
+ * A catastrophic device error: IBV_EVENT_DEVICE_FATAL on every context
+ * of dev, every QP of dev moved to ERR (outstanding work flushed), and
+ * from then on ibv_create_qp() fails and ibv_modify_qp() to a state other
+ * than RESET or ERR returns EIO, until pmr_hca_reset().
+ * Thread: any thread.
+ * @return 0, or ENODEV.
+ */
+int pmr_hca_device_fatal(const char *dev);
+
+/**
+ * Raise any async event, as the device would: ev->event_type with its
+ * element (element.qp for QP events, element.cq for IBV_EVENT_CQ_ERR,
+ * element.port_num for port events; nothing for DEVICE_FATAL). QP and
+ * CQ events go to the object's context; the others to every context of
+ * device dev. Nothing else happens (no state changes): see
+ * pmr_hca_qp_force_err() and pmr_hca_device_fatal() for those.
+ * Thread: any thread.
+ * @return 0; EINVAL: an unknown type, or a QP or CQ that is not the
+ *   model's; ENODEV: no such device (for device events).
+ */
+int pmr_hca_event_raise(const char *dev, const struct ibv_async_event *ev);
+
+/**
+ * A QP going to ERR on its own (a local catastrophic error): its
+ * outstanding work completes WR_FLUSH_ERR and IBV_EVENT_QP_FATAL is
+ * raised on it. Its RC peer notices at its next packet (RETRY_EXC_ERR).
+ * Thread: any thread.
+ * @return 0, or EINVAL if qp is not a model QP.
+ */
+int pmr_hca_qp_force_err(struct ibv_qp *qp);
 
 /** Objects alive on a device (to assert sharing and leaks). */
 struct pmr_hca_objects {

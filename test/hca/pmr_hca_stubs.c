@@ -67,24 +67,6 @@ ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
 }
 
 HCA_EXPORT int
-ibv_get_async_event(struct ibv_context *context,
-	struct ibv_async_event *event)
-{
-	/* Nothing is ever pending yet (issue 16 queues events): as a
-	 * non-blocking async_fd would say. */
-	(void)context;
-	(void)event;
-	errno = EAGAIN;
-	return -1;
-}
-
-HCA_EXPORT void
-ibv_ack_async_event(struct ibv_async_event *event)
-{
-	(void)event;
-}
-
-HCA_EXPORT int
 ibv_resize_cq(struct ibv_cq *cq, int cqe)
 {
 	(void)cq;

@@ -11,6 +11,8 @@
 
 #include <endian.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -1159,7 +1161,6 @@ test_unmodelled(void **state)
 		.max_sge = 1 } };
 	struct ibv_td_init_attr ta = { 0 };
 	struct ibv_xrcd_init_attr xa = { 0 };
-	struct ibv_async_event ev;
 	struct ibv_values_ex rv = { 0 };
 	struct ibv_wc wc = { 0 };
 	struct ibv_ah_attr aa;
@@ -1172,10 +1173,6 @@ test_unmodelled(void **state)
 	assert_null(ibv_create_comp_channel(e.ctx));
 	assert_int_equal(errno, EOPNOTSUPP);
 	assert_int_equal(ibv_req_notify_cq(e.scq, 0), EOPNOTSUPP);
-	errno = 0;
-	assert_int_equal(ibv_get_async_event(e.ctx, &ev), -1);
-	assert_int_equal(errno, EAGAIN);
-	ibv_ack_async_event(&ev);
 	errno = 0;
 	assert_null(ibv_create_cq_ex(e.ctx, &cqa));
 	assert_int_equal(errno, EOPNOTSUPP);
@@ -1346,6 +1343,801 @@ test_crash_teardown(void **state)
 	assert_int_equal(WEXITSTATUS(st), 0);
 }
 
+/* --- RC (issue 16) ---------------------------------------------------- */
+
+#define RC_ALL (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ | \
+	IBV_ACCESS_REMOTE_WRITE)
+#define RC_BUF 8192
+
+struct rc {
+	struct ibv_cq *acq, *bcq;
+	struct ibv_qp *a, *b;	/* a: requester, b: responder */
+	uint8_t *abuf, *bbuf;
+	struct ibv_mr *amr, *bmr;
+};
+
+static struct ibv_qp *
+rc_qp(struct ibv_cq *cq)
+{
+	struct ibv_qp_init_attr ia = { .send_cq = cq, .recv_cq = cq,
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
+			.max_send_sge = 4, .max_recv_sge = 4 } };
+	struct ibv_qp *qp = ibv_create_qp(e.pd, &ia);
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
+		.qp_access_flags = RC_ALL };
+
+	assert_non_null(qp);
+	assert_int_equal(ibv_modify_qp(qp, &a, IBV_QP_STATE |
+		IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS), 0);
+	return qp;
+}
+
+static void
+rc_rtr_attr(struct ibv_qp_attr *a, uint32_t dqpn, int max_dest)
+{
+	memset(a, 0, sizeof(*a));
+	a->qp_state = IBV_QPS_RTR;
+	a->path_mtu = IBV_MTU_1024;
+	a->dest_qp_num = dqpn;
+	a->max_dest_rd_atomic = (uint8_t)max_dest;
+	a->min_rnr_timer = 1;
+	a->ah_attr.is_global = 1;
+	a->ah_attr.port_num = 1;
+	a->ah_attr.grh.dgid = e.ah_attr_gid;
+	a->ah_attr.grh.sgid_index = 1;
+	a->ah_attr.grh.hop_limit = 64;
+}
+
+#define RC_RTR (IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | \
+	IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | \
+	IBV_QP_MIN_RNR_TIMER)
+#define RC_RTS (IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | \
+	IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC)
+
+static void
+rc_connect(struct ibv_qp *qp, uint32_t dqpn, int max_rd, int max_dest,
+	int rnr_retry)
+{
+	struct ibv_qp_attr a;
+
+	rc_rtr_attr(&a, dqpn, max_dest);
+	assert_int_equal(ibv_modify_qp(qp, &a, RC_RTR), 0);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = (uint8_t)rnr_retry;
+	a.max_rd_atomic = (uint8_t)max_rd;
+	assert_int_equal(ibv_modify_qp(qp, &a, RC_RTS), 0);
+}
+
+static void
+rc_open(struct rc *r, int max_rd, int max_dest, int rnr_retry,
+	int b_access)
+{
+	memset(r, 0, sizeof(*r));
+	r->acq = ibv_create_cq(e.ctx, 64, NULL, NULL, 0);
+	r->bcq = ibv_create_cq(e.ctx, 64, NULL, NULL, 0);
+	assert_non_null(r->acq);
+	assert_non_null(r->bcq);
+	r->a = rc_qp(r->acq);
+	r->b = rc_qp(r->bcq);
+	rc_connect(r->a, r->b->qp_num, max_rd, 1, rnr_retry);
+	rc_connect(r->b, r->a->qp_num, 1, max_dest, rnr_retry);
+	r->abuf = calloc(1, RC_BUF);
+	r->bbuf = calloc(1, RC_BUF);
+	assert_non_null(r->abuf);
+	assert_non_null(r->bbuf);
+	r->amr = ibv_reg_mr(e.pd, r->abuf, RC_BUF, RC_ALL);
+	r->bmr = ibv_reg_mr(e.pd, r->bbuf, RC_BUF, b_access);
+	assert_non_null(r->amr);
+	assert_non_null(r->bmr);
+}
+
+static void
+rc_close(struct rc *r)
+{
+	struct ibv_wc wc[64];
+
+	while (ibv_poll_cq(r->acq, 64, wc) > 0 ||
+			ibv_poll_cq(r->bcq, 64, wc) > 0)
+		;
+	if (r->a != NULL)
+		assert_int_equal(ibv_destroy_qp(r->a), 0);
+	if (r->b != NULL)
+		assert_int_equal(ibv_destroy_qp(r->b), 0);
+	assert_int_equal(ibv_dereg_mr(r->amr), 0);
+	assert_int_equal(ibv_dereg_mr(r->bmr), 0);
+	assert_int_equal(ibv_destroy_cq(r->acq), 0);
+	assert_int_equal(ibv_destroy_cq(r->bcq), 0);
+	free(r->abuf);
+	free(r->bbuf);
+}
+
+static int
+rc_post(struct ibv_qp *qp, enum ibv_wr_opcode op, void *p, uint32_t len,
+	uint32_t lkey, void *rp, uint32_t rkey, unsigned int flags,
+	uint64_t id)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)p, .length = len,
+		.lkey = lkey };
+	struct ibv_send_wr wr = { .wr_id = id, .sg_list = &sge,
+		.num_sge = len > 0, .opcode = op, .send_flags = flags },
+		*bad;
+
+	wr.wr.rdma.remote_addr = (uintptr_t)rp;
+	wr.wr.rdma.rkey = rkey;
+	return ibv_post_send(qp, &wr, &bad);
+}
+
+static int
+rc_recv(struct ibv_qp *qp, void *p, uint32_t len, uint32_t lkey,
+	uint64_t id)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)p, .length = len,
+		.lkey = lkey };
+	struct ibv_recv_wr wr = { .wr_id = id, .sg_list = &sge,
+		.num_sge = 1 }, *bad;
+
+	return ibv_post_recv(qp, &wr, &bad);
+}
+
+/* One completion from cq (the model completes within a poll). */
+static struct ibv_wc
+wc1(struct ibv_cq *cq)
+{
+	struct ibv_wc wc;
+
+	memset(&wc, 0, sizeof(wc));
+	assert_int_equal(ibv_poll_cq(cq, 1, &wc), 1);
+	return wc;
+}
+
+static enum ibv_qp_state
+state_of(struct ibv_qp *qp)
+{
+	struct ibv_qp_attr a;
+	struct ibv_qp_init_attr ia;
+
+	assert_int_equal(ibv_query_qp(qp, &a, IBV_QP_STATE, &ia), 0);
+	return a.qp_state;
+}
+
+/* The RC column of the state table: required and optional attributes,
+ * the limits, what is not modelled. */
+static void
+test_rc_states(void **state)
+{
+	struct ibv_qp_attr a;
+	struct ibv_qp_init_attr ia;
+	struct ibv_qp_init_attr cia = { .send_cq = NULL, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4 } };
+	struct ibv_qp *qp, *peer;
+
+	(void)state;
+	cia.send_cq = e.scq;
+	cia.recv_cq = e.scq;
+	qp = ibv_create_qp(e.pd, &cia);
+	peer = rc_qp(e.scq);
+	assert_non_null(qp);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	/* RESET->INIT needs the access flags; a QKey is UD's */
+	assert_int_equal(ibv_modify_qp(qp, &a, IBV_QP_STATE |
+		IBV_QP_PKEY_INDEX | IBV_QP_PORT), EINVAL);
+	assert_int_equal(ibv_modify_qp(qp, &a, IBV_QP_STATE |
+		IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS |
+		IBV_QP_QKEY), EINVAL);
+	a.qp_access_flags = RC_ALL;
+	assert_int_equal(ibv_modify_qp(qp, &a, IBV_QP_STATE |
+		IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS), 0);
+	/* INIT->RTS skips RTR */
+	a.qp_state = IBV_QPS_RTS;
+	assert_int_equal(ibv_modify_qp(qp, &a, IBV_QP_STATE), EINVAL);
+	rc_rtr_attr(&a, peer->qp_num, 2);
+	assert_int_equal(ibv_modify_qp(qp, &a, RC_RTR & ~IBV_QP_RQ_PSN),
+		EINVAL);
+	assert_int_equal(ibv_modify_qp(qp, &a, RC_RTR &
+		~IBV_QP_MIN_RNR_TIMER), EINVAL);
+	assert_int_equal(ibv_modify_qp(qp, &a, RC_RTR | IBV_QP_ALT_PATH),
+		EINVAL);
+	a.max_dest_rd_atomic = 129;
+	assert_int_equal(ibv_modify_qp(qp, &a, RC_RTR), EINVAL);
+	rc_rtr_attr(&a, peer->qp_num, 2);
+	a.path_mtu = IBV_MTU_4096 + 1;
+	assert_int_equal(ibv_modify_qp(qp, &a, RC_RTR), EINVAL);
+	rc_rtr_attr(&a, peer->qp_num, 2);
+	a.ah_attr.grh.sgid_index = 5;	/* empty */
+	assert_int_equal(ibv_modify_qp(qp, &a, RC_RTR), ENODATA);
+	rc_rtr_attr(&a, peer->qp_num, 2);
+	a.ah_attr.is_global = 0;	/* RoCE needs a GRH */
+	assert_int_equal(ibv_modify_qp(qp, &a, RC_RTR), EINVAL);
+	assert_int_equal(state_of(qp), IBV_QPS_INIT);
+	rc_rtr_attr(&a, peer->qp_num, 2);
+	assert_int_equal(ibv_modify_qp(qp, &a, RC_RTR), 0);
+	/* posting before RTS is refused */
+	assert_int_equal(rc_post(qp, IBV_WR_SEND, NULL, 0, 0, NULL, 0, 0, 1),
+		EINVAL);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 8;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 3;
+	a.sq_psn = 0x123456;
+	assert_int_equal(ibv_modify_qp(qp, &a, RC_RTS), EINVAL);
+	a.retry_cnt = 7;
+	assert_int_equal(ibv_modify_qp(qp, &a, RC_RTS & ~IBV_QP_RNR_RETRY),
+		EINVAL);
+	assert_int_equal(ibv_modify_qp(qp, &a, RC_RTS), 0);
+	a.qp_state = IBV_QPS_SQD;
+	assert_int_equal(ibv_modify_qp(qp, &a, IBV_QP_STATE), EOPNOTSUPP);
+	/* RTS->RTS: only the optional ones */
+	a.qp_state = IBV_QPS_RTS;
+	a.min_rnr_timer = 12;
+	assert_int_equal(ibv_modify_qp(qp, &a, IBV_QP_STATE |
+		IBV_QP_MIN_RNR_TIMER), 0);
+	assert_int_equal(ibv_modify_qp(qp, &a, IBV_QP_STATE |
+		IBV_QP_SQ_PSN), EINVAL);
+	assert_int_equal(ibv_query_qp(qp, &a, 0, &ia), 0);
+	assert_int_equal(a.qp_state, IBV_QPS_RTS);
+	assert_int_equal(a.dest_qp_num, peer->qp_num);
+	assert_int_equal(a.max_rd_atomic, 3);
+	assert_int_equal(a.max_dest_rd_atomic, 2);
+	assert_int_equal(a.min_rnr_timer, 12);
+	assert_int_equal(a.rnr_retry, 7);
+	assert_int_equal(a.timeout, 14);
+	assert_int_equal(a.sq_psn, 0x123456);
+	assert_int_equal(a.qp_access_flags, RC_ALL);
+	assert_int_equal(a.path_mtu, IBV_MTU_1024);
+	assert_memory_equal(a.ah_attr.grh.dgid.raw, e.ah_attr_gid.raw, 16);
+	assert_int_equal(ia.qp_type, IBV_QPT_RC);
+	a.qp_state = IBV_QPS_RESET;
+	assert_int_equal(ibv_modify_qp(qp, &a, IBV_QP_STATE), 0);
+	assert_int_equal(ibv_destroy_qp(qp), 0);
+	assert_int_equal(ibv_destroy_qp(peer), 0);
+}
+
+/* SEND, WRITE, READ: bytes where they belong, read when executed, each
+ * counted on the requester (bytes too). */
+static void
+test_rc_ops(void **state)
+{
+	struct pmr_hca_counters c;
+	struct ibv_wc wc;
+	struct rc r;
+
+	(void)state;
+	rc_open(&r, 4, 4, 7, RC_ALL);
+	assert_int_equal(rc_recv(r.b, r.bbuf, 4096, r.bmr->lkey, 9), 0);
+	memset(r.abuf, 'a', 3000);
+	pmr_hca_step_mode(1);
+	assert_int_equal(rc_post(r.a, IBV_WR_SEND, r.abuf, 3000, r.amr->lkey,
+		NULL, 0, IBV_SEND_SIGNALED, 1), 0);
+	/* read at execution, not at the post */
+	memset(r.abuf, 'b', 3000);
+	assert_int_equal(pmr_hca_pending(), 1);
+	assert_int_equal(pmr_hca_step(8), 1);
+	pmr_hca_step_mode(0);
+	wc = wc1(r.acq);
+	assert_int_equal(wc.status, IBV_WC_SUCCESS);
+	assert_int_equal(wc.opcode, IBV_WC_SEND);
+	wc = wc1(r.bcq);
+	assert_int_equal(wc.status, IBV_WC_SUCCESS);
+	assert_int_equal(wc.opcode, IBV_WC_RECV);
+	assert_int_equal(wc.byte_len, 3000);	/* no GRH on RC */
+	assert_int_equal(wc.wr_id, 9);
+	assert_int_equal(r.bbuf[0], 'b');
+	assert_int_equal(r.bbuf[2999], 'b');
+	assert_int_equal(r.bbuf[3000], 0);
+	/* WRITE unsignalled, then READ it back signalled */
+	memset(r.abuf, 'w', 5000);
+	assert_int_equal(rc_post(r.a, IBV_WR_RDMA_WRITE, r.abuf, 5000,
+		r.amr->lkey, r.bbuf + 10, r.bmr->rkey, 0, 2), 0);
+	assert_int_equal(rc_post(r.a, IBV_WR_RDMA_READ, r.abuf + 6000, 100,
+		r.amr->lkey, r.bbuf + 5000, r.bmr->rkey, IBV_SEND_SIGNALED, 3),
+		0);
+	wc = wc1(r.acq);
+	assert_int_equal(wc.status, IBV_WC_SUCCESS);
+	assert_int_equal(wc.opcode, IBV_WC_RDMA_READ);
+	assert_int_equal(wc.wr_id, 3);
+	assert_int_equal(wc.byte_len, 100);
+	assert_int_equal(r.bbuf[9], 'b');
+	assert_int_equal(r.bbuf[10], 'w');
+	assert_int_equal(r.bbuf[5009], 'w');
+	assert_int_equal(r.abuf[6000 + 9], 'w');	/* bbuf[5009] */
+	assert_int_equal(r.abuf[6000 + 10], 0);		/* bbuf[5010] */
+	assert_int_equal(ibv_poll_cq(r.bcq, 1, &wc), 0);
+	assert_int_equal(pmr_hca_counters_get(r.a, &c), 0);
+	assert_int_equal(c.rc_sends, 1);
+	assert_int_equal(c.rc_writes, 1);
+	assert_int_equal(c.rc_reads, 1);
+	assert_int_equal(c.bytes_written, 5000);
+	assert_int_equal(c.bytes_read, 100);
+	assert_int_equal(pmr_hca_counters_get(r.b, &c), 0);
+	assert_int_equal(c.rx_packets, 1);
+	assert_int_equal(c.rd_credits_high_water, 1);
+	/* a READ into a wrong lkey: a local protection error, the
+	 * responder unaffected */
+	assert_int_equal(rc_post(r.a, IBV_WR_RDMA_READ, r.abuf, 16,
+		r.amr->lkey ^ 0x100, r.bbuf, r.bmr->rkey, 0, 4), 0);
+	wc = wc1(r.acq);
+	assert_int_equal(wc.status, IBV_WC_LOC_PROT_ERR);
+	assert_int_equal(state_of(r.a), IBV_QPS_ERR);
+	assert_int_equal(state_of(r.b), IBV_QPS_RTS);
+	rc_close(&r);
+}
+
+/* RNR: rnr_retry retries, one per pass, then RNR_RETRY_EXC_ERR; 7
+ * waits for ever and delivers once a receive is posted. */
+static void
+test_rc_rnr(void **state)
+{
+	struct pmr_hca_counters c;
+	struct ibv_wc wc;
+	struct rc r;
+	int i;
+
+	(void)state;
+	rc_open(&r, 1, 1, 2, RC_ALL);
+	assert_int_equal(rc_post(r.a, IBV_WR_SEND, r.abuf, 8, r.amr->lkey,
+		NULL, 0, IBV_SEND_SIGNALED, 1), 0);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(ibv_poll_cq(r.acq, 1, &wc), 0);
+		assert_int_equal(pmr_hca_pending(), 1);
+	}
+	wc = wc1(r.acq);
+	assert_int_equal(wc.status, IBV_WC_RNR_RETRY_EXC_ERR);
+	assert_int_equal(state_of(r.a), IBV_QPS_ERR);
+	assert_int_equal(pmr_hca_counters_get(r.a, &c), 0);
+	assert_int_equal(c.rnr_retries, 2);
+	assert_int_equal(c.rnr_retry_exc, 1);
+	rc_close(&r);
+
+	rc_open(&r, 1, 1, 7, RC_ALL);
+	assert_int_equal(rc_post(r.a, IBV_WR_SEND, r.abuf, 8, r.amr->lkey,
+		NULL, 0, IBV_SEND_SIGNALED, 1), 0);
+	for (i = 0; i < 20; i++)
+		assert_int_equal(ibv_poll_cq(r.acq, 1, &wc), 0);
+	assert_int_equal(rc_recv(r.b, r.bbuf, 64, r.bmr->lkey, 2), 0);
+	wc = wc1(r.acq);
+	assert_int_equal(wc.status, IBV_WC_SUCCESS);
+	assert_int_equal(wc1(r.bcq).byte_len, 8);
+	assert_int_equal(pmr_hca_counters_get(r.a, &c), 0);
+	assert_int_equal(c.rnr_retries, 20);
+	rc_close(&r);
+}
+
+/* Read credits: READs back to back are in flight together up to the
+ * requester's max_rd_atomic; more than the responder's
+ * max_dest_rd_atomic is an Invalid Request that ends both QPs. */
+static void
+test_rc_read_credits(void **state)
+{
+	struct pmr_hca_counters c;
+	struct ibv_async_event ev;
+	struct ibv_wc wc[8];
+	struct rc r;
+	int i;
+
+	(void)state;
+	/* 6 READs, requester cap 2, responder 2: all served */
+	rc_open(&r, 2, 2, 7, RC_ALL);
+	for (i = 0; i < 6; i++)
+		assert_int_equal(rc_post(r.a, IBV_WR_RDMA_READ, r.abuf, 64,
+			r.amr->lkey, r.bbuf, r.bmr->rkey, IBV_SEND_SIGNALED,
+			(uint64_t)i), 0);
+	assert_int_equal(ibv_poll_cq(r.acq, 8, wc), 6);
+	for (i = 0; i < 6; i++) {
+		assert_int_equal(wc[i].status, IBV_WC_SUCCESS);
+		assert_int_equal(wc[i].wr_id, (uint64_t)i);
+	}
+	assert_int_equal(pmr_hca_counters_get(r.b, &c), 0);
+	assert_int_equal(c.rd_credits_high_water, 2);
+	assert_int_equal(c.rd_credit_err, 0);
+	rc_close(&r);
+	/* requester cap 4, responder 2: the third in flight is refused */
+	rc_open(&r, 4, 2, 7, RC_ALL);
+	for (i = 0; i < 4; i++)
+		assert_int_equal(rc_post(r.a, IBV_WR_RDMA_READ, r.abuf, 64,
+			r.amr->lkey, r.bbuf, r.bmr->rkey, IBV_SEND_SIGNALED,
+			(uint64_t)i), 0);
+	assert_int_equal(ibv_poll_cq(r.acq, 8, wc), 4);
+	assert_int_equal(wc[0].status, IBV_WC_SUCCESS);
+	assert_int_equal(wc[1].status, IBV_WC_SUCCESS);
+	assert_int_equal(wc[2].status, IBV_WC_REM_INV_REQ_ERR);
+	assert_int_equal(wc[3].status, IBV_WC_WR_FLUSH_ERR);
+	assert_int_equal(state_of(r.a), IBV_QPS_ERR);
+	assert_int_equal(state_of(r.b), IBV_QPS_ERR);
+	assert_int_equal(pmr_hca_counters_get(r.b, &c), 0);
+	assert_int_equal(c.rd_credit_err, 1);
+	fcntl(e.ctx->async_fd, F_SETFL, O_NONBLOCK);
+	assert_int_equal(ibv_get_async_event(e.ctx, &ev), 0);
+	assert_int_equal(ev.event_type, IBV_EVENT_QP_REQ_ERR);
+	assert_ptr_equal(ev.element.qp, r.b);
+	ibv_ack_async_event(&ev);
+	rc_close(&r);
+}
+
+/* A bad rkey: REM_ACCESS_ERR, both QPs in ERR, QP_ACCESS_ERR on the
+ * responder through a readable async fd; its destroy is refused until
+ * the event is acked. */
+static void
+test_rc_access_event(void **state)
+{
+	struct pmr_hca_counters c;
+	struct ibv_async_event ev;
+	struct pollfd pfd = { .fd = e.ctx->async_fd, .events = POLLIN };
+	struct ibv_wc wc;
+	struct rc r;
+
+	(void)state;
+	fcntl(e.ctx->async_fd, F_SETFL, O_NONBLOCK);
+	errno = 0;
+	assert_int_equal(ibv_get_async_event(e.ctx, &ev), -1);
+	assert_int_equal(errno, EAGAIN);
+	assert_int_equal(poll(&pfd, 1, 0), 0);
+	rc_open(&r, 1, 1, 7, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
+	/* the MR has no REMOTE_WRITE */
+	assert_int_equal(rc_post(r.a, IBV_WR_RDMA_WRITE, r.abuf, 16,
+		r.amr->lkey, r.bbuf, r.bmr->rkey, IBV_SEND_SIGNALED, 1), 0);
+	assert_int_equal(rc_post(r.a, IBV_WR_RDMA_WRITE, r.abuf, 16,
+		r.amr->lkey, r.bbuf, r.bmr->rkey, 0, 2), 0);
+	assert_int_equal(rc_recv(r.b, r.bbuf, 16, r.bmr->lkey, 3), 0);
+	wc = wc1(r.acq);
+	assert_int_equal(wc.status, IBV_WC_REM_ACCESS_ERR);
+	wc = wc1(r.acq);
+	assert_int_equal(wc.status, IBV_WC_WR_FLUSH_ERR);
+	assert_int_equal(wc.wr_id, 2);
+	wc = wc1(r.bcq);
+	assert_int_equal(wc.status, IBV_WC_WR_FLUSH_ERR);
+	assert_int_equal(state_of(r.b), IBV_QPS_ERR);
+	assert_int_equal(r.bbuf[0], 0);
+	assert_int_equal(pmr_hca_counters_get(r.b, &c), 0);
+	assert_int_equal(c.access_err, 1);
+	assert_int_equal(poll(&pfd, 1, 0), 1);
+	assert_int_equal(ibv_get_async_event(e.ctx, &ev), 0);
+	assert_int_equal(ev.event_type, IBV_EVENT_QP_ACCESS_ERR);
+	assert_ptr_equal(ev.element.qp, r.b);
+	assert_int_equal(poll(&pfd, 1, 0), 0);
+	assert_int_equal(ibv_get_async_event(e.ctx, &ev), -1);
+	/* handed out, not acked: destroy refused (rdma-core would block) */
+	assert_int_equal(ibv_destroy_qp(r.b), EBUSY);
+	ev.event_type = IBV_EVENT_QP_ACCESS_ERR;
+	ev.element.qp = r.b;
+	ibv_ack_async_event(&ev);
+	/* a WQE posted in ERR completes WR_FLUSH_ERR */
+	assert_int_equal(rc_post(r.a, IBV_WR_SEND, r.abuf, 4, r.amr->lkey,
+		NULL, 0, 0, 5), 0);
+	wc = wc1(r.acq);
+	assert_int_equal(wc.status, IBV_WC_WR_FLUSH_ERR);
+	assert_int_equal(wc.wr_id, 5);
+	rc_close(&r);
+}
+
+/* A peer destroyed, or forced to ERR: RETRY_EXC_ERR at once; the forced
+ * QP flushes its work and raises QP_FATAL. */
+static void
+test_rc_peer_gone(void **state)
+{
+	struct pmr_hca_counters c;
+	struct ibv_async_event ev;
+	struct ibv_wc wc;
+	struct rc r;
+
+	(void)state;
+	fcntl(e.ctx->async_fd, F_SETFL, O_NONBLOCK);
+	rc_open(&r, 1, 1, 7, RC_ALL);
+	assert_int_equal(rc_recv(r.b, r.bbuf, 16, r.bmr->lkey, 3), 0);
+	assert_int_equal(pmr_hca_qp_force_err(r.b), 0);
+	wc = wc1(r.bcq);
+	assert_int_equal(wc.status, IBV_WC_WR_FLUSH_ERR);
+	assert_int_equal(ibv_get_async_event(e.ctx, &ev), 0);
+	assert_int_equal(ev.event_type, IBV_EVENT_QP_FATAL);
+	assert_ptr_equal(ev.element.qp, r.b);
+	ibv_ack_async_event(&ev);
+	assert_int_equal(rc_post(r.a, IBV_WR_RDMA_WRITE, r.abuf, 16,
+		r.amr->lkey, r.bbuf, r.bmr->rkey, IBV_SEND_SIGNALED, 1), 0);
+	wc = wc1(r.acq);
+	assert_int_equal(wc.status, IBV_WC_RETRY_EXC_ERR);
+	assert_int_equal(state_of(r.a), IBV_QPS_ERR);
+	assert_int_equal(pmr_hca_counters_get(r.a, &c), 0);
+	assert_int_equal(c.retry_exc, 1);
+	assert_int_equal(pmr_hca_qp_force_err(NULL), EINVAL);
+	rc_close(&r);
+	/* destroyed */
+	rc_open(&r, 1, 1, 7, RC_ALL);
+	assert_int_equal(ibv_destroy_qp(r.b), 0);
+	r.b = NULL;
+	assert_int_equal(rc_post(r.a, IBV_WR_RDMA_READ, r.abuf, 16,
+		r.amr->lkey, r.bbuf, r.bmr->rkey, IBV_SEND_SIGNALED, 1), 0);
+	wc = wc1(r.acq);
+	assert_int_equal(wc.status, IBV_WC_RETRY_EXC_ERR);
+	rc_close(&r);
+}
+
+/* Two RC connections on one shared CQ (a driver's worker CQ): each
+ * completion names its QP, each connection's bytes go to its peer. */
+static void
+test_rc_shared_cq(void **state)
+{
+	struct ibv_cq *cq = ibv_create_cq(e.ctx, 16, NULL, NULL, 0);
+	struct ibv_qp *a[2], *b[2];
+	struct ibv_mr *mr;
+	struct ibv_wc wc[4];
+	uint8_t *buf = calloc(1, 4096);
+	int i, n;
+
+	(void)state;
+	assert_non_null(cq);
+	assert_non_null(buf);
+	mr = ibv_reg_mr(e.pd, buf, 4096, RC_ALL);
+	assert_non_null(mr);
+	for (i = 0; i < 2; i++) {
+		a[i] = rc_qp(cq);
+		b[i] = rc_qp(e.rcq);
+	}
+	for (i = 0; i < 2; i++) {
+		rc_connect(a[i], b[i]->qp_num, 4, 1, 7);
+		rc_connect(b[i], a[i]->qp_num, 1, 4, 7);
+	}
+	memset(buf, 'x', 64);
+	for (i = 0; i < 2; i++)
+		assert_int_equal(rc_post(a[i], IBV_WR_RDMA_WRITE, buf, 64,
+			mr->lkey, buf + 1024 * (i + 1), mr->rkey,
+			IBV_SEND_SIGNALED, (uint64_t)i), 0);
+	for (i = 0; i < 2; i++)
+		assert_int_equal(rc_post(a[i], IBV_WR_RDMA_READ, buf + 3072 +
+			64 * i, 64, mr->lkey, buf + 1024 * (i + 1), mr->rkey,
+			IBV_SEND_SIGNALED, (uint64_t)(10 + i)), 0);
+	n = ibv_poll_cq(cq, 4, wc);
+	assert_int_equal(n, 4);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(wc[i].status, IBV_WC_SUCCESS);
+		assert_int_equal(wc[i].qp_num, a[wc[i].wr_id % 10]->qp_num);
+	}
+	assert_int_equal(buf[1024], 'x');
+	assert_int_equal(buf[2048 + 63], 'x');
+	assert_int_equal(buf[3072 + 127], 'x');
+	assert_int_equal(buf[3072 + 128], 0);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(ibv_destroy_qp(a[i]), 0);
+		assert_int_equal(ibv_destroy_qp(b[i]), 0);
+	}
+	assert_int_equal(ibv_dereg_mr(mr), 0);
+	assert_int_equal(ibv_destroy_cq(cq), 0);
+	free(buf);
+}
+
+static void *
+blocking_get(void *arg)
+{
+	static struct ibv_async_event ev;
+
+	(void)arg;
+	if (ibv_get_async_event(e.ctx, &ev) != 0)
+		return NULL;
+	return &ev;
+}
+
+/* Port, GID and raised events reach the context; a blocking fd blocks
+ * until one comes; a CQ overrun raises CQ_ERR from the fd alone. */
+static void
+test_events(void **state)
+{
+	struct ibv_async_event ev, *evp;
+	struct ibv_gid_entry ge;
+	struct pmr_hca_gid_config g = { .type = PMR_HCA_GID_ROCE_V2 };
+	struct pollfd pfd = { .fd = e.ctx->async_fd, .events = POLLIN };
+	pthread_t th;
+	void *ret;
+	int i, n;
+
+	(void)state;
+	/* blocking (the default): a thread waits for the port event */
+	assert_int_equal(fcntl(e.ctx->async_fd, F_GETFL) & O_NONBLOCK, 0);
+	assert_int_equal(pthread_create(&th, NULL, blocking_get, NULL), 0);
+	usleep(20000);
+	assert_int_equal(pmr_hca_port_set_state("hca0", 1, IBV_PORT_DOWN),
+		0);
+	assert_int_equal(pthread_join(th, &ret), 0);
+	assert_non_null(ret);
+	evp = ret;
+	assert_int_equal(evp->event_type, IBV_EVENT_PORT_ERR);
+	assert_int_equal(evp->element.port_num, 1);
+	ibv_ack_async_event(evp);
+	fcntl(e.ctx->async_fd, F_SETFL, O_NONBLOCK);
+	/* the same state again: no event */
+	assert_int_equal(pmr_hca_port_set_state("hca0", 1, IBV_PORT_DOWN),
+		0);
+	assert_int_equal(poll(&pfd, 1, 0), 0);
+	assert_int_equal(pmr_hca_port_set_state("hca0", 1, IBV_PORT_ACTIVE),
+		0);
+	assert_int_equal(ibv_get_async_event(e.ctx, &ev), 0);
+	assert_int_equal(ev.event_type, IBV_EVENT_PORT_ACTIVE);
+	ibv_ack_async_event(&ev);
+	/* a GID added, then deleted */
+	memcpy(g.gid.raw, "\0\0\0\0\0\0\0\0\0\0\xff\xff\xc0\x00\x02\x63", 16);
+	assert_int_equal(pmr_hca_gid_set("hca0", 1, 3, &g), 0);
+	assert_int_equal(ibv_get_async_event(e.ctx, &ev), 0);
+	assert_int_equal(ev.event_type, IBV_EVENT_GID_CHANGE);
+	ibv_ack_async_event(&ev);
+	assert_int_equal(ibv_query_gid_ex(e.ctx, 1, 3, &ge, 0), 0);
+	assert_memory_equal(ge.gid.raw, g.gid.raw, 16);
+	assert_int_equal(pmr_hca_gid_set("hca0", 1, 4, &g), EINVAL); /* dup */
+	g.type = PMR_HCA_GID_IB;	/* not on Ethernet */
+	assert_int_equal(pmr_hca_gid_set("hca0", 1, 4, &g), EINVAL);
+	g.type = PMR_HCA_GID_EMPTY;
+	assert_int_equal(pmr_hca_gid_set("hca0", 1, 3, &g), 0);
+	assert_int_equal(ibv_query_gid_ex(e.ctx, 1, 3, &ge, 0), ENODATA);
+	assert_int_equal(pmr_hca_gid_set("hcaX", 1, 3, &g), ENODEV);
+	assert_int_equal(ibv_get_async_event(e.ctx, &ev), 0);
+	assert_int_equal(ev.event_type, IBV_EVENT_GID_CHANGE);
+	ibv_ack_async_event(&ev);
+	/* raised on request */
+	memset(&ev, 0, sizeof(ev));
+	ev.event_type = IBV_EVENT_LID_CHANGE;
+	ev.element.port_num = 1;
+	assert_int_equal(pmr_hca_event_raise("hca0", &ev), 0);
+	ev.element.port_num = 2;
+	assert_int_equal(pmr_hca_event_raise("hca0", &ev), EINVAL);
+	ev.event_type = IBV_EVENT_COMM_EST;
+	ev.element.qp = e.s;
+	assert_int_equal(pmr_hca_event_raise(NULL, &ev), 0);
+	ev.event_type = IBV_EVENT_SRQ_ERR;
+	assert_int_equal(pmr_hca_event_raise("hca0", &ev), EINVAL);
+	assert_int_equal(ibv_get_async_event(e.ctx, &ev), 0);
+	assert_int_equal(ev.event_type, IBV_EVENT_LID_CHANGE);
+	ibv_ack_async_event(&ev);
+	assert_int_equal(ibv_get_async_event(e.ctx, &ev), 0);
+	assert_int_equal(ev.event_type, IBV_EVENT_COMM_EST);
+	assert_ptr_equal(ev.element.qp, e.s);
+	ibv_ack_async_event(&ev);
+	/* a CQ overrun seen through the fd alone: the fd reads readable
+	 * while sends are pending, the get executes them */
+	{
+		struct ibv_cq *cq = ibv_create_cq(e.ctx, 1, NULL, NULL, 0);
+		struct ibv_qp_init_attr ia = { .send_cq = NULL,
+			.qp_type = IBV_QPT_UD, .sq_sig_all = 1,
+			.cap = { .max_send_wr = 8, .max_recv_wr = 1,
+				.max_send_sge = 1, .max_recv_sge = 1 } };
+		struct ibv_qp *qp;
+
+		assert_non_null(cq);
+		ia.send_cq = cq;
+		ia.recv_cq = cq;
+		qp = ibv_create_qp(e.pd, &ia);
+		assert_non_null(qp);
+		to_rts(qp);
+		for (i = 0; i < 3; i++)
+			assert_int_equal(send1(qp, e.sbuf, 8, 0, 0xfffff0,
+				QKEY, (uint64_t)i), 0);
+		assert_int_equal(poll(&pfd, 1, 0), 1);
+		for (n = 0; ibv_get_async_event(e.ctx, &ev) == 0; n++) {
+			assert_int_equal(ev.event_type, IBV_EVENT_CQ_ERR);
+			assert_ptr_equal(ev.element.cq, cq);
+			if (n == 0)
+				assert_int_equal(ibv_destroy_cq(cq), EBUSY);
+			ibv_ack_async_event(&ev);
+		}
+		assert_int_equal(n, 2);
+		assert_int_equal(poll(&pfd, 1, 0), 0);
+		assert_int_equal(ibv_destroy_qp(qp), 0);
+		assert_int_equal(ibv_destroy_cq(cq), 0);
+	}
+}
+
+/* RC between two InfiniBand devices (AV by DLID, no GRH), and a port
+ * going down under a connection: RETRY_EXC_ERR, PORT_ERR on the
+ * device's context. */
+static void
+test_rc_ib(void **state)
+{
+	struct ibv_qp_init_attr ia = { .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			.max_send_sge = 1, .max_recv_sge = 1 } };
+	struct ibv_qp_attr at;
+	struct ibv_async_event ev;
+	struct node nd[2];
+	struct ibv_qp *q[2];
+	struct ibv_mr *m[2];
+	struct ibv_wc wc;
+	int i;
+
+	(void)state;
+	fabric("dev=ib0,link=ib,lid=5 dev=ib1,link=ib,lid=6");
+	node_open(&nd[0], "ib0", 1);
+	node_open(&nd[1], "ib1", 1);
+	for (i = 0; i < 2; i++) {
+		ia.send_cq = nd[i].cq;
+		ia.recv_cq = nd[i].cq;
+		q[i] = ibv_create_qp(nd[i].pd, &ia);
+		assert_non_null(q[i]);
+		m[i] = ibv_reg_mr(nd[i].pd, nd[i].buf, SLOT, RC_ALL);
+		assert_non_null(m[i]);
+		memset(&at, 0, sizeof(at));
+		at.qp_state = IBV_QPS_INIT;
+		at.port_num = 1;
+		at.qp_access_flags = RC_ALL;
+		assert_int_equal(ibv_modify_qp(q[i], &at, IBV_QP_STATE |
+			IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+			IBV_QP_ACCESS_FLAGS), 0);
+	}
+	for (i = 0; i < 2; i++) {
+		memset(&at, 0, sizeof(at));
+		at.qp_state = IBV_QPS_RTR;
+		at.path_mtu = IBV_MTU_2048;
+		at.dest_qp_num = q[1 - i]->qp_num;
+		at.max_dest_rd_atomic = 1;
+		at.ah_attr.port_num = 1;
+		at.ah_attr.dlid = 0;	/* IB needs a DLID */
+		assert_int_equal(ibv_modify_qp(q[i], &at, RC_RTR), EINVAL);
+		at.ah_attr.dlid = (uint16_t)(6 - i);
+		assert_int_equal(ibv_modify_qp(q[i], &at, RC_RTR), 0);
+		memset(&at, 0, sizeof(at));
+		at.qp_state = IBV_QPS_RTS;
+		at.max_rd_atomic = 1;
+		at.rnr_retry = 7;
+		assert_int_equal(ibv_modify_qp(q[i], &at, RC_RTS), 0);
+	}
+	memset(nd[1].buf, 'Q', 100);
+	assert_int_equal(rc_post(q[0], IBV_WR_RDMA_READ, nd[0].buf, 100,
+		m[0]->lkey, nd[1].buf, m[1]->rkey, IBV_SEND_SIGNALED, 1), 0);
+	while (ibv_poll_cq(nd[0].cq, 1, &wc) == 0)
+		;
+	assert_int_equal(wc.status, IBV_WC_SUCCESS);
+	assert_int_equal(wc.qp_num, q[0]->qp_num);
+	assert_int_equal(nd[0].buf[99], 'Q');
+	fcntl(nd[1].ctx->async_fd, F_SETFL, O_NONBLOCK);
+	assert_int_equal(pmr_hca_port_set_state("ib1", 1, IBV_PORT_DOWN), 0);
+	assert_int_equal(ibv_get_async_event(nd[1].ctx, &ev), 0);
+	assert_int_equal(ev.event_type, IBV_EVENT_PORT_ERR);
+	ibv_ack_async_event(&ev);
+	assert_int_equal(rc_post(q[0], IBV_WR_RDMA_WRITE, nd[0].buf, 8,
+		m[0]->lkey, nd[1].buf, m[1]->rkey, IBV_SEND_SIGNALED, 2), 0);
+	while (ibv_poll_cq(nd[0].cq, 1, &wc) == 0)
+		;
+	assert_int_equal(wc.status, IBV_WC_RETRY_EXC_ERR);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(ibv_destroy_qp(q[i]), 0);
+		assert_int_equal(ibv_dereg_mr(m[i]), 0);
+		node_close(&nd[i]);
+	}
+}
+
+/* DEVICE_FATAL: every context hears it, the QPs end in ERR, nothing new
+ * is created until the model is reset. */
+static void
+test_device_fatal(void **state)
+{
+	struct ibv_async_event ev;
+	struct node a;
+	struct ibv_wc wc;
+	struct ibv_qp_init_attr ia = { .qp_type = IBV_QPT_UD,
+		.cap = { .max_send_wr = 1, .max_recv_wr = 1 } };
+
+	(void)state;
+	fabric("dev=hca0");
+	node_open(&a, "hca0", 1);
+	fcntl(a.ctx->async_fd, F_SETFL, O_NONBLOCK);
+	assert_int_equal(pmr_hca_device_fatal("hcaX"), ENODEV);
+	assert_int_equal(pmr_hca_device_fatal("hca0"), 0);
+	assert_int_equal(ibv_get_async_event(a.ctx, &ev), 0);
+	assert_int_equal(ev.event_type, IBV_EVENT_DEVICE_FATAL);
+	ibv_ack_async_event(&ev);
+	/* its two receives flushed */
+	assert_int_equal(ibv_poll_cq(a.cq, 1, &wc), 1);
+	assert_int_equal(wc.status, IBV_WC_WR_FLUSH_ERR);
+	ia.send_cq = a.cq;
+	ia.recv_cq = a.cq;
+	errno = 0;
+	assert_null(ibv_create_qp(a.pd, &ia));
+	assert_int_equal(errno, EIO);
+	node_close(&a);
+}
+
 int
 main(void)
 {
@@ -1366,6 +2158,14 @@ main(void)
 		T(test_objects),
 		T(test_many_qps),
 		T(test_crash_teardown),
+		T(test_rc_states),
+		T(test_rc_ops),
+		T(test_rc_rnr),
+		T(test_rc_read_credits),
+		T(test_rc_access_event),
+		T(test_rc_peer_gone),
+		T(test_rc_shared_cq),
+		T(test_events),
 #undef T
 #define R(f) cmocka_unit_test_teardown(f, reset_teardown)
 		R(test_config_default),
@@ -1376,6 +2176,8 @@ main(void)
 		R(test_fabric_ib),
 		R(test_port_state),
 		R(test_two_ports),
+		R(test_device_fatal),
+		R(test_rc_ib),
 #undef R
 	};
 
