@@ -80,6 +80,27 @@ pmr_test_setup_is_eth(void)
 }
 
 uint64_t
+pmr_test_wait_ns(void)
+{
+	static uint64_t wait;
+	const char *s;
+
+	if (wait == 0) {
+		unsigned long scale = 1;
+
+		s = getenv("PMR_TEST_WAIT_SCALE");
+		if (s != NULL && s[0] != '\0')
+			scale = strtoul(s, NULL, 10);
+		else if (getenv("PMR_VM_GUEST") != NULL)
+			scale = 5;
+		if (scale == 0 || scale > 100)
+			scale = 1;
+		wait = scale * 60ull * 1000 * 1000 * 1000;
+	}
+	return wait;
+}
+
+uint64_t
 pmr_test_now_ns(void)
 {
 	struct timespec ts;
