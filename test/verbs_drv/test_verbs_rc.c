@@ -253,6 +253,22 @@ test_rc_attr_state(void **state)
 		PMR_TRANSPORT_ACCESS_REMOTE_READ), -EEXIST);
 	assert_int_equal(pmr_transport_rc_destroy(qa, a), 0);
 	assert_int_equal(pmr_transport_rc_destroy(qb, b), 0);
+	/* A queue has a bounded number of RC QPs (16, fewer if its
+	 * device's CQ cannot hold all their SQs): then ENOSPC. */
+	{
+		struct pmr_transport_rc *many[17];
+		unsigned int n = 0;
+
+		while (n < RTE_DIM(many) &&
+		       (many[n] = pmr_transport_rc_create(qa, &aa)) != NULL)
+			n++;
+		assert_true(n >= 2 && n <= 16);
+		assert_int_equal(rte_errno, ENOSPC);
+		assert_int_equal(vd_xstat(qa, "rc_qps"), n);
+		while (n > 0)
+			assert_int_equal(pmr_transport_rc_destroy(qa,
+				many[--n]), 0);
+	}
 	queue_close(qa);
 	queue_close(qb);
 }

@@ -242,6 +242,7 @@ struct verbs_queue {
 	uint32_t rc_max_msg;		/* bytes per WR */
 	enum ibv_mtu path_mtu;		/* the port's active MTU */
 	uint32_t rc_nb;			/* live RC QPs */
+	uint32_t rc_max_qps;		/* VERBS_RC_MAX, or fewer (CQEs) */
 	uint32_t rc_ops_out;		/* ops accepted, not completed */
 	uint32_t rc_err_pending;	/* QPs in err with ops left */
 	pthread_mutex_t rc_lock;	/* control path: rc[] slots, rc_cq */

@@ -355,35 +355,43 @@ verbs_rc_create(struct pmr_transport_queue *q,
 	int ret;
 
 	pthread_mutex_lock(&vq->rc_lock);
-	if (vq->rc_cq == NULL) {
-		struct ibv_cq *cq = ibv_create_cq(vq->dev->ctx,
-				(int)(VERBS_RC_MAX * vq->rc_sq), NULL, NULL, 0);
-
-		if (cq == NULL) {
-			ret = errno != 0 ? errno : ENOMEM;
-			VERBS_LOG(ERR, "%s: ibv_create_cq (RC, %u): %s",
-				vq->dev->name, VERBS_RC_MAX * vq->rc_sq,
-				strerror(ret));
-			goto fail;
-		}
-		__atomic_store_n(&vq->rc_cq, cq, __ATOMIC_RELEASE);
-	}
-	for (i = 0; i < VERBS_RC_MAX; i++)
-		if (vq->rc[i].qp == NULL)
-			break;
-	if (i == VERBS_RC_MAX) {
-		VERBS_LOG(ERR, "qp %u: already %u RC QPs", vq->qpn,
-			VERBS_RC_MAX);
-		ret = ENOSPC;
-		goto fail;
-	}
-	rc = &vq->rc[i];
 	ret = ibv_query_device(vq->dev->ctx, &da);
 	if (ret != 0) {
 		VERBS_LOG(ERR, "%s: ibv_query_device: %s", vq->dev->name,
 			strerror(ret));
 		goto fail;
 	}
+	if (vq->rc_cq == NULL) {
+		/* Every QP's full SQ must fit (flushes are all reported):
+		 * a device with fewer CQEs gets fewer RC QPs per queue. */
+		uint32_t cqe = RTE_MIN((uint32_t)VERBS_RC_MAX * vq->rc_sq,
+				(uint32_t)RTE_MAX(da.max_cqe, 0));
+		struct ibv_cq *cq = NULL;
+
+		vq->rc_max_qps = cqe / vq->rc_sq;
+		if (vq->rc_max_qps > 0)
+			cq = ibv_create_cq(vq->dev->ctx, (int)cqe, NULL,
+					NULL, 0);
+		if (cq == NULL) {
+			ret = vq->rc_max_qps == 0 ? EINVAL :
+				(errno != 0 ? errno : ENOMEM);
+			VERBS_LOG(ERR, "%s: ibv_create_cq (RC, %u, rc_sq %u): "
+				"%s", vq->dev->name, cqe, vq->rc_sq,
+				strerror(ret));
+			goto fail;
+		}
+		__atomic_store_n(&vq->rc_cq, cq, __ATOMIC_RELEASE);
+	}
+	for (i = 0; i < vq->rc_max_qps; i++)
+		if (vq->rc[i].qp == NULL)
+			break;
+	if (i == vq->rc_max_qps) {
+		VERBS_LOG(ERR, "qp %u: already %u RC QPs", vq->qpn,
+			vq->rc_max_qps);
+		ret = ENOSPC;
+		goto fail;
+	}
+	rc = &vq->rc[i];
 	wrs = rte_zmalloc("pmr_verbs_rc_wrs", sizeof(*wrs) * vq->rc_sq, 0);
 	ops = rte_zmalloc("pmr_verbs_rc_ops", sizeof(*ops) * vq->rc_sq, 0);
 	if (wrs == NULL || ops == NULL) {
