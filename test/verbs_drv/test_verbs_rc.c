@@ -286,6 +286,9 @@ test_rc_read_write(void **state)
 	unsigned int i;
 
 	(void)state;
+#ifdef VRC_HCA_RD_COUNTERS
+	pmr_hca_counters_reset();
+#endif
 	qa = queue();
 	qb = queue();
 	pair_open(&p, qa, qb);
@@ -317,6 +320,21 @@ test_rc_read_write(void **state)
 	assert_true(vd_xstat(qa, "rc_reads_split") >= 8);
 	assert_int_equal(vd_xstat(qa, "rc_rd_max_seen"), RD_CREDITS);
 	assert_true(vd_xstat(qa, "rc_rd_wait") > 0);
+#ifdef VRC_HCA_RD_COUNTERS
+	{
+		/* The model's responder side: never more READs at once than
+		 * it granted, and none over its max_dest_rd_atomic. */
+		struct pmr_hca_counters hc;
+
+		assert_int_equal(pmr_hca_counters_get(NULL, &hc), 0);
+		fprintf(stderr, "# model: rd_credits_high_water %" PRIu64
+			", rd_credit_err %" PRIu64 "\n",
+			hc.rd_credits_high_water, hc.rd_credit_err);
+		assert_true(hc.rd_credits_high_water >= 1 &&
+			hc.rd_credits_high_water <= RD_CREDITS);
+		assert_int_equal(hc.rd_credit_err, 0);
+	}
+#endif
 	assert_int_equal(vd_xstat(qa, "rc_cpl_err"), 0);
 	assert_int_equal(vd_xstat(qa, "rc_ops_outstanding"), 0);
 	side_put(&src);
