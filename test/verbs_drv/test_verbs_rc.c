@@ -482,6 +482,50 @@ test_rc_bad_rkey(void **state)
 	queue_close(qb);
 }
 
+/*
+ * The peer's QP destroyed under a connected QP (a peer gone): its READ
+ * ends in retry_exceeded after the retries, the op behind it flushed,
+ * the QP in ERR.
+ */
+static void
+test_rc_peer_gone(void **state)
+{
+	struct pmr_transport_queue *qa, *qb;
+	struct pmr_transport_rc_op ops[2];
+	struct pmr_transport_rc_cpl cpl[2];
+	struct rc_pair p;
+	struct side loc, rem;
+	unsigned int i;
+
+	(void)state;
+	qa = queue();
+	qb = queue();
+	pair_open(&p, qa, qb);
+	side_get(&loc, qa);
+	side_get(&rem, qb);
+	assert_int_equal(pmr_transport_rc_destroy(qb, p.b), 0);
+	for (i = 0; i < 2; i++)
+		ops[i] = (struct pmr_transport_rc_op){
+			.type = PMR_RC_OP_READ, .local = loc.p,
+			.lkey = loc.key.lkey, .remote = (uintptr_t)rem.p,
+			.rkey = rem.key.rkey, .len = 100, .cookie = 5 + i,
+		};
+	assert_int_equal(pmr_transport_rc_post(qa, p.a, ops, 2), 2);
+	poll_n(qa, cpl, 2);
+	fprintf(stderr, "# peer gone: %s\n",
+		pmr_transport_rc_status_str(cpl[0].status));
+	assert_int_equal(cpl[0].cookie, 5);
+	assert_int_equal(cpl[0].status, PMR_RC_RETRY_EXCEEDED);
+	assert_int_equal(cpl[1].cookie, 6);
+	assert_int_equal(cpl[1].status, PMR_RC_FLUSHED);
+	assert_int_equal(pmr_transport_rc_state(qa, p.a), PMR_RC_STATE_ERR);
+	assert_int_equal(pmr_transport_rc_destroy(qa, p.a), 0);
+	side_put(&loc);
+	side_put(&rem);
+	queue_close(qa);
+	queue_close(qb);
+}
+
 /* Destroy with ops outstanding (posted and waiting for credits). */
 static void
 test_rc_destroy_outstanding(void **state)
@@ -608,6 +652,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_rc_read_write),
 		cmocka_unit_test(test_rc_burst),
 		cmocka_unit_test(test_rc_bad_rkey),
+		cmocka_unit_test(test_rc_peer_gone),
 		cmocka_unit_test(test_rc_destroy_outstanding),
 	};
 	const char *dev = getenv("PMR_VERBS_DEV");

@@ -514,7 +514,10 @@ verbs_rc_connect(struct pmr_transport_queue *q, struct pmr_transport_rc *rcp,
 	memset(&qa, 0, sizeof(qa));
 	qa.qp_state = IBV_QPS_RTS;
 	qa.timeout = 14;		/* 4.096 us << 14: 67 ms */
-	qa.retry_cnt = 7;
+	/* 6, not 7: rxe takes a retry count of 7 as "retry forever", so
+	 * a peer gone would never complete the ops (the IB spec's infinite
+	 * is only for rnr_retry). */
+	qa.retry_cnt = 6;
 	qa.rnr_retry = 7;
 	qa.sq_psn = rc->psn;
 	qa.max_rd_atomic = (uint8_t)rd;
