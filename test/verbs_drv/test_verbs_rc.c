@@ -186,6 +186,33 @@ wait_state(struct pmr_transport_queue *q, struct pmr_transport_rc *rc,
 	}
 }
 
+/* The RC devargs: out of range is refused at queue_create. */
+static void
+test_rc_devargs(void **state)
+{
+	static const char *const bad[] = {
+		"rc_sq=3", "rc_sq=8192", "rc_sq=100", "rc_rd=0", "rc_rd=256",
+		"rc_max_msg=100", "rc_sq=8,rc_sq=16",
+	};
+	const char *dev = getenv("PMR_VERBS_DEV");
+	char da[128];
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < RTE_DIM(bad); i++) {
+		snprintf(da, sizeof(da), "%s%s%s%s", dev != NULL ? "dev=" : "",
+			dev != NULL ? dev : "", dev != NULL ? "," : "", bad[i]);
+#ifdef VRC_REAL
+		if (dev == NULL)
+			snprintf(da, sizeof(da), "dev=rxe0,%s", bad[i]);
+#endif
+		rte_errno = 0;
+		assert_null(pmr_transport_queue_create(drv, da,
+			SOCKET_ID_ANY));
+		assert_int_equal(rte_errno, EINVAL);
+	}
+}
+
 static void
 test_rc_attr_state(void **state)
 {
@@ -648,6 +675,7 @@ int
 main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rc_devargs),
 		cmocka_unit_test(test_rc_attr_state),
 		cmocka_unit_test(test_rc_read_write),
 		cmocka_unit_test(test_rc_burst),

@@ -5,10 +5,12 @@
 /*
  * The verbs driver's control path: devargs, the shared device context and
  * PD, the UD QP of a queue, peers and their shared address handles, memory
- * registration, statistics. See doc/drivers.md, "The verbs driver".
+ * registration, statistics. See doc/drivers.md, "The verbs driver". RC
+ * QPs and one-sided operations are in verbs_rc.c.
  *
  * devargs (DPDK kvargs, unknown keys refused): dev=<name>, port=<n>,
- * gid_index=<n>, sig_every=<n>, txd=<n>, rxd=<n>, max_inline=<bytes>.
+ * gid_index=<n>, sig_every=<n>, txd=<n>, rxd=<n>, max_inline=<bytes>,
+ * rc_sq=<n>, rc_rd=<n>, rc_max_msg=<bytes>.
  *
  * Threading. peer_create and peer_destroy run on the nexus thread while
  * the queue's lcore runs the data path. The data path reads only a
