@@ -258,6 +258,9 @@ test_rc_attr_state(void **state)
 	bad = ab;
 	bad.rd_credits = 0;
 	assert_int_equal(pmr_transport_rc_connect(qa, a, &bad), -EINVAL);
+	bad = ab;
+	bad.max_msg_size = 100;	/* WRs that small: refused */
+	assert_int_equal(pmr_transport_rc_connect(qa, a, &bad), -EINVAL);
 	assert_int_equal(pmr_transport_rc_state(qa, a), PMR_RC_STATE_INIT);
 	/* Not connected: nothing is accepted. */
 	{

@@ -576,7 +576,8 @@ verbs_queue_create(const struct pmr_transport_driver *drv, const char *devargs,
 	vq->path_mtu = pa.active_mtu;
 	vq->rc_sq = a.rc_sq;
 	vq->rc_rd = a.rc_rd;
-	vq->rc_max_msg = pa.max_msg_sz;
+	/* 0 would make a WR of no bytes (the push would never end). */
+	vq->rc_max_msg = pa.max_msg_sz != 0 ? pa.max_msg_sz : 1u << 31;
 	if (a.rc_max_msg != 0 && a.rc_max_msg < vq->rc_max_msg)
 		vq->rc_max_msg = a.rc_max_msg;
 	vq->rx_buf_len = VERBS_GRH_LEN + vq->pub.caps.mtu;

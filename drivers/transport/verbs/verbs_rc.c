@@ -483,7 +483,8 @@ verbs_rc_connect(struct pmr_transport_queue *q, struct pmr_transport_rc *rcp,
 
 	if (rc->qp == NULL || remote->qpn > 0xffffff ||
 	    remote->psn > 0xffffff || verbs_mtu_enum(remote->mtu) == 0 ||
-	    remote->rd_credits == 0)
+	    remote->rd_credits == 0 ||
+	    (remote->max_msg_size != 0 && remote->max_msg_size < 4096))
 		return -EINVAL;
 	mtu = RTE_MIN(128u << vq->path_mtu, remote->mtu);
 	rd = RTE_MIN(rc->own_rd, (uint32_t)remote->rd_credits);
