@@ -82,7 +82,7 @@ fake_stats_reset(struct pmr_transport_queue *q __rte_unused)
 static const struct pmr_transport_driver fake_driver = {
 	.name = "fake",
 	.caps = {
-		.flags = PMR_TRANSPORT_CAP_RC,
+		.flags = PMR_TRANSPORT_CAP_RDMA_READ,
 		.mtu = 4096,
 		.headroom = 64,
 		.addr_len = 8,
@@ -110,6 +110,13 @@ static const struct pmr_transport_driver fake_no_create_driver = {
 	.peer_destroy = fake_peer_destroy,
 	.stats_get = fake_stats_get,
 	.stats_reset = fake_stats_reset,
+};
+
+/* Says it has RC QPs but has none of the rc_* callbacks. */
+static const struct pmr_transport_driver fake_rc_nocb_driver = {
+	.name = "fake_rc_nocb",
+	.caps = { .flags = PMR_TRANSPORT_CAP_RC },
+	FAKE_OPS,
 };
 
 /* Exactly PMR_TRANSPORT_NAME_MAX characters: no room for the NUL. */
@@ -474,7 +481,7 @@ test_register_custom(void **state)
 	assert_int_equal(pmr_transport_caps_get(drv, &caps), 0);
 	assert_int_equal(caps.mtu, 4096);
 	assert_int_equal(caps.addr_len, 8);
-	assert_int_equal(caps.flags, PMR_TRANSPORT_CAP_RC);
+	assert_int_equal(caps.flags, PMR_TRANSPORT_CAP_RDMA_READ);
 	/* The built-in driver is still there. */
 	assert_ptr_equal(pmr_transport_find("eth"), &pmr_eth_driver);
 
@@ -502,6 +509,8 @@ test_register_invalid(void **state)
 	assert_int_equal(pmr_transport_register(&fake_long_driver), -EINVAL);
 	assert_int_equal(pmr_transport_register(&fake_empty_driver), -EINVAL);
 	assert_int_equal(pmr_transport_register(&fake_noname_driver), -EINVAL);
+	assert_int_equal(pmr_transport_register(&fake_rc_nocb_driver),
+			-EINVAL);
 	assert_int_equal(pmr_transport_register(&fake_empty_family_driver),
 			-EINVAL);
 	assert_int_equal(pmr_transport_register(&fake_long_family_driver),

@@ -21,6 +21,7 @@
  */
 
 #include "pmr_transport.h"
+#include "pmr_transport_rc.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -80,15 +81,40 @@ struct pmr_transport_driver {
 	/** Optional (NULL: no extended statistics). */
 	int (*xstats_get)(struct pmr_transport_queue *q,
 			struct pmr_transport_xstat *xstats, unsigned int n);
+
+	/*
+	 * RC QPs and one-sided operations (pmr_transport_rc.h): required
+	 * (not NULL) when the driver's caps have PMR_TRANSPORT_CAP_RC,
+	 * called only for queues whose caps have it. Same contracts as the
+	 * pmr_transport_rc_*() wrappers.
+	 */
+	/** Register one chunk with PMR_TRANSPORT_ACCESS_* remote rights. */
+	int (*mem_register_access)(struct pmr_transport_queue *q,
+			const struct pmr_msgbuf_chunk *chunk, uint32_t flags);
+	struct pmr_transport_rc *(*rc_create)(struct pmr_transport_queue *q,
+			struct pmr_transport_rc_attr *attr);
+	int (*rc_connect)(struct pmr_transport_queue *q,
+			struct pmr_transport_rc *rc,
+			const struct pmr_transport_rc_attr *remote);
+	int (*rc_destroy)(struct pmr_transport_queue *q,
+			struct pmr_transport_rc *rc);
+	int (*rc_state)(struct pmr_transport_queue *q,
+			struct pmr_transport_rc *rc);
+	uint16_t (*rc_post)(struct pmr_transport_queue *q,
+			struct pmr_transport_rc *rc,
+			const struct pmr_transport_rc_op *ops, uint16_t n);
+	uint16_t (*rc_poll)(struct pmr_transport_queue *q,
+			struct pmr_transport_rc_cpl *cpl, uint16_t n);
 };
 
 /**
  * Add a driver to the registry.
  *
  * @return 0, -EINVAL for an incomplete driver (a name missing or too long,
- *   a family empty or too long, a required callback NULL, PMR_TRANSPORT_CAP_MEM_REG without
- *   mem_register), -EEXIST if the name is taken, -ENOSPC if the registry
- *   is full.
+ *   a family empty or too long, a required callback NULL,
+ *   PMR_TRANSPORT_CAP_MEM_REG without mem_register, PMR_TRANSPORT_CAP_RC
+ *   without mem_register_access and the rc_* callbacks), -EEXIST if the
+ *   name is taken, -ENOSPC if the registry is full.
  */
 int pmr_transport_register(const struct pmr_transport_driver *drv);
 

@@ -80,7 +80,12 @@ pmr_transport_register(const struct pmr_transport_driver *drv)
 	    drv->stats_reset == NULL ||
 	    ((drv->caps.flags & PMR_TRANSPORT_CAP_MEM_REG) != 0 &&
 	     (drv->mem_register == NULL || drv->mem_unregister == NULL ||
-	      drv->mem_key == NULL)))
+	      drv->mem_key == NULL)) ||
+	    ((drv->caps.flags & PMR_TRANSPORT_CAP_RC) != 0 &&
+	     (drv->mem_register_access == NULL || drv->rc_create == NULL ||
+	      drv->rc_connect == NULL || drv->rc_destroy == NULL ||
+	      drv->rc_state == NULL || drv->rc_post == NULL ||
+	      drv->rc_poll == NULL)))
 		return -EINVAL;
 
 	rte_spinlock_lock(&registry_lock);

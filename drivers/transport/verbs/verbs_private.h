@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <pthread.h>
 
 #include <infiniband/verbs.h>
 
@@ -14,6 +15,7 @@
 #include <rte_spinlock.h>
 
 #include "pmr_transport_driver.h"
+#include "pmr_transport_rc.h"
 #include "verbs_gid.h"
 
 extern int pmr_verbs_logtype;
@@ -32,6 +34,12 @@ extern const struct pmr_transport_driver pmr_verbs_driver;
 #define VERBS_MR_MAX 64
 /* The self flush's wr_id: not a packet's sequence number (bit 63). */
 #define VERBS_FLUSH_WRID (1ull << 63)
+
+/* RC QPs per queue: they share one CQ of VERBS_RC_MAX * rc_sq entries. */
+#define VERBS_RC_MAX 16
+#define VERBS_RC_SQ_DEFAULT 256
+#define VERBS_RC_SQ_MAX 4096
+#define VERBS_RC_RD_DEFAULT 16
 
 /* Why a received packet was dropped (xstats rx_drop_<name>). */
 enum verbs_drop {
@@ -79,7 +87,59 @@ struct verbs_mr {
 	uintptr_t start;
 	uintptr_t end;
 	uint32_t lkey;
+	uint32_t access;		/* IBV_ACCESS_* it was made with */
 	struct ibv_mr *mr;
+};
+
+/* A one-sided operation held by an RC QP until its completion. */
+struct verbs_rc_op {
+	uint64_t cookie;
+	uint8_t *local;
+	uint64_t remote;
+	uint32_t lkey;
+	uint32_t rkey;
+	uint32_t len;
+	uint32_t posted;		/* bytes already in WRs */
+	uint8_t type;
+};
+
+/* What a posted WR of an RC QP is, for the completion that covers it. */
+struct verbs_rc_wr {
+	uint32_t op;			/* index in ops[], unmasked */
+	bool read;
+	bool last;			/* the op's last WR (signalled) */
+};
+
+/*
+ * An RC QP: a slot of its queue's rc[] table. The control path fills it
+ * and sets qp last (create), clears qp (destroy); the data path reads a
+ * slot only for the QPs handed to it and the completions of its CQ, which
+ * carry the slot index and are checked against the slot's QPN.
+ */
+struct verbs_rc {
+	struct ibv_qp *qp;		/* NULL: a free slot */
+	uint32_t qpn;
+	uint32_t idx;			/* in rc[] */
+	struct verbs_queue *vq;
+	/* Data path. */
+	uint32_t sq_mask;		/* rc_sq - 1 */
+	uint64_t wr_seq;		/* WRs posted */
+	uint64_t wr_done;		/* WRs known complete */
+	struct verbs_rc_wr *wrs;	/* rc_sq */
+	struct verbs_rc_op *ops;	/* rc_sq */
+	uint32_t op_head;		/* oldest not completed */
+	uint32_t op_post;		/* first with bytes not yet in WRs */
+	uint32_t op_tail;		/* next free */
+	uint32_t rd_max;		/* READ WRs at once (max_rd_atomic) */
+	uint32_t rd_out;		/* READ WRs outstanding */
+	uint32_t max_msg;		/* bytes per WR */
+	bool err;			/* known in ERR: fail what is left */
+	bool err_listed;		/* counted in rc_err_pending */
+	uint8_t err_status;		/* status of the op that failed it */
+	/* Control path. */
+	uint32_t psn;
+	uint32_t own_rd;		/* max_rd_atomic it may use */
+	uint32_t grant_rd;		/* max_dest_rd_atomic it grants */
 };
 
 /* What a posted send holds until a signalled completion covers it. */
@@ -105,6 +165,15 @@ struct verbs_stats {
 	uint64_t rx_bytes;
 	uint64_t rx_refills;	/* ibv_post_recv calls */
 	uint64_t rx_drop[VERBS_DROP_MAX];
+	uint64_t rc_ops;	/* one-sided ops accepted */
+	uint64_t rc_wrs;	/* their WRs posted */
+	uint64_t rc_posts;	/* ibv_post_send calls on RC QPs */
+	uint64_t rc_split;	/* ops of more than one WR */
+	uint64_t rc_rd_wait;	/* pushes stopped by the read credits */
+	uint64_t rc_rd_max_seen; /* most READ WRs outstanding on one QP */
+	uint64_t rc_cpl_err;	/* ops completed with an error */
+	uint64_t rc_post_err;	/* ibv_post_send failures on RC QPs */
+	uint64_t rc_cqe_stale;	/* CQEs of a destroyed QP */
 };
 
 struct verbs_queue {
@@ -165,6 +234,19 @@ struct verbs_queue {
 	unsigned int nb_ahs;		/* AHs alive (ibv_ah), self excluded */
 	unsigned int nb_peers;
 	uint64_t ah_destroy_busy;	/* ibv_destroy_ah EBUSY: a bug */
+
+	/* RC (verbs_rc.c). rc_cq: made by the first rc_create. */
+	struct ibv_cq *rc_cq;
+	uint32_t rc_sq;			/* WRs (and ops) per RC QP */
+	uint32_t rc_rd;			/* read credits asked (devargs) */
+	uint32_t rc_max_msg;		/* bytes per WR */
+	enum ibv_mtu path_mtu;		/* the port's active MTU */
+	uint32_t rc_nb;			/* live RC QPs */
+	uint32_t rc_max_qps;		/* VERBS_RC_MAX, or fewer (CQEs) */
+	uint32_t rc_ops_out;		/* ops accepted, not completed */
+	uint32_t rc_err_pending;	/* QPs in err with ops left */
+	pthread_mutex_t rc_lock;	/* control path: rc[] slots, rc_cq */
+	struct verbs_rc rc[VERBS_RC_MAX];
 };
 
 static inline struct verbs_queue *
@@ -172,6 +254,24 @@ verbs_queue(struct pmr_transport_queue *q)
 {
 	return container_of(q, struct verbs_queue, pub);
 }
+
+/* RC (verbs_rc.c). */
+struct pmr_transport_rc *verbs_rc_create(struct pmr_transport_queue *q,
+		struct pmr_transport_rc_attr *attr);
+int verbs_rc_connect(struct pmr_transport_queue *q,
+		struct pmr_transport_rc *rc,
+		const struct pmr_transport_rc_attr *remote);
+int verbs_rc_destroy(struct pmr_transport_queue *q,
+		struct pmr_transport_rc *rc);
+int verbs_rc_state(struct pmr_transport_queue *q,
+		struct pmr_transport_rc *rc);
+uint16_t verbs_rc_post(struct pmr_transport_queue *q,
+		struct pmr_transport_rc *rc,
+		const struct pmr_transport_rc_op *ops, uint16_t n);
+uint16_t verbs_rc_poll(struct pmr_transport_queue *q,
+		struct pmr_transport_rc_cpl *cpl, uint16_t n);
+/* Destroy what RC objects are left, and the CQ (queue destroy). */
+void verbs_rc_fini(struct verbs_queue *vq);
 
 /* Data path (verbs_rxtx.c). */
 uint16_t verbs_tx_burst(struct pmr_transport_queue *q,

@@ -5,10 +5,12 @@
 /*
  * The verbs driver's control path: devargs, the shared device context and
  * PD, the UD QP of a queue, peers and their shared address handles, memory
- * registration, statistics. See doc/drivers.md, "The verbs driver".
+ * registration, statistics. See doc/drivers.md, "The verbs driver". RC
+ * QPs and one-sided operations are in verbs_rc.c.
  *
  * devargs (DPDK kvargs, unknown keys refused): dev=<name>, port=<n>,
- * gid_index=<n>, sig_every=<n>, txd=<n>, rxd=<n>, max_inline=<bytes>.
+ * gid_index=<n>, sig_every=<n>, txd=<n>, rxd=<n>, max_inline=<bytes>,
+ * rc_sq=<n>, rc_rd=<n>, rc_max_msg=<bytes>.
  *
  * Threading. peer_create and peer_destroy run on the nexus thread while
  * the queue's lcore runs the data path. The data path reads only a
@@ -48,7 +50,7 @@ static pthread_mutex_t dev_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static const char *const verbs_valid_args[] = {
 	"dev", "port", "gid_index", "sig_every", "txd", "rxd", "max_inline",
-	NULL,
+	"rc_sq", "rc_rd", "rc_max_msg", NULL,
 };
 
 struct verbs_args {
@@ -59,6 +61,9 @@ struct verbs_args {
 	uint32_t txd;
 	uint32_t rxd;
 	uint32_t max_inline;
+	uint32_t rc_sq;
+	uint32_t rc_rd;
+	uint32_t rc_max_msg;		/* 0: the port's */
 };
 
 static int
@@ -99,12 +104,15 @@ verbs_parse_args(const char *devargs, struct verbs_args *a)
 	a->txd = VERBS_TXD_DEFAULT;
 	a->rxd = VERBS_RXD_DEFAULT;
 	a->max_inline = VERBS_MAX_INLINE_DEFAULT;
+	a->rc_sq = VERBS_RC_SQ_DEFAULT;
+	a->rc_rd = VERBS_RC_RD_DEFAULT;
 
 	kv = rte_kvargs_parse(devargs != NULL ? devargs : "",
 			verbs_valid_args);
 	if (kv == NULL) {
 		VERBS_LOG(ERR, "bad devargs '%s' (keys: dev port gid_index "
-			"sig_every txd rxd max_inline)", devargs);
+			"sig_every txd rxd max_inline rc_sq rc_rd "
+			"rc_max_msg)", devargs);
 		return -EINVAL;
 	}
 #define ARG(key, fn, ptr) do { \
@@ -126,6 +134,9 @@ verbs_parse_args(const char *devargs, struct verbs_args *a)
 	ARG("txd", arg_u32, &a->txd);
 	ARG("rxd", arg_u32, &a->rxd);
 	ARG("max_inline", arg_u32, &a->max_inline);
+	ARG("rc_sq", arg_u32, &a->rc_sq);
+	ARG("rc_rd", arg_u32, &a->rc_rd);
+	ARG("rc_max_msg", arg_u32, &a->rc_max_msg);
 #undef ARG
 	rte_kvargs_free(kv);
 	if (ret != 0)
@@ -162,6 +173,21 @@ verbs_parse_args(const char *devargs, struct verbs_args *a)
 	if (a->max_inline > 1024) {
 		VERBS_LOG(ERR, "devarg max_inline=%u: at most 1024",
 			a->max_inline);
+		return -EINVAL;
+	}
+	if (a->rc_sq < 4 || a->rc_sq > VERBS_RC_SQ_MAX ||
+	    !rte_is_power_of_2(a->rc_sq)) {
+		VERBS_LOG(ERR, "devarg rc_sq=%u: a power of two, 4 to %u",
+			a->rc_sq, VERBS_RC_SQ_MAX);
+		return -EINVAL;
+	}
+	if (a->rc_rd == 0 || a->rc_rd > 255) {
+		VERBS_LOG(ERR, "devarg rc_rd=%u: 1 to 255", a->rc_rd);
+		return -EINVAL;
+	}
+	if (a->rc_max_msg != 0 && a->rc_max_msg < 4096) {
+		VERBS_LOG(ERR, "devarg rc_max_msg=%u: at least 4096",
+			a->rc_max_msg);
 		return -EINVAL;
 	}
 	return 0;
@@ -523,6 +549,7 @@ verbs_queue_create(const struct pmr_transport_driver *drv, const char *devargs,
 		return NULL;
 	}
 	rte_spinlock_init(&vq->ah_lock);
+	pthread_mutex_init(&vq->rc_lock, NULL);
 	vq->pub.tx_burst = verbs_tx_burst;
 	vq->pub.rx_burst = verbs_rx_burst;
 	vq->pub.rx_release = verbs_rx_release;
@@ -546,6 +573,13 @@ verbs_queue_create(const struct pmr_transport_driver *drv, const char *devargs,
 	if (ret != 0)
 		goto fail;
 	vq->pub.caps.mtu = 128u << pa.active_mtu;
+	vq->path_mtu = pa.active_mtu;
+	vq->rc_sq = a.rc_sq;
+	vq->rc_rd = a.rc_rd;
+	/* 0 would make a WR of no bytes (the push would never end). */
+	vq->rc_max_msg = pa.max_msg_sz != 0 ? pa.max_msg_sz : 1u << 31;
+	if (a.rc_max_msg != 0 && a.rc_max_msg < vq->rc_max_msg)
+		vq->rc_max_msg = a.rc_max_msg;
 	vq->rx_buf_len = VERBS_GRH_LEN + vq->pub.caps.mtu;
 	ret = verbs_qp_setup(vq, &a);
 	if (ret != 0)
@@ -600,6 +634,7 @@ verbs_queue_destroy(struct pmr_transport_queue *q)
 	uint64_t s;
 	unsigned int i;
 
+	verbs_rc_fini(vq);
 	if (vq->qp != NULL && vq->self_ah != NULL)
 		verbs_drain(vq);
 	if (vq->qp != NULL) {
@@ -762,26 +797,33 @@ verbs_peer_destroy(struct pmr_transport_queue *q,
  * a running data path sees it whole or not at all.
  */
 static int
-verbs_mem_register(struct pmr_transport_queue *q,
-		const struct pmr_msgbuf_chunk *chunk)
+verbs_mem_register_access(struct pmr_transport_queue *q,
+		const struct pmr_msgbuf_chunk *chunk, uint32_t flags)
 {
 	struct verbs_queue *vq = verbs_queue(q);
 	uintptr_t start = (uintptr_t)chunk->addr;
 	struct verbs_mr *m;
 	struct ibv_mr *mr;
 	unsigned int i, n = vq->nb_mrs;
+	int access = IBV_ACCESS_LOCAL_WRITE;
 
+	if ((flags & PMR_TRANSPORT_ACCESS_REMOTE_READ) != 0)
+		access |= IBV_ACCESS_REMOTE_READ;
+	if ((flags & PMR_TRANSPORT_ACCESS_REMOTE_WRITE) != 0)
+		access |= IBV_ACCESS_REMOTE_WRITE;
+	/* Covered already: fine with the same rights; other rights would
+	 * make a local-only pool remotely reachable, or the other way. */
 	for (i = 0; i < n; i++)
 		if (start >= vq->mrs[i].start &&
 		    start + chunk->len <= vq->mrs[i].end)
-			return 0;
+			return vq->mrs[i].access == (uint32_t)access ?
+				0 : -EEXIST;
 	if (n == VERBS_MR_MAX) {
 		VERBS_LOG(ERR, "qp %u: more than %u memory chunks", vq->qpn,
 			VERBS_MR_MAX);
 		return -ENOSPC;
 	}
-	mr = ibv_reg_mr(vq->dev->pd, chunk->addr, chunk->len,
-			IBV_ACCESS_LOCAL_WRITE);
+	mr = ibv_reg_mr(vq->dev->pd, chunk->addr, chunk->len, access);
 	if (mr == NULL) {
 		int ret = errno != 0 ? errno : ENOMEM;
 
@@ -793,9 +835,18 @@ verbs_mem_register(struct pmr_transport_queue *q,
 	m->start = start;
 	m->end = start + chunk->len;
 	m->lkey = mr->lkey;
+	m->access = (uint32_t)access;
 	m->mr = mr;
 	__atomic_store_n(&vq->nb_mrs, n + 1, __ATOMIC_RELEASE);
 	return 0;
+}
+
+/* Local access only: the worker's msgbuf pools. */
+static int
+verbs_mem_register(struct pmr_transport_queue *q,
+		const struct pmr_msgbuf_chunk *chunk)
+{
+	return verbs_mem_register_access(q, chunk, 0);
 }
 
 /*
@@ -980,6 +1031,17 @@ verbs_xstats_get(struct pmr_transport_queue *q, struct pmr_transport_xstat *xs,
 		snprintf(nm, sizeof(nm), "rx_drop_%s", verbs_drop_names[i]);
 		XSTAT(nm, st->rx_drop[i]);
 	}
+	XSTAT("rc_qps", __atomic_load_n(&vq->rc_nb, __ATOMIC_RELAXED));
+	XSTAT("rc_ops", st->rc_ops);
+	XSTAT("rc_ops_outstanding", vq->rc_ops_out);
+	XSTAT("rc_wrs", st->rc_wrs);
+	XSTAT("rc_posts", st->rc_posts);
+	XSTAT("rc_reads_split", st->rc_split);
+	XSTAT("rc_rd_wait", st->rc_rd_wait);
+	XSTAT("rc_rd_max_seen", st->rc_rd_max_seen);
+	XSTAT("rc_cpl_err", st->rc_cpl_err);
+	XSTAT("rc_post_err", st->rc_post_err);
+	XSTAT("rc_cqe_stale", st->rc_cqe_stale);
 	XSTAT("ahs_live", nb_ahs);
 	XSTAT("ah_destroy_busy", busy);
 #undef XSTAT
@@ -993,7 +1055,9 @@ const struct pmr_transport_driver pmr_verbs_driver = {
 	.caps = {
 		.flags = PMR_TRANSPORT_CAP_TX_ZEROCOPY |
 			PMR_TRANSPORT_CAP_RX_ZEROCOPY |
-			PMR_TRANSPORT_CAP_MEM_REG,
+			PMR_TRANSPORT_CAP_MEM_REG |
+			PMR_TRANSPORT_CAP_RC |
+			PMR_TRANSPORT_CAP_RDMA_READ,
 		.mtu = 4096,
 		.headroom = 0,
 		.addr_len = PMR_VERBS_ADDR_LEN,
@@ -1010,4 +1074,11 @@ const struct pmr_transport_driver pmr_verbs_driver = {
 	.stats_get = verbs_stats_get,
 	.stats_reset = verbs_stats_reset,
 	.xstats_get = verbs_xstats_get,
+	.mem_register_access = verbs_mem_register_access,
+	.rc_create = verbs_rc_create,
+	.rc_connect = verbs_rc_connect,
+	.rc_destroy = verbs_rc_destroy,
+	.rc_state = verbs_rc_state,
+	.rc_post = verbs_rc_post,
+	.rc_poll = verbs_rc_poll,
 };

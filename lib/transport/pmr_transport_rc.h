@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The pmrpc authors
+ */
+
+#ifndef PMR_TRANSPORT_RC_H
+#define PMR_TRANSPORT_RC_H
+
+/**
+ * @file
+ * Reliable connected queue pairs and one-sided operations (internal: the
+ * nexus and the worker use it; not installed, not in pmrpc.map).
+ *
+ * A queue whose caps have PMR_TRANSPORT_CAP_RC makes RC QPs on its
+ * device. Thread rule (ARCHITECTURE "Threading"): rc_create, rc_connect,
+ * rc_destroy and mem_register_access run on the control path (the nexus
+ * thread); rc_post and rc_poll run on the queue's lcore, for a QP only
+ * once it has been handed over to it, and rc_destroy only once the data
+ * path no longer uses that QP (the worker unlinked and drained it).
+ * rc_state may run on any thread.
+ *
+ * One-sided operations complete in the order they were posted on a QP,
+ * each with exactly one completion (its cookie and a status); the queue's
+ * RC QPs share one completion queue, so rc_poll returns completions of
+ * every QP of the queue.
+ */
+
+#include <stdint.h>
+
+#include "pmr_transport.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** An RC QP of a queue (opaque: the driver's). */
+struct pmr_transport_rc;
+
+/** What one end of an RC connection tells the other. */
+struct pmr_transport_rc_attr {
+	uint32_t qpn;		/**< QP number (24 bits). */
+	uint32_t psn;		/**< Starting PSN (24 bits, random). */
+	uint8_t gid[16];	/**< The queue's GID. */
+	uint32_t mtu;		/**< Path MTU offered, bytes (256..4096). */
+	/** Incoming READs it will serve at once (max_dest_rd_atomic). */
+	uint8_t rd_credits;
+	/** Outgoing READs it can have outstanding (its max_rd_atomic). */
+	uint8_t max_rd_atomic;
+	/** Largest message (one WR) of the port. */
+	uint32_t max_msg_size;
+};
+
+/** QP states as rc_state reports them. */
+enum pmr_transport_rc_state {
+	PMR_RC_STATE_RESET,
+	PMR_RC_STATE_INIT,
+	PMR_RC_STATE_RTR,
+	PMR_RC_STATE_RTS,
+	PMR_RC_STATE_ERR,
+	PMR_RC_STATE_OTHER,	/**< SQD, SQE or unknown */
+};
+
+/** One-sided operation types. */
+enum pmr_transport_rc_op_type {
+	PMR_RC_OP_READ,		/**< remote -> local */
+	PMR_RC_OP_WRITE,	/**< local -> remote */
+};
+
+/** A one-sided operation. */
+struct pmr_transport_rc_op {
+	uint8_t type;		/**< enum pmr_transport_rc_op_type */
+	void *local;		/**< Local buffer, in registered memory. */
+	uint32_t lkey;		/**< Its lkey (pmr_transport_mem_key()). */
+	uint64_t remote;	/**< Remote address. */
+	uint32_t rkey;		/**< Remote key of that memory. */
+	uint32_t len;		/**< Bytes, 1 or more. */
+	uint64_t cookie;	/**< Returned in its completion. */
+};
+
+/** Completion status of a one-sided operation. */
+enum pmr_transport_rc_status {
+	PMR_RC_OK,
+	/** The remote refused the access (bad rkey, bounds, rights). */
+	PMR_RC_REMOTE_ACCESS,
+	/** The remote failed the operation (remote operation error). */
+	PMR_RC_REMOTE_OP,
+	/** Not executed: the QP went to ERR (an earlier error, destroy). */
+	PMR_RC_FLUSHED,
+	/** Transport or RNR retries exhausted: peer gone or unreachable. */
+	PMR_RC_RETRY_EXCEEDED,
+	/** The local buffer or lkey was refused (protection, length). */
+	PMR_RC_LOCAL_PROT,
+	/** Any other error (the driver logs the device's status). */
+	PMR_RC_ERROR,
+};
+
+/** The completion of one operation. */
+struct pmr_transport_rc_cpl {
+	struct pmr_transport_rc *rc;	/**< The QP it was posted on. */
+	uint64_t cookie;		/**< The op's cookie. */
+	uint8_t status;			/**< enum pmr_transport_rc_status */
+};
+
+/** @name Access flags of pmr_transport_mem_register_access() @{ */
+#define PMR_TRANSPORT_ACCESS_REMOTE_READ	RTE_BIT32(0)
+#define PMR_TRANSPORT_ACCESS_REMOTE_WRITE	RTE_BIT32(1)
+/** @} */
+
+/**
+ * Register a msgbuf pool for remote access as well as local (offer pools,
+ * tests); pmr_transport_mem_key() then returns the registration's rkey.
+ * A chunk already registered with other access is refused (-EEXIST):
+ * the worker's own pools stay local-only. Undo with
+ * pmr_transport_mem_unregister(). Thread: control path.
+ *
+ * @return 0, -EINVAL, -ENOTSUP (no RC), -EEXIST, or the driver's -errno.
+ */
+int pmr_transport_mem_register_access(struct pmr_transport_queue *q,
+		struct rte_mempool *mp, uint32_t flags);
+
+/**
+ * Create an RC QP on q, in INIT, and fill attr with what the remote end
+ * needs. Thread: control path.
+ *
+ * @return The QP, or NULL with rte_errno (ENOTSUP: no RC; ENOSPC: the
+ *   queue has its maximum of RC QPs).
+ */
+struct pmr_transport_rc *pmr_transport_rc_create(
+		struct pmr_transport_queue *q,
+		struct pmr_transport_rc_attr *attr);
+
+/**
+ * Connect rc to the remote end's attributes: INIT -> RTR -> RTS, path MTU
+ * the smaller of both, max_rd_atomic min(own, remote's rd_credits).
+ * Thread: control path.
+ *
+ * @return 0 or -errno (-EINVAL: bad attributes or state).
+ */
+int pmr_transport_rc_connect(struct pmr_transport_queue *q,
+		struct pmr_transport_rc *rc,
+		const struct pmr_transport_rc_attr *remote);
+
+/**
+ * Destroy rc. Its outstanding operations are dropped without completions
+ * (the caller knows them: it is destroying their QP). Thread: control
+ * path, once the data path no longer uses rc.
+ *
+ * @return The number of operations dropped, or -EINVAL.
+ */
+int pmr_transport_rc_destroy(struct pmr_transport_queue *q,
+		struct pmr_transport_rc *rc);
+
+/**
+ * The QP's state, queried from the device (ibv_query_qp). Thread: any.
+ *
+ * @return enum pmr_transport_rc_state, or -errno.
+ */
+int pmr_transport_rc_state(struct pmr_transport_queue *q,
+		struct pmr_transport_rc *rc);
+
+/**
+ * Post up to n operations on rc, in order. Operations beyond the QP's
+ * read credits or send queue wait in the driver and are posted as
+ * completions return them (by rc_poll); only a full operation table
+ * refuses. A QP known to be in ERR refuses all. Thread: the queue's lcore.
+ *
+ * @return Operations accepted (each gets exactly one completion).
+ */
+uint16_t pmr_transport_rc_post(struct pmr_transport_queue *q,
+		struct pmr_transport_rc *rc,
+		const struct pmr_transport_rc_op *ops, uint16_t n);
+
+/**
+ * Up to n completions of operations of q's RC QPs. Thread: the queue's
+ * lcore.
+ *
+ * @return Completions written to cpl.
+ */
+uint16_t pmr_transport_rc_poll(struct pmr_transport_queue *q,
+		struct pmr_transport_rc_cpl *cpl, uint16_t n);
+
+/** The name of a status ("ok", "remote_access", ...). Thread: any. */
+const char *pmr_transport_rc_status_str(unsigned int status);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PMR_TRANSPORT_RC_H */

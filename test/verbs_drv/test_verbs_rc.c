@@ -1,0 +1,731 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The pmrpc authors
+ */
+
+/*
+ * The verbs driver's RC QPs and one-sided operations (pmr_transport_rc.h),
+ * through the transport interface only, so that one source runs on real
+ * Soft-RoCE (test_verbs_rc_real: rxe0 in the VM of devtools/vm/) and on
+ * the software HCA model (test_verbs_rc_model). Two queues on one device,
+ * RC QPs connected between them: their states; READ and WRITE of known
+ * bytes from 1 B to 4 MiB with the WR size capped at 64 KiB (rc_max_msg)
+ * so that READs split, and 4 read credits (rc_rd) so that the credit limit
+ * is hit; bursts; a bad rkey (and memory registered local-only) failing
+ * cleanly with both ends in ERR while another pair on the same queues
+ * goes on, then a fresh pair working; destroy with ops outstanding
+ * releasing everything.
+ *
+ * A device that cannot bring an RC QP to RTS (the model before it has RC)
+ * skips the whole program (77), unless PMR_RC_REQUIRE=1 or in the VM
+ * (PMR_VM_GUEST), where it fails.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_malloc.h>
+
+#include "pmr_msgbuf.h"
+#include "pmr_test.h"
+#include "pmr_transport.h"
+#include "pmr_transport_rc.h"
+#include "verbs_drv_util.h"
+#ifdef VRC_MODEL
+#include "pmr_hca.h"
+#endif
+
+#define BIG (4u << 20)
+/* Room past the largest op: a guard byte checks no op writes beyond. */
+#define CAP (BIG + 64)
+#define MAX_MSG 65536u
+#define RD_CREDITS 4u
+#define WAIT_SECS 20
+
+static const struct pmr_transport_driver *drv;
+static struct rte_mempool *pool;	/* 3 msgbufs of BIG: remote access */
+static struct rte_mempool *pool_local;	/* registered local-only */
+static char devargs[96];
+
+/* A connected pair of RC QPs between two queues. */
+struct rc_pair {
+	struct pmr_transport_queue *qa, *qb;
+	struct pmr_transport_rc *a, *b;
+};
+
+/* Memory of one side: a msgbuf and its keys on its queue. */
+struct side {
+	struct pmr_msgbuf *mb;
+	uint8_t *p;
+	struct pmr_transport_mkey key;
+};
+
+static struct pmr_transport_queue *
+queue(void)
+{
+	struct pmr_transport_queue *q;
+
+	q = pmr_transport_queue_create(drv, devargs, SOCKET_ID_ANY);
+	if (q == NULL)
+		fail_msg("queue '%s': %s", devargs, rte_strerror(rte_errno));
+	assert_int_equal(pmr_transport_mem_register_access(q, pool,
+		PMR_TRANSPORT_ACCESS_REMOTE_READ |
+		PMR_TRANSPORT_ACCESS_REMOTE_WRITE), 0);
+	assert_int_equal(pmr_transport_mem_register(q, pool_local), 0);
+	return q;
+}
+
+static void
+queue_close(struct pmr_transport_queue *q)
+{
+	assert_int_equal(vd_xstat(q, "rc_qps"), 0);
+	assert_int_equal(vd_xstat(q, "rc_ops_outstanding"), 0);
+	assert_int_equal(pmr_transport_mem_unregister(q, pool), 0);
+	assert_int_equal(pmr_transport_mem_unregister(q, pool_local), 0);
+	pmr_transport_queue_destroy(q);
+}
+
+static void
+pair_open(struct rc_pair *p, struct pmr_transport_queue *qa,
+		struct pmr_transport_queue *qb)
+{
+	struct pmr_transport_rc_attr aa, ab;
+
+	p->qa = qa;
+	p->qb = qb;
+	p->a = pmr_transport_rc_create(qa, &aa);
+	p->b = pmr_transport_rc_create(qb, &ab);
+	assert_non_null(p->a);
+	assert_non_null(p->b);
+	assert_int_equal(pmr_transport_rc_state(qa, p->a), PMR_RC_STATE_INIT);
+	assert_int_equal(pmr_transport_rc_connect(qa, p->a, &ab), 0);
+	assert_int_equal(pmr_transport_rc_connect(qb, p->b, &aa), 0);
+	assert_int_equal(pmr_transport_rc_state(qa, p->a), PMR_RC_STATE_RTS);
+	assert_int_equal(pmr_transport_rc_state(qb, p->b), PMR_RC_STATE_RTS);
+}
+
+static void
+pair_close(struct rc_pair *p)
+{
+	assert_int_equal(pmr_transport_rc_destroy(p->qa, p->a), 0);
+	assert_int_equal(pmr_transport_rc_destroy(p->qb, p->b), 0);
+}
+
+static void
+side_get(struct side *s, struct pmr_transport_queue *q)
+{
+	s->mb = pmr_msgbuf_alloc(pool, CAP);
+	assert_non_null(s->mb);
+	s->p = pmr_msgbuf_data(s->mb);
+	assert_int_equal(pmr_transport_mem_key(q, s->p, CAP, &s->key), 0);
+}
+
+static void
+side_put(struct side *s)
+{
+	assert_int_equal(pmr_msgbuf_free(s->mb), 0);
+}
+
+/* Poll q until want completions arrived (in cpl), or fail. */
+static void
+poll_n(struct pmr_transport_queue *q, struct pmr_transport_rc_cpl *cpl,
+		unsigned int want)
+{
+	uint64_t end = rte_get_timer_cycles() + WAIT_SECS * rte_get_timer_hz();
+	unsigned int got = 0;
+
+	while (got < want) {
+		uint16_t n = RTE_MIN(want - got, 64u);
+
+		got += pmr_transport_rc_poll(q, cpl + got, n);
+		if (rte_get_timer_cycles() > end)
+			fail_msg("%u of %u completions after %d s", got, want,
+				WAIT_SECS);
+	}
+	/* Nothing more than that. */
+	assert_int_equal(pmr_transport_rc_poll(q, cpl, 1), 0);
+}
+
+static void
+one_op(struct rc_pair *p, uint8_t type, void *local, uint32_t lkey,
+		uint64_t remote, uint32_t rkey, uint32_t len, uint8_t want)
+{
+	struct pmr_transport_rc_op op = {
+		.type = type, .local = local, .lkey = lkey, .remote = remote,
+		.rkey = rkey, .len = len, .cookie = 0xc0de0000u + len,
+	};
+	struct pmr_transport_rc_cpl c;
+
+	assert_int_equal(pmr_transport_rc_post(p->qa, p->a, &op, 1), 1);
+	poll_n(p->qa, &c, 1);
+	if (c.status != want)
+		fail_msg("%s of %u bytes: %s, not %s",
+			type == PMR_RC_OP_READ ? "READ" : "WRITE", len,
+			pmr_transport_rc_status_str(c.status),
+			pmr_transport_rc_status_str(want));
+	assert_true(c.rc == p->a);
+	assert_int_equal(c.cookie, op.cookie);
+}
+
+/* Wait for rc's state to be want (a remote's ERR comes when it comes). */
+static void
+wait_state(struct pmr_transport_queue *q, struct pmr_transport_rc *rc,
+		int want)
+{
+	uint64_t end = rte_get_timer_cycles() + WAIT_SECS * rte_get_timer_hz();
+	int st;
+
+	while ((st = pmr_transport_rc_state(q, rc)) != want) {
+		if (rte_get_timer_cycles() > end)
+			fail_msg("QP state %d, not %d", st, want);
+		rte_delay_ms(1);
+	}
+}
+
+/* The RC devargs: out of range is refused at queue_create. */
+static void
+test_rc_devargs(void **state)
+{
+	static const char *const bad[] = {
+		"rc_sq=3", "rc_sq=8192", "rc_sq=100", "rc_rd=0", "rc_rd=256",
+		"rc_max_msg=100", "rc_sq=8,rc_sq=16",
+	};
+	const char *dev = getenv("PMR_VERBS_DEV");
+	char da[128];
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < RTE_DIM(bad); i++) {
+		snprintf(da, sizeof(da), "%s%s%s%s", dev != NULL ? "dev=" : "",
+			dev != NULL ? dev : "", dev != NULL ? "," : "", bad[i]);
+#ifdef VRC_REAL
+		if (dev == NULL)
+			snprintf(da, sizeof(da), "dev=rxe0,%s", bad[i]);
+#endif
+		rte_errno = 0;
+		assert_null(pmr_transport_queue_create(drv, da,
+			SOCKET_ID_ANY));
+		assert_int_equal(rte_errno, EINVAL);
+	}
+}
+
+static void
+test_rc_attr_state(void **state)
+{
+	struct pmr_transport_queue *qa, *qb;
+	struct pmr_transport_rc_attr aa, ab, bad;
+	struct pmr_transport_rc *a, *b;
+	struct pmr_transport_addr addr;
+	struct pmr_transport_caps caps;
+
+	(void)state;
+	qa = queue();
+	qb = queue();
+	pmr_transport_queue_caps(qa, &caps);
+	assert_true((caps.flags & PMR_TRANSPORT_CAP_RC) != 0);
+	a = pmr_transport_rc_create(qa, &aa);
+	b = pmr_transport_rc_create(qb, &ab);
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_int_equal(vd_xstat(qa, "rc_qps"), 1);
+	assert_int_equal(pmr_transport_rc_state(qa, a), PMR_RC_STATE_INIT);
+	/* The attributes: the queue's GID, 24-bit numbers, the devargs'
+	 * credits and WR size. */
+	assert_int_equal(pmr_transport_queue_addr(qa, &addr), 0);
+	/* The verbs address: version, reserved, QPN, QKey, then the GID. */
+	assert_int_equal(addr.len, 28);
+	assert_memory_equal(aa.gid, addr.bytes + 12, 16);
+	assert_true(aa.qpn != 0 && aa.qpn <= 0xffffff && aa.qpn != ab.qpn);
+	assert_true(aa.psn <= 0xffffff && ab.psn <= 0xffffff);
+	assert_int_equal(aa.mtu, caps.mtu);
+	assert_int_equal(aa.rd_credits, RD_CREDITS);
+	assert_int_equal(aa.max_rd_atomic, RD_CREDITS);
+	assert_int_equal(aa.max_msg_size, MAX_MSG);
+	fprintf(stderr, "# rc qp %u psn %u mtu %u credits %u/%u max_msg %u\n",
+		aa.qpn, aa.psn, aa.mtu, aa.rd_credits, aa.max_rd_atomic,
+		aa.max_msg_size);
+	/* Bad remote attributes change nothing. */
+	bad = ab;
+	bad.mtu = 1000;
+	assert_int_equal(pmr_transport_rc_connect(qa, a, &bad), -EINVAL);
+	bad = ab;
+	bad.qpn = 1u << 24;
+	assert_int_equal(pmr_transport_rc_connect(qa, a, &bad), -EINVAL);
+	bad = ab;
+	bad.rd_credits = 0;
+	assert_int_equal(pmr_transport_rc_connect(qa, a, &bad), -EINVAL);
+	bad = ab;
+	bad.max_msg_size = 100;	/* WRs that small: refused */
+	assert_int_equal(pmr_transport_rc_connect(qa, a, &bad), -EINVAL);
+	assert_int_equal(pmr_transport_rc_state(qa, a), PMR_RC_STATE_INIT);
+	/* Not connected: nothing is accepted. */
+	{
+		struct side s;
+		struct pmr_transport_rc_op op = { .type = PMR_RC_OP_WRITE,
+			.len = 8 };
+
+		side_get(&s, qa);
+		op.local = s.p;
+		op.lkey = s.key.lkey;
+		assert_int_equal(pmr_transport_rc_post(qa, a, &op, 1), 0);
+		side_put(&s);
+	}
+	assert_int_equal(pmr_transport_rc_connect(qa, a, &ab), 0);
+	assert_int_equal(pmr_transport_rc_connect(qb, b, &aa), 0);
+	assert_int_equal(pmr_transport_rc_state(qa, a), PMR_RC_STATE_RTS);
+	assert_int_equal(pmr_transport_rc_state(qb, b), PMR_RC_STATE_RTS);
+	/* A pool already registered local-only keeps its rights. */
+	assert_int_equal(pmr_transport_mem_register_access(qa, pool_local,
+		PMR_TRANSPORT_ACCESS_REMOTE_READ), -EEXIST);
+	assert_int_equal(pmr_transport_rc_destroy(qa, a), 0);
+	assert_int_equal(pmr_transport_rc_destroy(qb, b), 0);
+	/* A queue has a bounded number of RC QPs (16, fewer if its
+	 * device's CQ cannot hold all their SQs): then ENOSPC. */
+	{
+		struct pmr_transport_rc *many[17];
+		unsigned int n = 0;
+
+		while (n < RTE_DIM(many) &&
+		       (many[n] = pmr_transport_rc_create(qa, &aa)) != NULL)
+			n++;
+		assert_true(n >= 2 && n <= 16);
+		assert_int_equal(rte_errno, ENOSPC);
+		assert_int_equal(vd_xstat(qa, "rc_qps"), n);
+		while (n > 0)
+			assert_int_equal(pmr_transport_rc_destroy(qa,
+				many[--n]), 0);
+	}
+	queue_close(qa);
+	queue_close(qb);
+}
+
+static void
+test_rc_read_write(void **state)
+{
+	static const uint32_t sizes[] = {
+		1, 7, 4096, MAX_MSG - 1, MAX_MSG, MAX_MSG + 1,
+		3 * MAX_MSG + 5, (1u << 20) + 3, BIG,
+	};
+	struct pmr_transport_queue *qa, *qb;
+	struct rc_pair p;
+	struct side src, dst, rem;
+	unsigned int i;
+
+	(void)state;
+#ifdef VRC_HCA_RD_COUNTERS
+	pmr_hca_counters_reset();
+#endif
+	qa = queue();
+	qb = queue();
+	pair_open(&p, qa, qb);
+	side_get(&src, qa);
+	side_get(&dst, qa);
+	side_get(&rem, qb);
+	for (i = 0; i < RTE_DIM(sizes); i++) {
+		uint32_t len = sizes[i];
+
+		/* WRITE src -> rem, then READ rem -> dst. */
+		vd_fill(src.p, len, 100 + i);
+		memset(rem.p, 0, len + 1);
+		memset(dst.p, 0, len + 1);
+		one_op(&p, PMR_RC_OP_WRITE, src.p, src.key.lkey,
+			(uintptr_t)rem.p, rem.key.rkey, len, PMR_RC_OK);
+		assert_memory_equal(rem.p, src.p, len);
+		assert_int_equal(rem.p[len], 0);
+		one_op(&p, PMR_RC_OP_READ, dst.p, dst.key.lkey,
+			(uintptr_t)rem.p, rem.key.rkey, len, PMR_RC_OK);
+		assert_memory_equal(dst.p, src.p, len);
+		assert_int_equal(dst.p[len], 0);
+	}
+	/* READs over 64 KiB were split; never more than the credits of
+	 * READ WRs outstanding, and the 4 MiB one had to wait for them. */
+	fprintf(stderr, "# split %" PRIu64 ", rd_max_seen %" PRIu64
+		", rd_wait %" PRIu64 ", wrs %" PRIu64 "\n",
+		vd_xstat(qa, "rc_reads_split"), vd_xstat(qa, "rc_rd_max_seen"),
+		vd_xstat(qa, "rc_rd_wait"), vd_xstat(qa, "rc_wrs"));
+	assert_true(vd_xstat(qa, "rc_reads_split") >= 8);
+	assert_int_equal(vd_xstat(qa, "rc_rd_max_seen"), RD_CREDITS);
+	assert_true(vd_xstat(qa, "rc_rd_wait") > 0);
+#ifdef VRC_HCA_RD_COUNTERS
+	{
+		/* The model's responder side: never more READs at once than
+		 * it granted, and none over its max_dest_rd_atomic. */
+		struct pmr_hca_counters hc;
+
+		assert_int_equal(pmr_hca_counters_get(NULL, &hc), 0);
+		fprintf(stderr, "# model: rd_credits_high_water %" PRIu64
+			", rd_credit_err %" PRIu64 "\n",
+			hc.rd_credits_high_water, hc.rd_credit_err);
+		assert_true(hc.rd_credits_high_water >= 1 &&
+			hc.rd_credits_high_water <= RD_CREDITS);
+		assert_int_equal(hc.rd_credit_err, 0);
+	}
+#endif
+	assert_int_equal(vd_xstat(qa, "rc_cpl_err"), 0);
+	assert_int_equal(vd_xstat(qa, "rc_ops_outstanding"), 0);
+	side_put(&src);
+	side_put(&dst);
+	side_put(&rem);
+	pair_close(&p);
+	queue_close(qa);
+	queue_close(qb);
+}
+
+/* A burst of 96 ops, READs and WRITEs alternating on disjoint ranges. */
+static void
+test_rc_burst(void **state)
+{
+	enum { NB = 96, LEN = 3000, STRIDE = 4096 };
+	struct pmr_transport_rc_op ops[NB];
+	struct pmr_transport_rc_cpl cpl[NB];
+	struct pmr_transport_queue *qa, *qb;
+	struct rc_pair p;
+	struct side loc, rem;
+	unsigned int i;
+
+	(void)state;
+	qa = queue();
+	qb = queue();
+	pair_open(&p, qa, qb);
+	side_get(&loc, qa);
+	side_get(&rem, qb);
+	for (i = 0; i < NB; i++) {
+		bool rd = i % 2 == 0;
+		uint8_t *l = loc.p + (size_t)i * STRIDE;
+		uint8_t *r = rem.p + (size_t)i * STRIDE;
+
+		/* What a READ fetches is in rem; what a WRITE puts, in loc. */
+		vd_fill(rd ? r : l, LEN, 500 + i);
+		memset(rd ? l : r, 0, LEN);
+		ops[i] = (struct pmr_transport_rc_op){
+			.type = rd ? PMR_RC_OP_READ : PMR_RC_OP_WRITE,
+			.local = l, .lkey = loc.key.lkey,
+			.remote = (uintptr_t)r, .rkey = rem.key.rkey,
+			.len = LEN, .cookie = 1000 + i,
+		};
+	}
+	assert_int_equal(pmr_transport_rc_post(qa, p.a, ops, NB), NB);
+	poll_n(qa, cpl, NB);
+	/* One completion each, in posting order. */
+	for (i = 0; i < NB; i++) {
+		assert_int_equal(cpl[i].cookie, 1000 + i);
+		assert_int_equal(cpl[i].status, PMR_RC_OK);
+		assert_memory_equal(loc.p + (size_t)i * STRIDE,
+			rem.p + (size_t)i * STRIDE, LEN);
+	}
+	/* 96 ops in a few posts (linked lists), not one post each. */
+	assert_true(vd_xstat(qa, "rc_posts") < NB / 2);
+	assert_true(vd_xstat(qa, "rc_rd_max_seen") <= RD_CREDITS);
+	side_put(&loc);
+	side_put(&rem);
+	pair_close(&p);
+	queue_close(qa);
+	queue_close(qb);
+}
+
+/*
+ * A bad rkey: the op fails with REMOTE_ACCESS, those behind it FLUSHED,
+ * both ends in ERR; another pair on the same queues is unaffected; a
+ * fresh pair works. Memory registered local-only is refused the same way.
+ */
+static void
+test_rc_bad_rkey(void **state)
+{
+	struct pmr_transport_queue *qa, *qb;
+	struct rc_pair p1, p2;
+	struct pmr_transport_rc_op ops[4];
+	struct pmr_transport_rc_cpl cpl[4];
+	struct pmr_transport_mkey lk;
+	struct pmr_msgbuf *lmb;
+	struct side loc, rem;
+	unsigned int i;
+
+	(void)state;
+	qa = queue();
+	qb = queue();
+	pair_open(&p1, qa, qb);
+	pair_open(&p2, qa, qb);
+	side_get(&loc, qa);
+	side_get(&rem, qb);
+	for (i = 0; i < 4; i++)
+		ops[i] = (struct pmr_transport_rc_op){
+			.type = PMR_RC_OP_READ, .local = loc.p + i * 8192,
+			.lkey = loc.key.lkey,
+			.remote = (uintptr_t)rem.p + i * 8192,
+			.rkey = i == 0 ? rem.key.rkey ^ 0x5a5a00 :
+				rem.key.rkey,
+			.len = 8192, .cookie = 77 + i,
+		};
+	assert_int_equal(pmr_transport_rc_post(qa, p1.a, ops, 4), 4);
+	poll_n(qa, cpl, 4);
+	fprintf(stderr, "# bad rkey: %s\n",
+		pmr_transport_rc_status_str(cpl[0].status));
+	assert_int_equal(cpl[0].cookie, 77);
+	assert_int_equal(cpl[0].status, PMR_RC_REMOTE_ACCESS);
+	for (i = 1; i < 4; i++) {
+		assert_int_equal(cpl[i].cookie, 77 + i);
+		assert_int_equal(cpl[i].status, PMR_RC_FLUSHED);
+	}
+	assert_int_equal(pmr_transport_rc_state(qa, p1.a), PMR_RC_STATE_ERR);
+	wait_state(qb, p1.b, PMR_RC_STATE_ERR);
+	/* A QP in ERR takes nothing more. */
+	assert_int_equal(pmr_transport_rc_post(qa, p1.a, ops + 1, 1), 0);
+	assert_int_equal(vd_xstat(qa, "rc_ops_outstanding"), 0);
+
+	/* The other pair on the same queues and CQ. */
+	assert_int_equal(pmr_transport_rc_state(qa, p2.a), PMR_RC_STATE_RTS);
+	assert_int_equal(pmr_transport_rc_state(qb, p2.b), PMR_RC_STATE_RTS);
+	vd_fill(rem.p, 5000, 9);
+	one_op(&p2, PMR_RC_OP_READ, loc.p, loc.key.lkey, (uintptr_t)rem.p,
+		rem.key.rkey, 5000, PMR_RC_OK);
+	assert_memory_equal(loc.p, rem.p, 5000);
+
+	/* Memory the remote registered local-only: no READ of it. */
+	lmb = pmr_msgbuf_alloc(pool_local, 64);
+	assert_non_null(lmb);
+	assert_int_equal(pmr_transport_mem_key(qb, pmr_msgbuf_data(lmb), 64,
+		&lk), 0);
+	one_op(&p2, PMR_RC_OP_READ, loc.p, loc.key.lkey,
+		(uintptr_t)pmr_msgbuf_data(lmb), lk.rkey, 64,
+		PMR_RC_REMOTE_ACCESS);
+	assert_int_equal(pmr_msgbuf_free(lmb), 0);
+	assert_int_equal(pmr_transport_rc_state(qa, p2.a), PMR_RC_STATE_ERR);
+	wait_state(qb, p2.b, PMR_RC_STATE_ERR);
+	pair_close(&p1);
+	pair_close(&p2);
+
+	/* Fresh QPs work. */
+	pair_open(&p1, qa, qb);
+	vd_fill(loc.p, 70000, 10);
+	one_op(&p1, PMR_RC_OP_WRITE, loc.p, loc.key.lkey, (uintptr_t)rem.p,
+		rem.key.rkey, 70000, PMR_RC_OK);
+	assert_memory_equal(loc.p, rem.p, 70000);
+	pair_close(&p1);
+	assert_int_equal(vd_xstat(qa, "rc_cpl_err"), 5);
+	side_put(&loc);
+	side_put(&rem);
+	queue_close(qa);
+	queue_close(qb);
+}
+
+/*
+ * The peer's QP destroyed under a connected QP (a peer gone): its READ
+ * ends in retry_exceeded after the retries, the op behind it flushed,
+ * the QP in ERR.
+ */
+static void
+test_rc_peer_gone(void **state)
+{
+	struct pmr_transport_queue *qa, *qb;
+	struct pmr_transport_rc_op ops[2];
+	struct pmr_transport_rc_cpl cpl[2];
+	struct rc_pair p;
+	struct side loc, rem;
+	unsigned int i;
+
+	(void)state;
+	qa = queue();
+	qb = queue();
+	pair_open(&p, qa, qb);
+	side_get(&loc, qa);
+	side_get(&rem, qb);
+	assert_int_equal(pmr_transport_rc_destroy(qb, p.b), 0);
+	for (i = 0; i < 2; i++)
+		ops[i] = (struct pmr_transport_rc_op){
+			.type = PMR_RC_OP_READ, .local = loc.p,
+			.lkey = loc.key.lkey, .remote = (uintptr_t)rem.p,
+			.rkey = rem.key.rkey, .len = 100, .cookie = 5 + i,
+		};
+	assert_int_equal(pmr_transport_rc_post(qa, p.a, ops, 2), 2);
+	poll_n(qa, cpl, 2);
+	fprintf(stderr, "# peer gone: %s\n",
+		pmr_transport_rc_status_str(cpl[0].status));
+	assert_int_equal(cpl[0].cookie, 5);
+	assert_int_equal(cpl[0].status, PMR_RC_RETRY_EXCEEDED);
+	assert_int_equal(cpl[1].cookie, 6);
+	assert_int_equal(cpl[1].status, PMR_RC_FLUSHED);
+	assert_int_equal(pmr_transport_rc_state(qa, p.a), PMR_RC_STATE_ERR);
+	assert_int_equal(pmr_transport_rc_destroy(qa, p.a), 0);
+	side_put(&loc);
+	side_put(&rem);
+	queue_close(qa);
+	queue_close(qb);
+}
+
+/* Destroy with ops outstanding (posted and waiting for credits). */
+static void
+test_rc_destroy_outstanding(void **state)
+{
+	enum { NB = 24 };
+	struct pmr_transport_rc_op ops[NB];
+	struct pmr_transport_rc_cpl c;
+	struct pmr_transport_queue *qa, *qb;
+	struct rte_malloc_socket_stats before, after;
+	struct rc_pair p;
+	struct side loc, rem;
+	unsigned int i;
+#ifdef VRC_MODEL
+	struct pmr_hca_objects o0, o1;
+#endif
+
+	(void)state;
+	qa = queue();
+	qb = queue();
+	side_get(&loc, qa);
+	side_get(&rem, qb);
+	assert_int_equal(rte_malloc_get_socket_stats(rte_socket_id(),
+		&before), 0);
+#ifdef VRC_MODEL
+	assert_int_equal(pmr_hca_objects_get(NULL, &o0), 0);
+#endif
+	pair_open(&p, qa, qb);
+	for (i = 0; i < NB; i++)
+		ops[i] = (struct pmr_transport_rc_op){
+			.type = PMR_RC_OP_READ, .local = loc.p,
+			.lkey = loc.key.lkey, .remote = (uintptr_t)rem.p,
+			.rkey = rem.key.rkey, .len = 2 * MAX_MSG,
+			.cookie = i,
+		};
+	assert_int_equal(pmr_transport_rc_post(qa, p.a, ops, NB), NB);
+	assert_int_equal(vd_xstat(qa, "rc_ops_outstanding"), NB);
+	/* Never polled: all NB are dropped, without completions. */
+	assert_int_equal(pmr_transport_rc_destroy(qa, p.a), NB);
+	assert_int_equal(pmr_transport_rc_destroy(qb, p.b), 0);
+	assert_int_equal(vd_xstat(qa, "rc_ops_outstanding"), 0);
+	assert_int_equal(vd_xstat(qa, "rc_qps"), 0);
+	/* Late CQEs of the dead QP are no completions. */
+	rte_delay_ms(50);
+	assert_int_equal(pmr_transport_rc_poll(qa, &c, 1), 0);
+	assert_int_equal(rte_malloc_get_socket_stats(rte_socket_id(),
+		&after), 0);
+	assert_int_equal(after.alloc_count, before.alloc_count);
+#ifdef VRC_MODEL
+	/* The model's own count: no QP or MR left behind. */
+	assert_int_equal(pmr_hca_objects_get(NULL, &o1), 0);
+	assert_int_equal(o1.qps, o0.qps);
+	assert_int_equal(o1.mrs, o0.mrs);
+#endif
+	/* A destroyed QP cannot be destroyed again. */
+	assert_int_equal(pmr_transport_rc_destroy(qa, p.a), -EINVAL);
+	side_put(&loc);
+	side_put(&rem);
+	queue_close(qa);
+	queue_close(qb);
+	assert_true(pmr_msgbuf_pool_full(pool));
+	assert_true(pmr_msgbuf_pool_full(pool_local));
+#ifdef VRC_MODEL
+	assert_int_equal(pmr_hca_objects_get(NULL, &o1), 0);
+	assert_int_equal(o1.qps, 0);
+	assert_int_equal(o1.cqs, 0);
+	assert_int_equal(o1.mrs, 0);
+#endif
+}
+
+static int
+setup(void **state)
+{
+	if (pmr_test_eal_setup(state) != 0)
+		return -1;
+	drv = pmr_transport_find("verbs");
+	if (drv == NULL)
+		return -1;
+	pool = pmr_msgbuf_pool_create("rc_pool", 3, 0, CAP, 64,
+			SOCKET_ID_ANY);
+	pool_local = pmr_msgbuf_pool_create("rc_local", 63, 0, 2048, 64,
+			SOCKET_ID_ANY);
+	return pool != NULL && pool_local != NULL ? 0 : -1;
+}
+
+static int
+teardown(void **state)
+{
+	pmr_msgbuf_pool_free(pool);
+	pmr_msgbuf_pool_free(pool_local);
+	return pmr_test_eal_teardown(state);
+}
+
+/* Can the device bring an RC QP pair to RTS? 1, 0, or -1 (no queue). */
+static int
+rc_probe(void)
+{
+	struct pmr_transport_queue *q;
+	struct pmr_transport_rc_attr aa, ab;
+	struct pmr_transport_rc *a, *b;
+	int ok = 0;
+
+	q = pmr_transport_queue_create(drv, devargs, SOCKET_ID_ANY);
+	if (q == NULL)
+		return -1;
+	a = pmr_transport_rc_create(q, &aa);
+	b = pmr_transport_rc_create(q, &ab);
+	if (a != NULL && b != NULL &&
+	    pmr_transport_rc_connect(q, a, &ab) == 0 &&
+	    pmr_transport_rc_connect(q, b, &aa) == 0)
+		ok = 1;
+	if (a != NULL)
+		pmr_transport_rc_destroy(q, a);
+	if (b != NULL)
+		pmr_transport_rc_destroy(q, b);
+	pmr_transport_queue_destroy(q);
+	return ok;
+}
+
+int
+main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rc_devargs),
+		cmocka_unit_test(test_rc_attr_state),
+		cmocka_unit_test(test_rc_read_write),
+		cmocka_unit_test(test_rc_burst),
+		cmocka_unit_test(test_rc_bad_rkey),
+		cmocka_unit_test(test_rc_peer_gone),
+		cmocka_unit_test(test_rc_destroy_outstanding),
+	};
+	const char *dev = getenv("PMR_VERBS_DEV");
+	const char *req = getenv("PMR_RC_REQUIRE");
+	bool require = (req != NULL && strcmp(req, "1") == 0) ||
+		getenv("PMR_VM_GUEST") != NULL;
+	int ret;
+
+#ifdef VRC_REAL
+	char path[128];
+	FILE *f;
+
+	if (dev == NULL)
+		dev = "rxe0";
+	/* No device, no test: 77 (the VM's harness checks it exists). */
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s", dev);
+	f = fopen(path, "r");
+	if (f == NULL) {
+		fprintf(stderr, "no %s: skipped\n", path);
+		return 77;
+	}
+	fclose(f);
+#endif
+	snprintf(devargs, sizeof(devargs), "%s%s%src_max_msg=%u,rc_rd=%u",
+		dev != NULL ? "dev=" : "", dev != NULL ? dev : "",
+		dev != NULL ? "," : "", MAX_MSG, RD_CREDITS);
+	if (argc > 1)
+		cmocka_set_test_filter(argv[1]);
+	/* The probe needs the EAL: set up once here, torn down at the
+	 * end (the group has no setup of its own). */
+	if (setup(NULL) != 0) {
+		fprintf(stderr, "setup failed\n");
+		return 1;
+	}
+	ret = rc_probe();
+	if (ret != 1) {
+		fprintf(stderr, "%s: %s\n", devargs, ret < 0 ?
+			"no queue" : "no RC QP reaches RTS on this device");
+		teardown(NULL);
+		return require ? 1 : 77;
+	}
+	ret = cmocka_run_group_tests_name("verbs_rc", tests, NULL, NULL);
+	teardown(NULL);
+	return ret;
+}
