@@ -17,6 +17,7 @@
 #include "rpc_client.h"
 #include "rpc_private.h"
 #include "rpc_server.h"
+#include "rpc_rc.h"
 #include "rpc_session.h"
 #include "rpc_tx.h"
 
@@ -99,11 +100,13 @@ rpc_server_reset_event(struct pmr_worker *w, uint16_t sn, int err)
 uint32_t
 rpc_outbox_size(uint32_t max_sessions)
 {
-	return 2 * max_sessions + RPC_OUTBOX_REFUSES;
+	/* Plus an RC_WANT per session and an RC_RELEASED per QP (rpc_rc.c):
+	 * a QP is shared by one or more sessions. */
+	return 4 * max_sessions + RPC_OUTBOX_REFUSES;
 }
 
 /* Queue a message to the nexus; keep it in the outbox if the ring is full. */
-static void
+void
 rpc_sm_send(struct pmr_worker *w, const struct pmr_sm_msg *m)
 {
 	if (rte_ring_empty(w->outbox) &&
@@ -193,6 +196,7 @@ session_alloc(struct pmr_worker *w, bool client, uint16_t reserve)
 	s->nx_granted = 0;
 	s->token_left = 0;
 	s->accepted = false;
+	rpc_rc_session_gone(w, s);
 	s->remote_uri[0] = '\0';
 	/* The worker's own until the handshake gives the other end's. */
 	s->plen = w->plen;
@@ -233,6 +237,7 @@ session_return_peer(struct pmr_worker *w, uint16_t sn, bool notify)
 		.token = s->token,
 	};
 
+	rpc_rc_session_gone(w, s);
 	if (s->peer != NULL) {
 		/* Packets queued for this peer leave before it goes. */
 		if (w->nb_tx != 0)
@@ -744,6 +749,10 @@ rpc_sm_poll(struct pmr_worker *w)
 			break;
 		case PMR_SM_DISCONNECTED:
 			sm_disconnected(w, &m);
+			break;
+		case PMR_SM_RC_READY:
+		case PMR_SM_RC_DOWN:
+			rpc_rc_sm_msg(w, &m);
 			break;
 		default:
 			RPC_LOG(ERR, "worker %u: unexpected nexus message %u",
