@@ -121,6 +121,7 @@ test_rc_ready(void **state)
 {
 	struct pmr_test_env env;
 	struct pmr_test_sess_ev e;
+	uint32_t ready, draining, ops;
 	struct mem r, l;
 	uint32_t base, i;
 	int s, s2, ss;
@@ -141,6 +142,13 @@ test_rc_ready(void **state)
 	assert_int_equal(rpc_rc_nb_qps(env.cli[0]), 1);
 	/* The server's QP exists, but its worker never asked for it. */
 	assert_int_equal(rpc_rc_nb_qps(env.srv[0]), 0);
+	/* What telemetry shows (rpc_telemetry.c reads the same). */
+	rpc_rc_counts(env.cli[0], &ready, &draining, &ops);
+	assert_int_equal(ready, 1);
+	assert_int_equal(draining, 0);
+	assert_int_equal(ops, 0);
+	rpc_rc_counts(env.srv[0], &ready, &draining, &ops);
+	assert_int_equal(ready + draining + ops, 0);
 
 	mem_get(&r, rpool, env.srv[0]->q);
 	mem_get(&l, lpool, env.cli[0]->q);
@@ -183,6 +191,8 @@ test_rc_ready(void **state)
 	PMR_TEST_POLL_UNTIL(&env, live_qps() == base &&
 			rpc_rc_nb_qps(env.cli[0]) == 0 &&
 			rpc_rc_nb_qps(env.srv[0]) == 0);
+	rpc_rc_counts(env.cli[0], &ready, &draining, &ops);
+	assert_int_equal(ready + draining + ops, 0);
 
 	assert_int_equal(pmr_msgbuf_free(r.mb), 0);
 	assert_int_equal(pmr_msgbuf_free(l.mb), 0);

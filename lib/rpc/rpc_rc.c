@@ -45,7 +45,9 @@ struct rpc_rc_op {
 
 struct rpc_rc {
 	TAILQ_HEAD(, rpc_rc_pair) pairs;
-	unsigned int nb_pairs;
+	/* Read by the telemetry thread too (rpc_rc_counts()). */
+	unsigned int nb_pairs;		/* linked or draining */
+	unsigned int nb_down;		/* draining */
 	uint32_t outstanding;
 	uint32_t gen;
 	uint32_t nb_free;
@@ -71,7 +73,8 @@ rc_get(struct pmr_worker *w)
 	for (i = 0; i < RPC_RC_OPS_MAX; i++)
 		rc->free[i] = RPC_RC_OPS_MAX - 1 - i;
 	rc->nb_free = RPC_RC_OPS_MAX;
-	w->rc = rc;
+	/* Whole before the telemetry thread can see it. */
+	__atomic_store_n(&w->rc, rc, __ATOMIC_RELEASE);
 	return rc;
 }
 
@@ -105,6 +108,23 @@ rpc_rc_want(struct pmr_worker *w, int session)
 	s->rc_err = 0;
 	rpc_sm_send(w, &m);
 	return 0;
+}
+
+void
+rpc_rc_counts(const struct pmr_worker *w, uint32_t *ready,
+		uint32_t *draining, uint32_t *ops)
+{
+	const struct rpc_rc *rc = __atomic_load_n(&w->rc, __ATOMIC_ACQUIRE);
+	uint32_t n, d;
+
+	*ready = *draining = *ops = 0;
+	if (rc == NULL)
+		return;
+	n = __atomic_load_n(&rc->nb_pairs, __ATOMIC_RELAXED);
+	d = __atomic_load_n(&rc->nb_down, __ATOMIC_RELAXED);
+	*draining = RTE_MIN(d, n);
+	*ready = n - *draining;
+	*ops = __atomic_load_n(&rc->outstanding, __ATOMIC_RELAXED);
 }
 
 int
@@ -171,7 +191,8 @@ rpc_rc_post(struct pmr_worker *w, int session,
 	e->cb = cb;
 	e->arg = arg;
 	s->rc->outstanding++;
-	rc->outstanding++;
+	__atomic_store_n(&rc->outstanding, rc->outstanding + 1,
+			__ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -187,7 +208,11 @@ pair_release(struct pmr_worker *w, struct rpc_rc_pair *p)
 	};
 
 	TAILQ_REMOVE(&w->rc->pairs, p, next);
-	w->rc->nb_pairs--;
+	__atomic_store_n(&w->rc->nb_pairs, w->rc->nb_pairs - 1,
+			__ATOMIC_RELAXED);
+	if (p->down)
+		__atomic_store_n(&w->rc->nb_down, w->rc->nb_down - 1,
+				__ATOMIC_RELAXED);
 	rpc_sm_send(w, &m);
 	free(p);
 }
@@ -215,7 +240,8 @@ rpc_rc_poll(struct pmr_worker *w)
 		p = e->pair;
 		e->pair = NULL;
 		rc->free[rc->nb_free++] = idx;
-		rc->outstanding--;
+		__atomic_store_n(&rc->outstanding, rc->outstanding - 1,
+				__ATOMIC_RELAXED);
 		p->outstanding--;
 		e->cb(w, e->session, cpl[i].status, e->arg);
 		if (p->down && p->outstanding == 0)
@@ -264,7 +290,8 @@ sm_ready(struct pmr_worker *w, const struct pmr_sm_msg *m)
 		p->rc = m->rc;
 		p->remote_worker = m->remote_worker;
 		TAILQ_INSERT_TAIL(&rc->pairs, p, next);
-		rc->nb_pairs++;
+		__atomic_store_n(&rc->nb_pairs, rc->nb_pairs + 1,
+				__ATOMIC_RELAXED);
 	}
 	s->rc = p;
 	s->rc_state = RPC_RC_READY;
@@ -288,6 +315,8 @@ sm_down(struct pmr_worker *w, const struct pmr_sm_msg *m)
 			w->sessions[sn].rc_state = RPC_RC_NONE;
 		}
 	p->down = true;
+	__atomic_store_n(&w->rc->nb_down, w->rc->nb_down + 1,
+			__ATOMIC_RELAXED);
 	if (p->outstanding == 0)
 		pair_release(w, p);
 }

@@ -75,6 +75,14 @@ int rpc_rc_post(struct pmr_worker *w, int session,
 		const struct pmr_transport_rc_op *op, rpc_rc_cb_t cb,
 		void *arg);
 
+/*
+ * The worker's QPs linked (ready), given back but not yet drained
+ * (draining), and its operations outstanding. Thread: any (telemetry);
+ * each count is read whole, together they may be out of step.
+ */
+void rpc_rc_counts(const struct pmr_worker *w, uint32_t *ready,
+		uint32_t *draining, uint32_t *ops);
+
 /* @return the QPs the worker has (linked, or draining). */
 unsigned int rpc_rc_nb_qps(const struct pmr_worker *w);
 
