@@ -380,6 +380,106 @@ test_rc_spoofed(void **state)
 	pmr_test_env_down(&env);
 }
 
+/*
+ * A READ with a bad rkey: the operation fails with remote_access, both
+ * QPs of that pair go to ERR, and every session between those two workers
+ * is reset (the one that never asked for the QP too), at both ends. The
+ * pair's QPs are destroyed; a session made again gets a fresh QP that
+ * works. Another pair of workers is untouched throughout.
+ */
+static void
+test_rc_bad_rkey(void **state)
+{
+	struct pmr_test_sess_ev ea, eb, e1, en;
+	struct pmr_test_env env;
+	struct mem r0, l0, r1, l1;
+	uint32_t base;
+	int sa, sb, s1, sn;
+
+	(void)state;
+	pmr_test_env_up(&env, 2, NULL, NULL, NULL);
+	assert_int_equal(pmr_transport_mem_register_access(env.srv[0]->q,
+		rpool, PMR_TRANSPORT_ACCESS_REMOTE_READ |
+		PMR_TRANSPORT_ACCESS_REMOTE_WRITE), 0);
+	assert_int_equal(pmr_transport_mem_register(env.cli[0]->q, lpool), 0);
+	assert_int_equal(pmr_transport_mem_register_access(env.srv[1]->q,
+		rpool, PMR_TRANSPORT_ACCESS_REMOTE_READ), 0);
+	assert_int_equal(pmr_transport_mem_register(env.cli[1]->q, lpool), 0);
+	sa = pmr_test_connect(&env, env.cli[0], 0, &ea);
+	sb = pmr_test_connect(&env, env.cli[0], 0, &eb);
+	s1 = pmr_test_connect(&env, env.cli[1], 1, &e1);
+	assert_int_equal(ea.ev, PMR_SESSION_EV_CONNECTED);
+	assert_int_equal(eb.ev, PMR_SESSION_EV_CONNECTED);
+	assert_int_equal(e1.ev, PMR_SESSION_EV_CONNECTED);
+	base = live_qps();
+	want_ready(&env, env.cli[0], sa);
+	want_ready(&env, env.cli[1], s1);
+	assert_int_equal(live_qps(), base + 4);
+	mem_get(&r0, rpool, env.srv[0]->q);
+	mem_get(&l0, lpool, env.cli[0]->q);
+	mem_get(&r1, rpool, env.srv[1]->q);
+	mem_get(&l1, lpool, env.cli[1]->q);
+	memset(r0.p, 0x11, BUF);
+	memset(r1.p, 0x22, BUF);
+
+	assert_int_equal(one_op(&env, env.cli[0], sa, PMR_RC_OP_READ, l0.p,
+		l0.key.lkey, r0.p, r0.key.rkey ^ 0x5a5a00, 64),
+		PMR_RC_REMOTE_ACCESS);
+	/* Both sessions of the pair reset, with -ECONNRESET. */
+	PMR_TEST_POLL_UNTIL(&env, ea.count == 2 && eb.count == 2);
+	assert_int_equal(ea.ev, PMR_SESSION_EV_RESET);
+	assert_int_equal(ea.err, -ECONNRESET);
+	assert_int_equal(eb.ev, PMR_SESSION_EV_RESET);
+	assert_int_equal(rpc_rc_state(env.cli[0], sa), RPC_RC_NONE);
+	assert_int_equal(rpc_rc_post(env.cli[0], sa, &(struct
+		pmr_transport_rc_op){ .type = PMR_RC_OP_READ, .local = l0.p,
+		.lkey = l0.key.lkey, .remote = (uintptr_t)r0.p,
+		.rkey = r0.key.rkey, .len = 64 }, on_op, NULL), -ENOTCONN);
+	/* Its QPs go, at both ends; the other pair's stay. */
+	PMR_TEST_POLL_UNTIL(&env, live_qps() == base + 2 &&
+			rpc_rc_nb_qps(env.cli[0]) == 0);
+	assert_int_equal(pmr_session_destroy(env.cli[0], sa), 0);
+	assert_int_equal(pmr_session_destroy(env.cli[0], sb), 0);
+
+	/* The other pair: untouched, and works. */
+	assert_int_equal(e1.count, 1);
+	assert_int_equal(pmr_session_state(env.cli[1], s1),
+			PMR_SESSION_CONNECTED);
+	memset(l1.p, 0, BUF);
+	assert_int_equal(one_op(&env, env.cli[1], s1, PMR_RC_OP_READ, l1.p,
+		l1.key.lkey, r1.p, r1.key.rkey, BUF), PMR_RC_OK);
+	assert_memory_equal(l1.p, r1.p, BUF);
+
+	/* A new session: a fresh QP, which works. */
+	sn = pmr_test_connect(&env, env.cli[0], 0, &en);
+	assert_int_equal(en.ev, PMR_SESSION_EV_CONNECTED);
+	want_ready(&env, env.cli[0], sn);
+	assert_int_equal(live_qps(), base + 4);
+	memset(l0.p, 0, BUF);
+	assert_int_equal(one_op(&env, env.cli[0], sn, PMR_RC_OP_READ, l0.p,
+		l0.key.lkey, r0.p, r0.key.rkey, BUF), PMR_RC_OK);
+	assert_memory_equal(l0.p, r0.p, BUF);
+
+	assert_int_equal(pmr_session_destroy(env.cli[0], sn), 0);
+	assert_int_equal(pmr_session_destroy(env.cli[1], s1), 0);
+	PMR_TEST_POLL_UNTIL(&env, live_qps() == base);
+	assert_int_equal(pmr_msgbuf_free(r0.mb), 0);
+	assert_int_equal(pmr_msgbuf_free(l0.mb), 0);
+	assert_int_equal(pmr_msgbuf_free(r1.mb), 0);
+	assert_int_equal(pmr_msgbuf_free(l1.mb), 0);
+	assert_int_equal(pmr_transport_mem_unregister(env.srv[0]->q, rpool),
+			0);
+	assert_int_equal(pmr_transport_mem_unregister(env.cli[0]->q, lpool),
+			0);
+	assert_int_equal(pmr_transport_mem_unregister(env.srv[1]->q, rpool),
+			0);
+	assert_int_equal(pmr_transport_mem_unregister(env.cli[1]->q, lpool),
+			0);
+	pmr_test_env_down(&env);
+	assert_true(pmr_msgbuf_pool_full(rpool));
+	assert_true(pmr_msgbuf_pool_full(lpool));
+}
+
 static int
 setup(void **state)
 {
@@ -408,6 +508,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_rc_four_pairs),
 		cmocka_unit_test(test_rc_both_ask),
 		cmocka_unit_test(test_rc_spoofed),
+		cmocka_unit_test(test_rc_bad_rkey),
 	};
 
 	if (argc > 1)

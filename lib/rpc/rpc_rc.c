@@ -33,6 +33,9 @@ struct rpc_rc_pair {
 	uint16_t remote_worker;
 	uint32_t outstanding;		/* operations without completion */
 	bool down;			/* RC_DOWN: released when drained */
+	bool broken;			/* an operation failed on it */
+	/* The remote nexus, as its sessions name it (remote_uri). */
+	char remote_uri[PMR_URI_MAX];
 };
 
 struct rpc_rc_op {
@@ -173,7 +176,7 @@ rpc_rc_post(struct pmr_worker *w, int session,
 	if (s == NULL || op == NULL || cb == NULL ||
 	    s->state == PMR_SESSION_FREE)
 		return -EINVAL;
-	if (s->rc_state != RPC_RC_READY || s->rc->down)
+	if (s->rc_state != RPC_RC_READY || s->rc->down || s->rc->broken)
 		return -ENOTCONN;
 	rc = w->rc;
 	if (rc->nb_free == 0)
@@ -217,6 +220,36 @@ pair_release(struct pmr_worker *w, struct rpc_rc_pair *p)
 	free(p);
 }
 
+/*
+ * An operation failed on p (bad rkey, peer gone, QP in ERR): the QP is in
+ * ERR at this end, and for a remote access error at the other too. Reset
+ * every session between the two workers, telling the other end: their
+ * pair then has no session left at either nexus, which takes its QPs back
+ * (RC_DOWN) and destroys them; sessions made again get a fresh pair.
+ * Sessions with other workers keep theirs.
+ */
+static void
+pair_broken(struct pmr_worker *w, struct rpc_rc_pair *p)
+{
+	struct rpc_session *s;
+	uint32_t sn;
+
+	p->broken = true;
+	RPC_LOG(NOTICE, "worker %u: an operation failed on the RC QP with "
+		"worker %u at %s: its sessions reset", w->worker_id,
+		p->remote_worker, p->remote_uri);
+	for (sn = 0; sn < w->max_sessions; sn++) {
+		s = &w->sessions[sn];
+		if (s->state == PMR_SESSION_CONNECTED &&
+		    (s->rc == p ||
+		     (s->remote_worker == p->remote_worker &&
+		      strncmp(s->remote_uri, p->remote_uri,
+				sizeof(s->remote_uri)) == 0)))
+			rpc_session_reset_local(w, (uint16_t)sn,
+					-ECONNRESET);
+	}
+}
+
 int
 rpc_rc_poll(struct pmr_worker *w)
 {
@@ -244,6 +277,8 @@ rpc_rc_poll(struct pmr_worker *w)
 				__ATOMIC_RELAXED);
 		p->outstanding--;
 		e->cb(w, e->session, cpl[i].status, e->arg);
+		if (cpl[i].status != PMR_RC_OK && !p->broken && !p->down)
+			pair_broken(w, p);
 		if (p->down && p->outstanding == 0)
 			pair_release(w, p);
 	}
@@ -289,6 +324,7 @@ sm_ready(struct pmr_worker *w, const struct pmr_sm_msg *m)
 		p->id = m->cookie;
 		p->rc = m->rc;
 		p->remote_worker = m->remote_worker;
+		memcpy(p->remote_uri, s->remote_uri, sizeof(p->remote_uri));
 		TAILQ_INSERT_TAIL(&rc->pairs, p, next);
 		__atomic_store_n(&rc->nb_pairs, rc->nb_pairs + 1,
 				__ATOMIC_RELAXED);

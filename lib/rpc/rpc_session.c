@@ -450,12 +450,13 @@ pmr_session_connect(struct pmr_worker *w, const char *uri,
 }
 
 /*
- * The remote side is gone: fail what is pending, release the peer; err is
- * for the session callback.
+ * The remote side is gone (or, if notify, this side gives up the session
+ * and tells it): fail what is pending, release the peer; err is for the
+ * session callback.
  */
 static void
 session_reset(struct pmr_worker *w, uint16_t sn,
-		enum pmr_session_state state, int err)
+		enum pmr_session_state state, int err, bool notify)
 {
 	struct rpc_session *s = &w->sessions[sn];
 
@@ -467,7 +468,7 @@ session_reset(struct pmr_worker *w, uint16_t sn,
 		s->state = state;
 		rpc_session_rx_update(s);
 		rpc_creq_fail_all(w, s, PMR_E_SESSION_RESET);
-		rpc_session_release(w, sn, false);
+		rpc_session_release(w, sn, notify);
 		if (s->cb != NULL && !s->closing)
 			s->cb(w, sn, PMR_SESSION_EV_RESET, err, s->cb_arg);
 		return;
@@ -475,15 +476,25 @@ session_reset(struct pmr_worker *w, uint16_t sn,
 	rpc_server_session_orphan(w, s);
 	rpc_server_reset_event(w, sn, err);
 	if (s->srv_active == 0) {
-		rpc_session_release(w, sn, false);
+		rpc_session_release(w, sn, notify);
 	} else {
 		/* Freed by the last pmr_respond(); its peer goes now. */
 		s->closing = true;
 		rpc_session_rx_update(s);
 		s->state = state;
 		rpc_session_rx_update(s);
-		session_return_peer(w, sn, false);
+		session_return_peer(w, sn, notify);
 	}
+}
+
+/* This side resets connected session sn (its RC QP failed, rpc_rc.c). */
+void
+rpc_session_reset_local(struct pmr_worker *w, uint16_t sn, int err)
+{
+	struct rpc_session *s = &w->sessions[sn];
+
+	if (s->state == PMR_SESSION_CONNECTED && !s->closing)
+		session_reset(w, sn, PMR_SESSION_RESET, err, true);
 }
 
 /*
@@ -710,7 +721,7 @@ sm_disconnected(struct pmr_worker *w, const struct pmr_sm_msg *m)
 		return;
 	if (s->state == PMR_SESSION_CONNECTED)
 		session_reset(w, m->local_session, PMR_SESSION_RESET,
-				sm_status_errno(m->status));
+				sm_status_errno(m->status), false);
 	else if (s->client && s->state == PMR_SESSION_CONNECTING &&
 		 s->peer != NULL)
 		/* Gone while we waited for the token. */
