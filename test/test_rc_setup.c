@@ -22,6 +22,7 @@
 
 #include <rte_errno.h>
 
+#include "nexus_private.h"
 #include "nexus_wire.h"
 #include "pmr_hca.h"
 #include "pmr_msgbuf.h"
@@ -252,6 +253,7 @@ test_rc_four_pairs(void **state)
 	assert_int_equal(live_qps(), base + 8);
 	/* Workers destroyed with their QPs up: everything released. */
 	pmr_test_env_down(&env);
+	assert_int_equal(live_qps(), 0);
 }
 
 /*
@@ -480,6 +482,126 @@ test_rc_bad_rkey(void **state)
 	assert_true(pmr_msgbuf_pool_full(lpool));
 }
 
+/*
+ * Set-up datagrams lost, duplicated and reordered (the nexus's test
+ * faults on its RC datagrams, RC_REQ and RC_ACK alike): the set-up still
+ * ends in one QP at each end, handed over once, and it works.
+ */
+static void
+test_rc_lossy(void **state)
+{
+	static const uint32_t faults[][3] = {
+		{ 1, 0, 0 },	/* the first RC_REQ lost: resent */
+		{ 2, 0, 0 },	/* RC_REQ and its first copy lost */
+		{ 0, 4, 0 },	/* each sent twice */
+		{ 0, 0, 1 },	/* the first held back past the next */
+		{ 1, 2, 1 },
+	};
+	struct pmr_test_env env;
+	struct pmr_test_sess_ev e;
+	struct mem r, l;
+	uint32_t base, ready, draining, ops;
+	unsigned int i;
+	int s;
+
+	(void)state;
+	pmr_test_env_up(&env, 1, NULL, NULL, NULL);
+	assert_int_equal(pmr_transport_mem_register_access(env.srv[0]->q,
+		rpool, PMR_TRANSPORT_ACCESS_REMOTE_READ), 0);
+	assert_int_equal(pmr_transport_mem_register(env.cli[0]->q, lpool), 0);
+	mem_get(&r, rpool, env.srv[0]->q);
+	mem_get(&l, lpool, env.cli[0]->q);
+	for (i = 0; i < RTE_DIM(faults); i++) {
+		s = pmr_test_connect(&env, env.cli[0], 0, &e);
+		assert_int_equal(e.ev, PMR_SESSION_EV_CONNECTED);
+		base = live_qps();
+		nexus_rc_faults(env.nx, faults[i][0], faults[i][1],
+				faults[i][2]);
+		want_ready(&env, env.cli[0], s);
+		assert_int_equal(live_qps(), base + 2);
+		rpc_rc_counts(env.cli[0], &ready, &draining, &ops);
+		assert_int_equal(ready, 1);
+		memset(r.p, (int)(0x30 + i), BUF);
+		memset(l.p, 0, BUF);
+		assert_int_equal(one_op(&env, env.cli[0], s, PMR_RC_OP_READ,
+			l.p, l.key.lkey, r.p, r.key.rkey, BUF), PMR_RC_OK);
+		assert_memory_equal(l.p, r.p, BUF);
+		/* Late copies make nothing either. */
+		nexus_rc_faults(env.nx, 0, 0, 0);
+		assert_int_equal(pmr_session_destroy(env.cli[0], s), 0);
+		PMR_TEST_POLL_UNTIL(&env, live_qps() == base &&
+				rpc_rc_nb_qps(env.cli[0]) == 0);
+	}
+	assert_int_equal(pmr_msgbuf_free(r.mb), 0);
+	assert_int_equal(pmr_msgbuf_free(l.mb), 0);
+	assert_int_equal(pmr_transport_mem_unregister(env.srv[0]->q, rpool),
+			0);
+	assert_int_equal(pmr_transport_mem_unregister(env.cli[0]->q, lpool),
+			0);
+	pmr_test_env_down(&env);
+}
+
+/*
+ * The peer worker is destroyed with the pair's QP up: the survivor's
+ * sessions with it reset, its QP is taken back and destroyed, and its
+ * sessions with another worker go on. After every worker is destroyed,
+ * no QP is left on the device.
+ */
+static void
+test_rc_peer_destroyed(void **state)
+{
+	struct pmr_test_sess_ev e0, e1;
+	struct pmr_test_env env;
+	struct mem r, l;
+	uint32_t base;
+	int s0, s1;
+
+	(void)state;
+	pmr_test_env_up(&env, 2, NULL, NULL, NULL);
+	assert_int_equal(pmr_transport_mem_register_access(env.srv[1]->q,
+		rpool, PMR_TRANSPORT_ACCESS_REMOTE_READ), 0);
+	assert_int_equal(pmr_transport_mem_register(env.cli[0]->q, lpool), 0);
+	s0 = pmr_test_connect(&env, env.cli[0], 0, &e0);
+	s1 = pmr_test_connect(&env, env.cli[0], 1, &e1);
+	assert_int_equal(e0.ev, PMR_SESSION_EV_CONNECTED);
+	assert_int_equal(e1.ev, PMR_SESSION_EV_CONNECTED);
+	base = live_qps();
+	want_ready(&env, env.cli[0], s0);
+	want_ready(&env, env.cli[0], s1);
+	assert_int_equal(live_qps(), base + 4);
+	assert_int_equal(rpc_rc_nb_qps(env.cli[0]), 2);
+
+	/* Server 0 goes, its QP with it (its queue's UD QP too). */
+	assert_int_equal(pmr_worker_destroy(env.srv[0]), 0);
+	env.srv[0] = NULL;
+	PMR_TEST_POLL_UNTIL(&env, e0.count == 2);
+	assert_int_equal(e0.ev, PMR_SESSION_EV_RESET);
+	PMR_TEST_POLL_UNTIL(&env, rpc_rc_nb_qps(env.cli[0]) == 1 &&
+			live_qps() == base + 4 - 3);	/* its UD, two RC */
+	assert_int_equal(pmr_session_destroy(env.cli[0], s0), 0);
+
+	/* The survivor serves its other session, on its own QP. */
+	assert_int_equal(e1.count, 1);
+	mem_get(&r, rpool, env.srv[1]->q);
+	mem_get(&l, lpool, env.cli[0]->q);
+	memset(r.p, 0x77, BUF);
+	memset(l.p, 0, BUF);
+	assert_int_equal(one_op(&env, env.cli[0], s1, PMR_RC_OP_READ, l.p,
+		l.key.lkey, r.p, r.key.rkey, BUF), PMR_RC_OK);
+	assert_memory_equal(l.p, r.p, BUF);
+	assert_int_equal(pmr_msgbuf_free(r.mb), 0);
+	assert_int_equal(pmr_msgbuf_free(l.mb), 0);
+	assert_int_equal(pmr_transport_mem_unregister(env.srv[1]->q, rpool),
+			0);
+	assert_int_equal(pmr_transport_mem_unregister(env.cli[0]->q, lpool),
+			0);
+	/* Destroyed with that QP up: nothing left after. */
+	pmr_test_env_down(&env);
+	assert_int_equal(live_qps(), 0);
+	assert_true(pmr_msgbuf_pool_full(rpool));
+	assert_true(pmr_msgbuf_pool_full(lpool));
+}
+
 static int
 setup(void **state)
 {
@@ -509,6 +631,8 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_rc_both_ask),
 		cmocka_unit_test(test_rc_spoofed),
 		cmocka_unit_test(test_rc_bad_rkey),
+		cmocka_unit_test(test_rc_lossy),
+		cmocka_unit_test(test_rc_peer_destroyed),
 	};
 
 	if (argc > 1)

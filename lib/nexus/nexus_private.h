@@ -247,6 +247,12 @@ struct pmr_nexus {
 	TAILQ_HEAD(, nexus_rc_pair) rc_pairs;	/* nexus_rc.c */
 	uint32_t rc_gen;		/* last RC_REQ generation sent */
 	uint64_t rc_next_id;		/* last pair id given */
+	/* Tests: RC datagrams to drop, send twice, hold back (one, sent
+	 * after the next), nexus_rc_faults(). */
+	uint32_t rc_drop, rc_dup, rc_hold;
+	bool rc_held;
+	struct sockaddr_in rc_held_to;
+	struct nexus_wire_msg rc_held_msg;
 
 	struct pmr_nexus_stats stats;	/* written under lock */
 };
@@ -340,6 +346,13 @@ void nexus_rc_session_down(struct pmr_nexus *nx, struct nexus_session *s);
 void nexus_rc_timers(struct pmr_nexus *nx, uint64_t now);
 void nexus_rc_worker_gone(struct pmr_nexus *nx, struct nexus_worker *w);
 void nexus_rc_free_all(struct pmr_nexus *nx);
+/*
+ * Tests: lose the next drop RC_REQ/RC_ACK datagrams this nexus sends, send
+ * the next dup twice, and hold back the next hold (each sent after the
+ * one that follows it: reordered). Takes the nexus lock.
+ */
+void nexus_rc_faults(struct pmr_nexus *nx, uint32_t drop, uint32_t dup,
+		uint32_t hold);
 
 /* nexus_heartbeat.c */
 struct nexus_remote *nexus_remote_find(struct pmr_nexus *nx,

@@ -224,6 +224,48 @@ pair_down(struct pmr_nexus *nx, struct nexus_rc_pair *p)
 	nexus_worker_send(p->w, &out);
 }
 
+/* Send an RC datagram, through the test faults if any are set. */
+static void
+rc_send(struct pmr_nexus *nx, const struct sockaddr_in *to,
+		const struct nexus_wire_msg *m)
+{
+	if (likely(nx->rc_drop + nx->rc_dup + nx->rc_hold == 0)) {
+		nexus_udp_send_msg(nx, to, m);
+		return;
+	}
+	if (nx->rc_drop > 0) {
+		nx->rc_drop--;
+		return;
+	}
+	if (nx->rc_hold > 0 && !nx->rc_held) {
+		nx->rc_hold--;
+		nx->rc_held = true;
+		nx->rc_held_to = *to;
+		nx->rc_held_msg = *m;
+		return;
+	}
+	nexus_udp_send_msg(nx, to, m);
+	if (nx->rc_dup > 0) {
+		nx->rc_dup--;
+		nexus_udp_send_msg(nx, to, m);
+	}
+	if (nx->rc_held) {
+		nx->rc_held = false;
+		nexus_udp_send_msg(nx, &nx->rc_held_to, &nx->rc_held_msg);
+	}
+}
+
+void
+nexus_rc_faults(struct pmr_nexus *nx, uint32_t drop, uint32_t dup,
+		uint32_t hold)
+{
+	pthread_mutex_lock(&nx->lock);
+	nx->rc_drop = drop;
+	nx->rc_dup = dup;
+	nx->rc_hold = hold;
+	pthread_mutex_unlock(&nx->lock);
+}
+
 static void
 send_req(struct pmr_nexus *nx, const struct nexus_rc_pair *p)
 {
@@ -240,7 +282,7 @@ send_req(struct pmr_nexus *nx, const struct nexus_rc_pair *p)
 	};
 
 	m.rc.mac = nexus_wire_rc_mac(p->tx_key, &m);
-	nexus_udp_send_msg(nx, &p->remote, &m);
+	rc_send(nx, &p->remote, &m);
 }
 
 /* An RC_ACK from this nexus to src, MACed under key. */
@@ -268,7 +310,7 @@ send_ack(struct pmr_nexus *nx, const struct sockaddr_in *to,
 	m.rc.mac = nexus_wire_rc_mac(key, &m);
 	if (keep != NULL)
 		*keep = m;
-	nexus_udp_send_msg(nx, to, &m);
+	rc_send(nx, to, &m);
 }
 
 static uint16_t
@@ -320,7 +362,7 @@ rx_req(struct pmr_nexus *nx, const struct sockaddr_in *src,
 		nx->stats.rx_msgs++;
 		if (p != NULL && !p->initiator &&
 		    p->generation == req->generation)
-			nexus_udp_send_msg(nx, src, &p->ack);
+			rc_send(nx, src, &p->ack);
 		return;
 	}
 	if (p != NULL && p->state == NX_RC_REQ_SENT) {
