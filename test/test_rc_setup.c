@@ -30,6 +30,7 @@
 #include "pmr_transport_rc.h"
 #include "rpc_private.h"
 #include "rpc_rc.h"
+#include "verbs_private.h"	/* struct verbs_rc: the model's QP of one */
 
 #define BUF 8192u
 
@@ -602,6 +603,86 @@ test_rc_peer_destroyed(void **state)
 	assert_true(pmr_msgbuf_pool_full(lpool));
 }
 
+/* The server's session (the first connected one) of server worker w. */
+static int
+srv_session(const struct pmr_worker *w)
+{
+	int ss;
+
+	for (ss = 0; ss < (int)w->max_sessions; ss++)
+		if (w->sessions[ss].state == PMR_SESSION_CONNECTED)
+			return ss;
+	fail_msg("no connected session on worker %u", w->worker_id);
+	return -1;
+}
+
+/*
+ * The server's QP forced to ERR (the model's pmr_hca_qp_force_err(): as if
+ * its end failed): the client's next operation fails (retries exceeded),
+ * the sessions of that pair reset at both ends, and both QPs are taken
+ * back and destroyed, the server's through RC_DOWN / RC_RELEASED as its
+ * worker had it. The client's session with another server goes on.
+ */
+static void
+test_rc_qp_err(void **state)
+{
+	struct pmr_test_sess_ev e0, e1;
+	struct pmr_test_env env;
+	struct mem r, l;
+	struct verbs_rc *vrc;
+	unsigned int st;
+	uint32_t base;
+	int s0, s1, ss;
+
+	(void)state;
+	pmr_test_env_up(&env, 2, NULL, NULL, NULL);
+	assert_int_equal(pmr_transport_mem_register_access(env.srv[0]->q,
+		rpool, PMR_TRANSPORT_ACCESS_REMOTE_READ), 0);
+	assert_int_equal(pmr_transport_mem_register(env.cli[0]->q, lpool), 0);
+	s0 = pmr_test_connect(&env, env.cli[0], 0, &e0);
+	s1 = pmr_test_connect(&env, env.cli[0], 1, &e1);
+	assert_int_equal(e0.ev, PMR_SESSION_EV_CONNECTED);
+	assert_int_equal(e1.ev, PMR_SESSION_EV_CONNECTED);
+	base = live_qps();
+	want_ready(&env, env.cli[0], s0);
+	want_ready(&env, env.cli[0], s1);
+	ss = srv_session(env.srv[0]);
+	want_ready(&env, env.srv[0], ss);
+	assert_int_equal(live_qps(), base + 4);
+	assert_int_equal(rpc_rc_nb_qps(env.srv[0]), 1);
+
+	vrc = (struct verbs_rc *)rpc_rc_qp(env.srv[0], ss);
+	assert_int_equal(pmr_hca_qp_force_err(vrc->qp), 0);
+	assert_int_equal(pmr_transport_rc_state(env.srv[0]->q,
+		rpc_rc_qp(env.srv[0], ss)), PMR_RC_STATE_ERR);
+	mem_get(&r, rpool, env.srv[0]->q);
+	mem_get(&l, lpool, env.cli[0]->q);
+	st = one_op(&env, env.cli[0], s0, PMR_RC_OP_READ, l.p, l.key.lkey,
+		r.p, r.key.rkey, 64);
+	assert_int_not_equal(st, PMR_RC_OK);
+	PMR_TEST_POLL_UNTIL(&env, e0.count == 2);
+	assert_int_equal(e0.ev, PMR_SESSION_EV_RESET);
+	/* Both ends' QPs destroyed, the server's given back by its worker. */
+	PMR_TEST_POLL_UNTIL(&env, live_qps() == base + 2 &&
+			rpc_rc_nb_qps(env.srv[0]) == 0 &&
+			rpc_rc_nb_qps(env.cli[0]) == 1);
+	assert_int_equal(pmr_session_destroy(env.cli[0], s0), 0);
+	/* The other session, on its own QP: untouched. */
+	assert_int_equal(e1.count, 1);
+	assert_int_equal(rpc_rc_state(env.cli[0], s1), RPC_RC_READY);
+	assert_int_equal(pmr_transport_rc_state(env.cli[0]->q,
+		rpc_rc_qp(env.cli[0], s1)), PMR_RC_STATE_RTS);
+
+	assert_int_equal(pmr_msgbuf_free(r.mb), 0);
+	assert_int_equal(pmr_msgbuf_free(l.mb), 0);
+	assert_int_equal(pmr_transport_mem_unregister(env.srv[0]->q, rpool),
+			0);
+	assert_int_equal(pmr_transport_mem_unregister(env.cli[0]->q, lpool),
+			0);
+	pmr_test_env_down(&env);
+	assert_int_equal(live_qps(), 0);
+}
+
 static int
 setup(void **state)
 {
@@ -633,6 +714,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_rc_bad_rkey),
 		cmocka_unit_test(test_rc_lossy),
 		cmocka_unit_test(test_rc_peer_destroyed),
+		cmocka_unit_test(test_rc_qp_err),
 	};
 
 	if (argc > 1)
