@@ -603,6 +603,42 @@ test_rc_peer_destroyed(void **state)
 	assert_true(pmr_msgbuf_pool_full(lpool));
 }
 
+/*
+ * Eager set-up (internal flag on a session): set while the session
+ * connects, the QP is asked for when it is connected, without an
+ * rpc_rc_want(), and is there soon after.
+ */
+static void
+test_rc_eager(void **state)
+{
+	struct pmr_test_env env;
+	struct pmr_test_sess_ev e = { 0 };
+	uint32_t base;
+	int s;
+
+	(void)state;
+	pmr_test_env_up(&env, 1, NULL, NULL, NULL);
+	base = live_qps();
+	s = pmr_session_create(env.cli[0], pmr_nexus_uri(env.nx), 0,
+			pmr_test_on_session, &e);
+	assert_true(s >= 0);
+	assert_int_equal(rpc_rc_eager(env.cli[0], s), 0);
+	assert_int_equal(rpc_rc_state(env.cli[0], s), RPC_RC_NONE);
+	assert_int_equal(rpc_rc_eager(env.cli[0], -1), -EINVAL);
+	PMR_TEST_POLL_UNTIL(&env, e.count > 0);
+	assert_int_equal(e.ev, PMR_SESSION_EV_CONNECTED);
+	assert_int_not_equal(rpc_rc_state(env.cli[0], s), RPC_RC_NONE);
+	PMR_TEST_POLL_UNTIL(&env,
+		rpc_rc_state(env.cli[0], s) == RPC_RC_READY);
+	assert_int_equal(live_qps(), base + 2);
+	/* On a connected session: the same as rpc_rc_want(). */
+	assert_int_equal(rpc_rc_eager(env.cli[0], s), 0);
+	assert_int_equal(rpc_rc_state(env.cli[0], s), RPC_RC_READY);
+	assert_int_equal(pmr_session_destroy(env.cli[0], s), 0);
+	PMR_TEST_POLL_UNTIL(&env, live_qps() == base);
+	pmr_test_env_down(&env);
+}
+
 /* The server's session (the first connected one) of server worker w. */
 static int
 srv_session(const struct pmr_worker *w)
@@ -715,6 +751,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_rc_lossy),
 		cmocka_unit_test(test_rc_peer_destroyed),
 		cmocka_unit_test(test_rc_qp_err),
+		cmocka_unit_test(test_rc_eager),
 	};
 
 	if (argc > 1)

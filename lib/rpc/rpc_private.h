@@ -140,6 +140,7 @@ struct rpc_session {
 	TAILQ_ENTRY(rpc_session) hs_next;
 	/* Its workers' RC QP (rpc_rc.c): enum rpc_rc_state, the pair. */
 	uint8_t rc_state;
+	bool rc_eager;			/* ask as soon as it is connected */
 	int rc_err;			/* RPC_RC_FAILED: why */
 	struct rpc_rc_pair *rc;		/* RPC_RC_READY */
 	/* server: accepted, its PMR_SESSION_EV_RESET is still owed */

@@ -131,6 +131,21 @@ rpc_rc_counts(const struct pmr_worker *w, uint32_t *ready,
 }
 
 int
+rpc_rc_eager(struct pmr_worker *w, int session)
+{
+	struct rpc_session *s = session_of(w, session);
+
+	if (s == NULL || s->state == PMR_SESSION_FREE)
+		return -EINVAL;
+	if (s->state == PMR_SESSION_CONNECTED)
+		return rpc_rc_want(w, session);
+	if (s->state != PMR_SESSION_CONNECTING || s->closing)
+		return -ENOTCONN;
+	s->rc_eager = true;
+	return 0;
+}
+
+int
 rpc_rc_state(const struct pmr_worker *w, int session)
 {
 	const struct rpc_session *s = session_of(w, session);
@@ -373,6 +388,7 @@ rpc_rc_session_gone(struct pmr_worker *w, struct rpc_session *s)
 	(void)w;
 	s->rc = NULL;
 	s->rc_state = RPC_RC_NONE;
+	s->rc_eager = false;
 	s->rc_err = 0;
 }
 

@@ -55,6 +55,16 @@ typedef void (*rpc_rc_cb_t)(struct pmr_worker *w, int session,
  */
 int rpc_rc_want(struct pmr_worker *w, int session);
 
+/*
+ * Eager set-up: ask for the session's QP as soon as it is connected (at
+ * once if it is), not at its first one-sided operation. For a client
+ * session still connecting (pmr_session_create() returned), or any
+ * connected one.
+ *
+ * @return 0, -EINVAL (no such session), -ENOTCONN (closed or failed).
+ */
+int rpc_rc_eager(struct pmr_worker *w, int session);
+
 /* @return enum rpc_rc_state of the session, or -EINVAL. */
 int rpc_rc_state(const struct pmr_worker *w, int session);
 

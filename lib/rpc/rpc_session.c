@@ -551,6 +551,9 @@ rpc_session_up(struct pmr_worker *w, uint16_t sn)
 	rpc_hs_stop(w, s);
 	s->state = PMR_SESSION_CONNECTED;
 	rpc_session_rx_update(s);
+	/* Before the application hears of it: its QP is on the way. */
+	if (unlikely(s->rc_eager))
+		rpc_rc_want(w, sn);
 	if (s->cb != NULL)
 		s->cb(w, sn, PMR_SESSION_EV_CONNECTED, 0, s->cb_arg);
 	if (s->state == PMR_SESSION_CONNECTED && !s->closing)
