@@ -603,6 +603,50 @@ test_rc_peer_destroyed(void **state)
 	assert_true(pmr_msgbuf_pool_full(lpool));
 }
 
+/* The server's session (the first connected one) of server worker w. */
+static int
+srv_session(const struct pmr_worker *w)
+{
+	int ss;
+
+	for (ss = 0; ss < (int)w->max_sessions; ss++)
+		if (w->sessions[ss].state == PMR_SESSION_CONNECTED)
+			return ss;
+	fail_msg("no connected session on worker %u", w->worker_id);
+	return -1;
+}
+
+/*
+ * A session asks and closes at once, the QP already made (the server
+ * initiated): the nexus hands it over (RC_READY) and takes it back
+ * (RC_DOWN) before the worker reads either; the worker gives back what it
+ * never linked, and no QP is left.
+ */
+static void
+test_rc_ask_and_close(void **state)
+{
+	struct pmr_test_env env;
+	struct pmr_test_sess_ev e;
+	uint32_t base;
+	int s, ss;
+
+	(void)state;
+	pmr_test_env_up(&env, 1, NULL, NULL, NULL);
+	s = pmr_test_connect(&env, env.cli[0], 0, &e);
+	assert_int_equal(e.ev, PMR_SESSION_EV_CONNECTED);
+	base = live_qps();
+	ss = srv_session(env.srv[0]);
+	want_ready(&env, env.srv[0], ss);
+	assert_int_equal(live_qps(), base + 2);
+	assert_int_equal(rpc_rc_want(env.cli[0], s), 0);
+	assert_int_equal(pmr_session_destroy(env.cli[0], s), 0);
+	PMR_TEST_POLL_UNTIL(&env, live_qps() == base &&
+			rpc_rc_nb_qps(env.srv[0]) == 0 &&
+			rpc_rc_nb_qps(env.cli[0]) == 0);
+	pmr_test_env_down(&env);
+	assert_int_equal(live_qps(), 0);
+}
+
 /*
  * Eager set-up (internal flag on a session): set while the session
  * connects, the QP is asked for when it is connected, without an
@@ -639,18 +683,6 @@ test_rc_eager(void **state)
 	pmr_test_env_down(&env);
 }
 
-/* The server's session (the first connected one) of server worker w. */
-static int
-srv_session(const struct pmr_worker *w)
-{
-	int ss;
-
-	for (ss = 0; ss < (int)w->max_sessions; ss++)
-		if (w->sessions[ss].state == PMR_SESSION_CONNECTED)
-			return ss;
-	fail_msg("no connected session on worker %u", w->worker_id);
-	return -1;
-}
 
 /*
  * The server's QP forced to ERR (the model's pmr_hca_qp_force_err(): as if
@@ -752,6 +784,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_rc_peer_destroyed),
 		cmocka_unit_test(test_rc_qp_err),
 		cmocka_unit_test(test_rc_eager),
+		cmocka_unit_test(test_rc_ask_and_close),
 	};
 
 	if (argc > 1)

@@ -356,8 +356,18 @@ sm_down(struct pmr_worker *w, const struct pmr_sm_msg *m)
 	uint32_t sn;
 
 	if (p == NULL) {
-		RPC_LOG(ERR, "worker %u: RC_DOWN of a QP it does not have",
-			w->worker_id);
+		/*
+		 * Its RC_READY came for a session closed since: the worker
+		 * never linked it and has nothing on it. Back at once.
+		 */
+		struct pmr_sm_msg back = {
+			.type = PMR_SM_RC_RELEASED,
+			.remote_worker = m->remote_worker,
+			.cookie = m->cookie,
+			.rc = m->rc,
+		};
+
+		rpc_sm_send(w, &back);
 		return;
 	}
 	for (sn = 0; sn < w->max_sessions; sn++)
