@@ -283,7 +283,8 @@ rpc_rc_poll(struct pmr_worker *w)
 		if (idx >= RPC_RC_OPS_MAX)
 			continue;
 		e = &rc->ops[idx];
-		if (e->pair == NULL || e->gen != (uint32_t)(cpl[i].cookie >> 32))
+		if (e->pair == NULL ||
+		    e->gen != (uint32_t)(cpl[i].cookie >> 32))
 			continue;
 		p = e->pair;
 		e->pair = NULL;
