@@ -180,6 +180,72 @@ sample_cookie(void)
 	};
 }
 
+/* The attributes of an RC QP, every byte distinct. */
+static struct pmr_transport_rc_attr
+sample_rc_attr(void)
+{
+	struct pmr_transport_rc_attr a = {
+		.qpn = 0x00123456,
+		.psn = 0x00abcdef,
+		.mtu = 1024,
+		.rd_credits = 16,
+		.max_rd_atomic = 8,
+		.max_msg_size = UINT32_C(0x80000000),
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(a.gid); i++)
+		a.gid[i] = (uint8_t)(0xf0 + i);
+	return a;
+}
+
+static struct nexus_wire_msg
+sample_rc_req(void)
+{
+	return (struct nexus_wire_msg){
+		.type = NEXUS_WIRE_RC_REQ,
+		.rc = {
+			.src_worker = 0x0102,
+			.dst_worker = 0x0304,
+			.generation = UINT32_C(0x05060708),
+			.boot_id = UINT64_C(0x1112131415161718),
+			.peer_boot_id = UINT64_C(0x2122232425262728),
+			.attr = sample_rc_attr(),
+			.mac = UINT64_C(0x3132333435363738),
+		},
+	};
+}
+
+static struct nexus_wire_msg
+sample_rc_ack(void)
+{
+	struct nexus_wire_msg m = sample_rc_req();
+
+	m.type = NEXUS_WIRE_RC_ACK;
+	m.rc.src_worker = 0x0304;
+	m.rc.dst_worker = 0x0102;
+	m.rc.boot_id = UINT64_C(0x2122232425262728);
+	m.rc.peer_boot_id = UINT64_C(0x1112131415161718);
+	m.rc.attr.qpn = 0x00ffffff;
+	m.rc.attr.psn = 0;
+	m.rc.attr.mtu = 4096;
+	m.rc.attr.rd_credits = 1;
+	m.rc.attr.max_rd_atomic = 0;
+	m.rc.attr.max_msg_size = 0;	/* not known */
+	return m;
+}
+
+/* An RC_ACK refusing: a status, no attributes. */
+static struct nexus_wire_msg
+sample_rc_refused(void)
+{
+	struct nexus_wire_msg m = sample_rc_ack();
+
+	m.rc.status = PMR_SM_E_NO_RESOURCES;
+	memset(&m.rc.attr, 0, sizeof(m.rc.attr));
+	return m;
+}
+
 static int
 encode(const struct nexus_wire_msg *m, uint8_t *buf)
 {
@@ -394,7 +460,7 @@ test_golden_bytes(void **state)
 {
 	static const uint8_t refuse[] = {
 		0x50, 0x4d, 0x52, 0x4e,		/* "PMRN" */
-		0x04, 0x00,			/* version 4 */
+		0x05, 0x00,			/* version 5 */
 		0x03, 0x00,			/* REFUSE */
 		0x2a, 0, 0, 0, 0, 0, 0, 0,	/* hs_id 42 */
 		0x0a, 0x00, 0x0b, 0x00, 0x0c, 0x00,	/* 10, 11, 12 */
@@ -402,7 +468,7 @@ test_golden_bytes(void **state)
 	};
 	static const uint8_t req[] = {
 		0x50, 0x4d, 0x52, 0x4e,		/* "PMRN" */
-		0x04, 0x00,			/* version 4 */
+		0x05, 0x00,			/* version 5 */
 		0x01, 0x00,			/* CONNECT_REQ */
 		0xef, 0xcd, 0xab, 0x89, 0x67, 0x45, 0x23, 0x01,	/* hs_id */
 		0x34, 0x12, 0xfe, 0xff, 0x07, 0x00,	/* 0x1234, 0xfffe, 7 */
@@ -419,7 +485,7 @@ test_golden_bytes(void **state)
 		0x8e, 0x9b, 0xa8, 0xb5, 0xc2, 0xcf,
 	};
 	static const uint8_t accept_head[] = {
-		0x50, 0x4d, 0x52, 0x4e, 0x04, 0x00, 0x02, 0x00,
+		0x50, 0x4d, 0x52, 0x4e, 0x05, 0x00, 0x02, 0x00,
 		0x10, 0x32, 0x54, 0x76, 0x98, 0xba, 0xdc, 0xfe,
 		0x01, 0x00, 0x02, 0x00, 0x03, 0x00, 0x01, 0x80,
 		0x04, 0x03,			/* credits 0x0304 */
@@ -436,7 +502,7 @@ test_golden_bytes(void **state)
 	};
 	static const uint8_t heartbeat[] = {
 		0x50, 0x4d, 0x52, 0x4e,		/* "PMRN" */
-		0x04, 0x00,			/* version 4 */
+		0x05, 0x00,			/* version 5 */
 		0x05, 0x00,			/* HEARTBEAT */
 		0, 0, 0, 0, 0, 0, 0, 0,		/* no handshake id */
 		0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01,	/* boot id */
@@ -446,7 +512,7 @@ test_golden_bytes(void **state)
 	};
 	static const uint8_t cookie[] = {
 		0x50, 0x4d, 0x52, 0x4e,		/* "PMRN" */
-		0x04, 0x00,			/* version 4 */
+		0x05, 0x00,			/* version 5 */
 		0x06, 0x00,			/* COOKIE */
 		0x63, 0, 0, 0, 0, 0, 0, 0,	/* hs_id 99 */
 		0x01, 0x02, 0x03, 0x04,		/* worker, session */
@@ -543,6 +609,12 @@ test_short_and_long_rejected(void **state)
 	check_truncations(&m);
 	m = sample_cookie();
 	check_truncations(&m);
+	m = sample_rc_req();
+	check_truncations(&m);
+	m = sample_rc_ack();
+	check_truncations(&m);
+	m = sample_rc_refused();
+	check_truncations(&m);
 }
 
 static void
@@ -581,14 +653,17 @@ test_bad_version(void **state)
 	buf[OFF_VERSION] = 3;		/* before packet sizes */
 	assert_int_equal(decode_exact(buf, (size_t)len, &d),
 			-NEXUS_WIRE_E_VERSION);
-	buf[OFF_VERSION] = 5;
+	buf[OFF_VERSION] = 4;		/* before RC_REQ and RC_ACK */
+	assert_int_equal(decode_exact(buf, (size_t)len, &d),
+			-NEXUS_WIRE_E_VERSION);
+	buf[OFF_VERSION] = 6;
 	assert_int_equal(decode_exact(buf, (size_t)len, &d),
 			-NEXUS_WIRE_E_VERSION);
 	buf[OFF_VERSION] = 0;
 	assert_int_equal(decode_exact(buf, (size_t)len, &d),
 			-NEXUS_WIRE_E_VERSION);
-	buf[OFF_VERSION] = 4;
-	buf[OFF_VERSION + 1] = 1;	/* 260 */
+	buf[OFF_VERSION] = 5;
+	buf[OFF_VERSION + 1] = 1;	/* 261 */
 	assert_int_equal(decode_exact(buf, (size_t)len, &d),
 			-NEXUS_WIRE_E_VERSION);
 }
@@ -596,7 +671,7 @@ test_bad_version(void **state)
 static void
 test_unknown_type(void **state)
 {
-	static const uint16_t bad[] = { 0, 7, 0x0100, 0x0105, 0xffff };
+	static const uint16_t bad[] = { 0, 9, 0x0100, 0x0107, 0xffff };
 	struct nexus_wire_msg m = sample_refuse(), d;
 	uint8_t buf[NEXUS_WIRE_MAX_LEN];
 	unsigned int i;
@@ -1011,7 +1086,316 @@ test_strerror(void **state)
 			"credits");
 	assert_string_equal(nexus_wire_strerror(-NEXUS_WIRE_E_ZERO),
 			"zero");
+	assert_string_equal(nexus_wire_strerror(-NEXUS_WIRE_E_RC_ATTR),
+			"rc_attr");
 	assert_string_equal(nexus_wire_strerror(-1000), "unknown");
+}
+
+/* RC_REQ, RC_ACK and a refusing RC_ACK survive a round trip whole. */
+static void
+test_roundtrip_rc(void **state)
+{
+	struct nexus_wire_msg (*const samples[])(void) = {
+		sample_rc_req, sample_rc_ack, sample_rc_refused,
+	};
+	uint8_t buf[NEXUS_WIRE_MAX_LEN];
+	struct nexus_wire_msg m, d;
+	unsigned int i;
+	int len;
+
+	(void)state;
+	for (i = 0; i < sizeof(samples) / sizeof(samples[0]); i++) {
+		m = samples[i]();
+		len = encode(&m, buf);
+		assert_int_equal(len, 84);
+		assert_int_equal(len, NEXUS_WIRE_RC_LEN);
+		assert_int_equal(decode_exact(buf, (size_t)len, &d), 0);
+		assert_int_equal(d.type, m.type);
+		assert_true(d.hs_id == 0);
+		assert_int_equal(d.rc.src_worker, m.rc.src_worker);
+		assert_int_equal(d.rc.dst_worker, m.rc.dst_worker);
+		assert_int_equal(d.rc.status, m.rc.status);
+		assert_int_equal(d.rc.generation, m.rc.generation);
+		assert_true(d.rc.boot_id == m.rc.boot_id);
+		assert_true(d.rc.peer_boot_id == m.rc.peer_boot_id);
+		assert_int_equal(d.rc.attr.qpn, m.rc.attr.qpn);
+		assert_int_equal(d.rc.attr.psn, m.rc.attr.psn);
+		assert_memory_equal(d.rc.attr.gid, m.rc.attr.gid, 16);
+		assert_int_equal(d.rc.attr.mtu, m.rc.attr.mtu);
+		assert_int_equal(d.rc.attr.rd_credits, m.rc.attr.rd_credits);
+		assert_int_equal(d.rc.attr.max_rd_atomic,
+				m.rc.attr.max_rd_atomic);
+		assert_int_equal(d.rc.attr.max_msg_size,
+				m.rc.attr.max_msg_size);
+		assert_true(d.rc.mac == m.rc.mac);
+		assert_int_equal(nexus_wire_encode(&m, buf, 83), -ENOSPC);
+	}
+}
+
+/* Little-endian layout of an RC_REQ, byte for byte, worked out by hand. */
+static void
+test_golden_rc(void **state)
+{
+	static const uint8_t req[] = {
+		0x50, 0x4d, 0x52, 0x4e,		/* "PMRN" */
+		0x05, 0x00,			/* version 5 */
+		0x07, 0x00,			/* RC_REQ */
+		0, 0, 0, 0, 0, 0, 0, 0,		/* no handshake id */
+		0x02, 0x01, 0x04, 0x03,		/* src, dst worker */
+		0x00, 0x00,			/* status */
+		0x08, 0x07, 0x06, 0x05,		/* generation */
+		0x18, 0x17, 0x16, 0x15, 0x14, 0x13, 0x12, 0x11,	/* boot id */
+		0x28, 0x27, 0x26, 0x25, 0x24, 0x23, 0x22, 0x21,	/* peer's */
+		0x56, 0x34, 0x12, 0x00,		/* qpn */
+		0xef, 0xcd, 0xab, 0x00,		/* psn */
+		0xf0, 0xf1, 0xf2, 0xf3, 0xf4, 0xf5, 0xf6, 0xf7,	/* gid */
+		0xf8, 0xf9, 0xfa, 0xfb, 0xfc, 0xfd, 0xfe, 0xff,
+		0x00, 0x04, 0x00, 0x00,		/* mtu 1024 */
+		0x10,				/* rd_credits 16 */
+		0x08,				/* max_rd_atomic 8 */
+		0x00, 0x00, 0x00, 0x80,		/* max_msg_size 2 GiB */
+		0x38, 0x37, 0x36, 0x35, 0x34, 0x33, 0x32, 0x31,	/* MAC */
+	};
+	static const uint8_t refused_body[] = {
+		0x04, 0x03, 0x02, 0x01,		/* src, dst worker */
+		0x02, 0x00,			/* NO_RESOURCES */
+	};
+	struct nexus_wire_msg m;
+	uint8_t buf[NEXUS_WIRE_MAX_LEN];
+	unsigned int i;
+	int len;
+
+	(void)state;
+	m = sample_rc_req();
+	len = encode(&m, buf);
+	assert_int_equal(len, sizeof(req));
+	assert_memory_equal(buf, req, sizeof(req));
+
+	m = sample_rc_refused();
+	len = encode(&m, buf);
+	assert_int_equal(buf[OFF_TYPE], 8);	/* RC_ACK */
+	assert_memory_equal(buf + 16, refused_body, sizeof(refused_body));
+	for (i = 42; i < 76; i++)	/* no attributes */
+		assert_int_equal(buf[i], 0);
+}
+
+/* Put v little-endian in n bytes at p. */
+static void
+put_le(uint8_t *p, uint64_t v, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* Decode buf with the n bytes at off set to v: expect want. */
+static void
+expect_rc(const struct nexus_wire_msg *m, size_t off, uint64_t v,
+		unsigned int n, int want)
+{
+	uint8_t buf[NEXUS_WIRE_MAX_LEN];
+	struct nexus_wire_msg d;
+	int len = encode(m, buf);
+
+	put_le(buf + off, v, n);
+	assert_int_equal(decode_exact(buf, (size_t)len, &d), want);
+}
+
+/*
+ * Each header and key field of RC_REQ and RC_ACK: refused when wrong by
+ * decode, with its own error, and by encode.
+ */
+static void
+test_rc_fields(void **state)
+{
+	static const uint16_t ack_ok[] = {
+		PMR_SM_E_NO_WORKER, PMR_SM_E_NO_RESOURCES,
+		PMR_SM_E_BAD_REQUEST, PMR_SM_E_FAMILY,
+	};
+	static const uint16_t ack_bad[] = {
+		PMR_SM_E_TIMEOUT, PMR_SM_E_PEER_DEAD, PMR_SM_E_REFUSED,
+		PMR_SM_E_MSG_SIZE, 0xffff,
+	};
+	uint8_t buf[NEXUS_WIRE_MAX_LEN];
+	struct nexus_wire_msg m, e;
+	unsigned int i, t;
+
+	(void)state;
+	for (t = 0; t < 2; t++) {
+		m = t == 0 ? sample_rc_req() : sample_rc_ack();
+		for (i = 0; i < 8; i++)
+			expect_rc(&m, OFF_HS_ID + i, 1, 1,
+					-NEXUS_WIRE_E_HS_ID);
+		expect_rc(&m, 22, 0, 4, -NEXUS_WIRE_E_ZERO);
+		expect_rc(&m, 26, 0, 8, -NEXUS_WIRE_E_BOOT_ID);
+		expect_rc(&m, 34, 0, 8, -NEXUS_WIRE_E_BOOT_ID);
+		expect_rc(&m, 22, 1, 4, 0);	/* any other generation */
+		e = m;
+		e.hs_id = 1;
+		assert_int_equal(nexus_wire_encode(&e, buf, sizeof(buf)),
+				-EINVAL);
+		e = m;
+		e.rc.generation = 0;
+		assert_int_equal(nexus_wire_encode(&e, buf, sizeof(buf)),
+				-EINVAL);
+		e = m;
+		e.rc.boot_id = 0;
+		assert_int_equal(nexus_wire_encode(&e, buf, sizeof(buf)),
+				-EINVAL);
+		e = m;
+		e.rc.peer_boot_id = 0;
+		assert_int_equal(nexus_wire_encode(&e, buf, sizeof(buf)),
+				-EINVAL);
+	}
+
+	/* An RC_REQ carries no status. */
+	m = sample_rc_req();
+	expect_rc(&m, 20, PMR_SM_E_NO_RESOURCES, 2, -NEXUS_WIRE_E_STATUS);
+	m.rc.status = PMR_SM_E_NO_RESOURCES;
+	memset(&m.rc.attr, 0, sizeof(m.rc.attr));
+	assert_int_equal(nexus_wire_encode(&m, buf, sizeof(buf)), -EINVAL);
+
+	/* An RC_ACK: 0 or a refusal reason of its own list. */
+	m = sample_rc_refused();
+	for (i = 0; i < sizeof(ack_ok) / sizeof(ack_ok[0]); i++) {
+		assert_true(nexus_wire_rc_status_valid(ack_ok[i]));
+		expect_rc(&m, 20, ack_ok[i], 2, 0);
+	}
+	for (i = 0; i < sizeof(ack_bad) / sizeof(ack_bad[0]); i++) {
+		assert_false(nexus_wire_rc_status_valid(ack_bad[i]));
+		expect_rc(&m, 20, ack_bad[i], 2, -NEXUS_WIRE_E_STATUS);
+		e = m;
+		e.rc.status = ack_bad[i];
+		assert_int_equal(nexus_wire_encode(&e, buf, sizeof(buf)),
+				-EINVAL);
+	}
+	/* A refusal with attributes, any byte of them. */
+	for (i = 42; i < 76; i++)
+		expect_rc(&m, i, 0x01, 1, -NEXUS_WIRE_E_RC_ATTR);
+	e = m;
+	e.rc.attr.gid[15] = 1;
+	assert_int_equal(nexus_wire_encode(&e, buf, sizeof(buf)), -EINVAL);
+	/* And a status 0 whose attributes are the zeros of a refusal. */
+	expect_rc(&m, 20, 0, 2, -NEXUS_WIRE_E_RC_ATTR);
+}
+
+/*
+ * The attributes as pmr_transport_rc_connect() takes them: 24-bit QPN
+ * and PSN, an IB MTU, read credits, 0 or 4096 bytes and more per WR.
+ */
+static void
+test_rc_attr_bounds(void **state)
+{
+	static const struct {
+		size_t off;
+		unsigned int n;
+		uint64_t v;
+		bool ok;
+	} c[] = {
+		{ 42, 4, 0x00ffffff, true }, { 42, 4, 0x01000000, false },
+		{ 42, 4, UINT32_MAX, false }, { 42, 4, 0, true },
+		{ 46, 4, 0x00ffffff, true }, { 46, 4, 0x01000000, false },
+		{ 66, 4, 256, true }, { 66, 4, 512, true },
+		{ 66, 4, 2048, true }, { 66, 4, 4096, true },
+		{ 66, 4, 0, false }, { 66, 4, 128, false },
+		{ 66, 4, 1500, false }, { 66, 4, 8192, false },
+		{ 70, 1, 0, false }, { 70, 1, 255, true },
+		{ 71, 1, 0, true }, { 71, 1, 255, true },
+		{ 72, 4, 0, true }, { 72, 4, 4096, true },
+		{ 72, 4, 4095, false }, { 72, 4, 1, false },
+		{ 72, 4, UINT32_MAX, true },
+	};
+	struct nexus_wire_msg m, d;
+	uint8_t buf[NEXUS_WIRE_MAX_LEN];
+	unsigned int i, t;
+	int len;
+
+	(void)state;
+	for (t = 0; t < 2; t++) {
+		for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+			m = t == 0 ? sample_rc_req() : sample_rc_ack();
+			expect_rc(&m, c[i].off, c[i].v, c[i].n,
+					c[i].ok ? 0 : -NEXUS_WIRE_E_RC_ATTR);
+			/* Encode agrees with decode. */
+			len = encode(&m, buf);
+			put_le(buf + c[i].off, c[i].v, c[i].n);
+			if (!c[i].ok)
+				continue;
+			assert_int_equal(decode_exact(buf, (size_t)len, &d),
+					0);
+			assert_int_equal(nexus_wire_encode(&d, buf,
+					sizeof(buf)), len);
+		}
+		m = t == 0 ? sample_rc_req() : sample_rc_ack();
+		m.rc.attr.qpn = 0x01000000;
+		assert_int_equal(nexus_wire_encode(&m, buf, sizeof(buf)),
+				-EINVAL);
+		m = t == 0 ? sample_rc_req() : sample_rc_ack();
+		m.rc.attr.mtu = 1500;
+		assert_int_equal(nexus_wire_encode(&m, buf, sizeof(buf)),
+				-EINVAL);
+		m = t == 0 ? sample_rc_req() : sample_rc_ack();
+		m.rc.attr.rd_credits = 0;
+		assert_int_equal(nexus_wire_encode(&m, buf, sizeof(buf)),
+				-EINVAL);
+		m = t == 0 ? sample_rc_req() : sample_rc_ack();
+		m.rc.attr.max_msg_size = 100;
+		assert_int_equal(nexus_wire_encode(&m, buf, sizeof(buf)),
+				-EINVAL);
+	}
+}
+
+/*
+ * The RC MAC: SipHash of the encoded bytes before it, under the key; it
+ * changes with every one of them (the type too: an RC_REQ's MAC is not an
+ * RC_ACK's), not with the MAC field, and not for any other message.
+ */
+static void
+test_rc_mac(void **state)
+{
+	uint8_t key[NEXUS_WIRE_SECRET_LEN], key2[NEXUS_WIRE_SECRET_LEN];
+	uint8_t buf[NEXUS_WIRE_MAX_LEN];
+	struct nexus_wire_msg m, d, hb;
+	uint64_t mac;
+	unsigned int i, changed = 0;
+	int len;
+
+	(void)state;
+	for (i = 0; i < sizeof(key); i++) {
+		key[i] = (uint8_t)(0x50 + i);
+		key2[i] = key[i];
+	}
+	key2[7] ^= 0x01;
+	m = sample_rc_req();
+	mac = nexus_wire_rc_mac(key, &m);
+	len = encode(&m, buf);
+	assert_true(mac == nexus_siphash24(key, buf, 76));
+	assert_true(nexus_wire_rc_mac(key2, &m) != mac);
+	d = m;
+	d.rc.mac = ~d.rc.mac;	/* not an input */
+	assert_true(nexus_wire_rc_mac(key, &d) == mac);
+	d = m;
+	d.type = NEXUS_WIRE_RC_ACK;
+	assert_true(nexus_wire_rc_mac(key, &d) != mac);
+
+	/* Each valid one-byte change before the MAC changes it. */
+	for (i = 0; i < 76; i++) {
+		len = encode(&m, buf);
+		buf[i] ^= 0x01;
+		if (decode_exact(buf, (size_t)len, &d) != 0)
+			continue;
+		assert_true(nexus_wire_rc_mac(key, &d) != mac);
+		changed++;
+	}
+	assert_true(changed >= 50);
+
+	/* No MAC of messages that are not valid RC_REQ or RC_ACK. */
+	hb = sample_heartbeat();
+	assert_true(nexus_wire_rc_mac(key, &hb) == 0);
+	d = m;
+	d.rc.generation = 0;
+	assert_true(nexus_wire_rc_mac(key, &d) == 0);
 }
 
 int
@@ -1040,6 +1424,11 @@ main(void)
 		cmocka_unit_test(test_status_out_of_range),
 		cmocka_unit_test(test_encode_refuses_invalid),
 		cmocka_unit_test(test_strerror),
+		cmocka_unit_test(test_roundtrip_rc),
+		cmocka_unit_test(test_golden_rc),
+		cmocka_unit_test(test_rc_fields),
+		cmocka_unit_test(test_rc_attr_bounds),
+		cmocka_unit_test(test_rc_mac),
 	};
 
 	return cmocka_run_group_tests_name("nexus_wire", tests, NULL, NULL);

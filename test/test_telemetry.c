@@ -387,14 +387,18 @@ test_worker_counters(void **state)
 		/*
 		 * Every counter of the struct: the scalars, the named drops,
 		 * and worker_id, nexus, sessions_in_use/max,
-		 * requests_in_use/max; then its driver's stats and named
-		 * counters.
+		 * requests_in_use/max, rc_qps_ready/draining and
+		 * rc_ops_outstanding (no RC here: all 0); then its driver's
+		 * stats and named counters.
 		 */
+		assert_int_equal(tel_u64(r, "rc_qps_ready"), 0);
+		assert_int_equal(tel_u64(r, "rc_qps_draining"), 0);
+		assert_int_equal(tel_u64(r, "rc_ops_outstanding"), 0);
 		nb_x = pmr_transport_xstats_get(pmr_worker_queue(ws[k]),
 				NULL, 0);
 		assert_true(nb_x > 0);
 		assert_int_equal(tel_nb_keys(r), sizeof(st) / sizeof(uint64_t) -
-				RTE_DIM(st.drops) + nb_drops + 6 +
+				RTE_DIM(st.drops) + nb_drops + 9 +
 				sizeof(struct pmr_transport_stats) /
 				sizeof(uint64_t) + (unsigned int)nb_x);
 		assert_int_equal(pmr_transport_stats_get(

@@ -117,6 +117,7 @@ pmr_nexus_create(const char *uri, const struct pmr_nexus_conf *conf)
 	for (i = 0; i < NEXUS_SHS_BUCKETS; i++)
 		LIST_INIT(&nx->shs_hash[i]);
 	TAILQ_INIT(&nx->remotes);
+	TAILQ_INIT(&nx->rc_pairs);
 	for (i = 0; i < NEXUS_REMOTE_BUCKETS; i++)
 		LIST_INIT(&nx->remote_hash[i]);
 	for (i = 0; i < NEXUS_SRC_BUCKETS; i++)
@@ -168,6 +169,7 @@ pmr_nexus_destroy(struct pmr_nexus *nx)
 	nexus_thread_stop(nx);
 	close(nx->stop_fd);
 	close(nx->sock);
+	nexus_rc_free_all(nx);
 	nexus_session_free_all(nx);
 	pthread_mutex_destroy(&nx->lock);
 	free(nx);

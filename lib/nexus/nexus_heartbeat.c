@@ -52,8 +52,8 @@ remote_bucket(const struct pmr_nexus *nx, const struct sockaddr_in *addr)
 			nx->shs_seed) & (NEXUS_REMOTE_BUCKETS - 1);
 }
 
-static struct nexus_remote *
-remote_find(struct pmr_nexus *nx, const struct sockaddr_in *addr)
+struct nexus_remote *
+nexus_remote_find(struct pmr_nexus *nx, const struct sockaddr_in *addr)
 {
 	struct nexus_remote *r;
 
@@ -72,6 +72,7 @@ remote_adopt(struct nexus_remote *r, const struct nexus_session *s)
 	memcpy(r->tx_key, s->tx_key, sizeof(r->tx_key));
 	memcpy(r->rx_key, s->rx_key, sizeof(r->rx_key));
 	r->rx_counter = 0;
+	r->rc_rx_gen = 0;	/* a new incarnation counts from 1 */
 }
 
 static struct nexus_remote *
@@ -212,7 +213,7 @@ remote_restarted(struct pmr_nexus *nx, struct nexus_remote *r,
 void
 nexus_remote_link(struct pmr_nexus *nx, struct nexus_session *s)
 {
-	struct nexus_remote *r = remote_find(nx, &s->remote);
+	struct nexus_remote *r = nexus_remote_find(nx, &s->remote);
 	uint64_t now = nexus_now_ms();
 
 	/* A completed handshake: a sign of life, and proof of its boot id. */
@@ -231,6 +232,7 @@ nexus_remote_link(struct pmr_nexus *nx, struct nexus_session *s)
 	TAILQ_INSERT_TAIL(&r->sessions, s, rnext);
 	r->nb_sessions++;
 	s->rem = r;
+	nexus_rc_session_up(nx, s);
 }
 
 /* s leaves the UP state: forget its remote if it was the last session. */
@@ -239,6 +241,7 @@ nexus_remote_unlink(struct pmr_nexus *nx, struct nexus_session *s)
 {
 	struct nexus_remote *r = s->rem;
 
+	nexus_rc_session_down(nx, s);
 	TAILQ_REMOVE(&r->sessions, s, rnext);
 	s->rem = NULL;
 	if (--r->nb_sessions == 0)
@@ -250,7 +253,7 @@ nexus_remote_rx_heartbeat(struct pmr_nexus *nx, const struct sockaddr_in *src,
 		const struct nexus_wire_msg *m)
 {
 	const struct nexus_wire_heartbeat *hb = &m->hb;
-	struct nexus_remote *r = remote_find(nx, src);
+	struct nexus_remote *r = nexus_remote_find(nx, src);
 	uint8_t key[NEXUS_WIRE_SECRET_LEN];
 
 	if (r == NULL) {

@@ -18,6 +18,8 @@
  *                    and restart detection
  *   nexus_keys.c     the nexus's secrets: handshake cookies, heartbeat keys
  *   nexus_source.c   sessions and pending handshakes per source IP
+ *   nexus_rc.c       RC queue pairs between workers: set-up, hand-over,
+ *                    teardown
  *
  * Locking: one mutex (pmr_nexus.lock) protects everything below that can
  * change after create. The control thread holds it while it works (never
@@ -124,6 +126,10 @@ struct nexus_session {
 	uint32_t backoff_ms;	/* CONNECTING: after a refusal, or 0 */
 	uint64_t next_retry_ms;		/* CONNECTING */
 	uint64_t deadline_ms;		/* CONNECTING */
+	/* While UP: the RC pair of its two workers, if there is one. */
+	struct nexus_rc_pair *rc;
+	TAILQ_ENTRY(nexus_session) rc_next;	/* rc->sessions */
+	bool rc_wanted;		/* RC_WANT taken, RC_READY not sent */
 };
 
 /*
@@ -169,6 +175,7 @@ struct nexus_remote {
 	uint8_t rx_key[NEXUS_WIRE_SECRET_LEN];
 	uint64_t rx_counter;		/* highest heartbeat counter seen */
 	uint64_t last_seen_ms;		/* last authenticated message */
+	uint32_t rc_rx_gen;		/* highest RC_REQ generation acted on */
 	TAILQ_HEAD(, nexus_session) sessions;	/* UP, with this remote */
 	unsigned int nb_sessions;
 };
@@ -236,6 +243,16 @@ struct pmr_nexus {
 	TAILQ_HEAD(, nexus_remote) remotes;	/* with sessions UP */
 	LIST_HEAD(, nexus_remote) remote_hash[NEXUS_REMOTE_BUCKETS];
 	uint64_t next_heartbeat_ms;
+
+	TAILQ_HEAD(, nexus_rc_pair) rc_pairs;	/* nexus_rc.c */
+	uint32_t rc_gen;		/* last RC_REQ generation sent */
+	uint64_t rc_next_id;		/* last pair id given */
+	/* Tests: RC datagrams to drop, send twice, hold back (one, sent
+	 * after the next), nexus_rc_faults(). */
+	uint32_t rc_drop, rc_dup, rc_hold;
+	bool rc_held;
+	struct sockaddr_in rc_held_to;
+	struct nexus_wire_msg rc_held_msg;
 
 	struct pmr_nexus_stats stats;	/* written under lock */
 };
@@ -319,7 +336,27 @@ uint32_t nexus_src_count(struct pmr_nexus *nx, const struct sockaddr_in *src);
 int nexus_src_take(struct pmr_nexus *nx, const struct sockaddr_in *src);
 void nexus_src_put(struct pmr_nexus *nx, const struct sockaddr_in *src);
 
+/* nexus_rc.c */
+void nexus_rc_rx(struct pmr_nexus *nx, const struct sockaddr_in *src,
+		const struct nexus_wire_msg *m);
+void nexus_rc_worker_msg(struct pmr_nexus *nx, struct nexus_worker *w,
+		const struct pmr_sm_msg *msg);
+void nexus_rc_session_up(struct pmr_nexus *nx, struct nexus_session *s);
+void nexus_rc_session_down(struct pmr_nexus *nx, struct nexus_session *s);
+void nexus_rc_timers(struct pmr_nexus *nx, uint64_t now);
+void nexus_rc_worker_gone(struct pmr_nexus *nx, struct nexus_worker *w);
+void nexus_rc_free_all(struct pmr_nexus *nx);
+/*
+ * Tests: lose the next drop RC_REQ/RC_ACK datagrams this nexus sends, send
+ * the next dup twice, and hold back the next hold (each sent after the
+ * one that follows it: reordered). Takes the nexus lock.
+ */
+void nexus_rc_faults(struct pmr_nexus *nx, uint32_t drop, uint32_t dup,
+		uint32_t hold);
+
 /* nexus_heartbeat.c */
+struct nexus_remote *nexus_remote_find(struct pmr_nexus *nx,
+		const struct sockaddr_in *addr);
 void nexus_remote_link(struct pmr_nexus *nx, struct nexus_session *s);
 void nexus_remote_unlink(struct pmr_nexus *nx, struct nexus_session *s);
 void nexus_remote_rx_heartbeat(struct pmr_nexus *nx,

@@ -80,6 +80,7 @@ session_free(struct pmr_nexus *nx, struct nexus_session *s)
 	}
 	if (s->rem != NULL)
 		nexus_remote_unlink(nx, s);
+	nexus_rc_session_down(nx, s);
 	if (s->state == NEXUS_S_CONNECTING)
 		TAILQ_REMOVE(&nx->connecting, s, next);
 	if (s->src_counted)
@@ -382,6 +383,7 @@ nexus_session_tell_closed(struct pmr_nexus *nx, struct nexus_session *s,
 
 	if (s->rem != NULL)
 		nexus_remote_unlink(nx, s);
+	nexus_rc_session_down(nx, s);	/* reset by its remote's death */
 	/* From here on, the worker's DISCONNECT sends nothing. */
 	s->state = NEXUS_S_REMOTE_CLOSED;
 	nexus_worker_send(s->w, &out);
@@ -479,6 +481,10 @@ nexus_session_rx(struct pmr_nexus *nx, const struct sockaddr_in *src,
 	case NEXUS_WIRE_DISCONNECT:
 		rx_disconnect(nx, src, m);
 		break;
+	case NEXUS_WIRE_RC_REQ:
+	case NEXUS_WIRE_RC_ACK:
+		nexus_rc_rx(nx, src, m);
+		break;
 	default:
 		nx->stats.rx_bad++;
 		break;
@@ -501,6 +507,10 @@ nexus_session_worker_msg(struct pmr_nexus *nx, struct nexus_worker *w,
 		break;
 	case PMR_SM_DISCONNECT:
 		local_disconnect(nx, w, msg);
+		break;
+	case PMR_SM_RC_WANT:
+	case PMR_SM_RC_RELEASED:
+		nexus_rc_worker_msg(nx, w, msg);
 		break;
 	default:
 		NX_LOG(WARNING, "worker %u: unexpected message type %u",
@@ -535,6 +545,7 @@ nexus_session_timers(struct pmr_nexus *nx, uint64_t now)
 	nexus_keys_timers(nx, now);
 	nexus_server_timers(nx, now);
 	nexus_remote_timers(nx, now);
+	nexus_rc_timers(nx, now);
 }
 
 /*
@@ -548,6 +559,7 @@ nexus_session_worker_gone(struct pmr_nexus *nx, struct nexus_worker *w)
 	unsigned int i, j, left = 0;
 
 	nexus_server_worker_gone(nx, w);
+	nexus_rc_worker_gone(nx, w);
 	for (i = 0; i < NEXUS_SESSION_PAGES; i++) {
 		page = w->sessions[i];
 		if (page == NULL)

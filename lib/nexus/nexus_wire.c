@@ -41,6 +41,18 @@
 #define OFF_HB_COUNTER	32
 #define OFF_HB_MAC	40
 #define OFF_CK_COOKIE	20
+#define OFF_RC_STATUS	20
+#define OFF_RC_GEN	22
+#define OFF_RC_BOOT	26
+#define OFF_RC_PEER	34
+#define OFF_RC_QPN	42
+#define OFF_RC_PSN	46
+#define OFF_RC_GID	50
+#define OFF_RC_MTU	66
+#define OFF_RC_RD	70
+#define OFF_RC_MAX_RD	71
+#define OFF_RC_MAX_MSG	72
+#define OFF_RC_MAC	NEXUS_WIRE_RC_MAC_OFF
 
 static inline void
 put16(uint8_t *p, uint16_t v)
@@ -90,6 +102,69 @@ nexus_wire_refuse_status_valid(uint16_t status)
 		status == PMR_SM_E_REFUSED ||
 		status == PMR_SM_E_MSG_SIZE ||
 		status == PMR_SM_E_FAMILY;
+}
+
+bool
+nexus_wire_rc_status_valid(uint16_t status)
+{
+	return status == 0 ||
+		status == PMR_SM_E_NO_WORKER ||
+		status == PMR_SM_E_NO_RESOURCES ||
+		status == PMR_SM_E_BAD_REQUEST ||
+		status == PMR_SM_E_FAMILY;
+}
+
+/*
+ * The attributes of a QP as pmr_transport_rc_connect() takes them (the
+ * verbs driver refuses the same), or all zero with a refusing status.
+ */
+static bool
+rc_attr_valid(uint16_t status, const struct pmr_transport_rc_attr *a)
+{
+	static const struct pmr_transport_rc_attr zero;
+
+	if (status != 0)
+		return a->qpn == 0 && a->psn == 0 && a->mtu == 0 &&
+			a->rd_credits == 0 && a->max_rd_atomic == 0 &&
+			a->max_msg_size == 0 &&
+			memcmp(a->gid, zero.gid, sizeof(a->gid)) == 0;
+	return a->qpn <= 0xffffff && a->psn <= 0xffffff &&
+		(a->mtu == 256 || a->mtu == 512 || a->mtu == 1024 ||
+		 a->mtu == 2048 || a->mtu == 4096) &&
+		a->rd_credits != 0 &&
+		(a->max_msg_size == 0 || a->max_msg_size >= 4096);
+}
+
+static bool
+rc_valid(uint16_t type, uint64_t hs_id, const struct nexus_wire_rc *r)
+{
+	if (hs_id != 0 || r->generation == 0 || r->boot_id == 0 ||
+	    r->peer_boot_id == 0)
+		return false;
+	if (type == NEXUS_WIRE_RC_REQ ? r->status != 0 :
+	    !nexus_wire_rc_status_valid(r->status))
+		return false;
+	return rc_attr_valid(r->status, &r->attr);
+}
+
+/* The body of an RC_REQ or RC_ACK, MAC included. */
+static void
+put_rc(uint8_t *buf, const struct nexus_wire_rc *r)
+{
+	put16(buf + OFF_W0, r->src_worker);
+	put16(buf + OFF_W1, r->dst_worker);
+	put16(buf + OFF_RC_STATUS, r->status);
+	put32(buf + OFF_RC_GEN, r->generation);
+	put64(buf + OFF_RC_BOOT, r->boot_id);
+	put64(buf + OFF_RC_PEER, r->peer_boot_id);
+	put32(buf + OFF_RC_QPN, r->attr.qpn);
+	put32(buf + OFF_RC_PSN, r->attr.psn);
+	memcpy(buf + OFF_RC_GID, r->attr.gid, sizeof(r->attr.gid));
+	put32(buf + OFF_RC_MTU, r->attr.mtu);
+	buf[OFF_RC_RD] = r->attr.rd_credits;
+	buf[OFF_RC_MAX_RD] = r->attr.max_rd_atomic;
+	put32(buf + OFF_RC_MAX_MSG, r->attr.max_msg_size);
+	put64(buf + OFF_RC_MAC, r->mac);
 }
 
 static bool
@@ -162,6 +237,9 @@ encoded_len(const struct nexus_wire_msg *m)
 		return NEXUS_WIRE_HEARTBEAT_LEN;
 	case NEXUS_WIRE_COOKIE:
 		return NEXUS_WIRE_COOKIE_LEN;
+	case NEXUS_WIRE_RC_REQ:
+	case NEXUS_WIRE_RC_ACK:
+		return NEXUS_WIRE_RC_LEN;
 	default:
 		return 0;
 	}
@@ -202,6 +280,11 @@ nexus_wire_encode(const struct nexus_wire_msg *m, uint8_t *buf, size_t size)
 		break;
 	case NEXUS_WIRE_REFUSE:
 		if (!nexus_wire_refuse_status_valid(m->refuse.status))
+			return -EINVAL;
+		break;
+	case NEXUS_WIRE_RC_REQ:
+	case NEXUS_WIRE_RC_ACK:
+		if (!rc_valid(m->type, m->hs_id, &m->rc))
 			return -EINVAL;
 		break;
 	default:
@@ -265,6 +348,10 @@ nexus_wire_encode(const struct nexus_wire_msg *m, uint8_t *buf, size_t size)
 		put16(buf + OFF_W0, m->cookie.client_worker);
 		put16(buf + OFF_W1, m->cookie.client_session);
 		put64(buf + OFF_CK_COOKIE, m->cookie.cookie);
+		break;
+	case NEXUS_WIRE_RC_REQ:
+	case NEXUS_WIRE_RC_ACK:
+		put_rc(buf, &m->rc);
 		break;
 	}
 	return (int)len;
@@ -382,6 +469,40 @@ decode_cookie(const uint8_t *buf, size_t len, struct nexus_wire_cookie *c)
 	return 0;
 }
 
+static int
+decode_rc(const uint8_t *buf, size_t len, uint16_t type, uint64_t hs_id,
+		struct nexus_wire_rc *r)
+{
+	if (len != NEXUS_WIRE_RC_LEN)
+		return -NEXUS_WIRE_E_LENGTH;
+	if (hs_id != 0)
+		return -NEXUS_WIRE_E_HS_ID;
+	r->src_worker = get16(buf + OFF_W0);
+	r->dst_worker = get16(buf + OFF_W1);
+	r->status = get16(buf + OFF_RC_STATUS);
+	if (type == NEXUS_WIRE_RC_REQ ? r->status != 0 :
+	    !nexus_wire_rc_status_valid(r->status))
+		return -NEXUS_WIRE_E_STATUS;
+	r->generation = get32(buf + OFF_RC_GEN);
+	if (r->generation == 0)
+		return -NEXUS_WIRE_E_ZERO;
+	r->boot_id = get64(buf + OFF_RC_BOOT);
+	r->peer_boot_id = get64(buf + OFF_RC_PEER);
+	if (r->boot_id == 0 || r->peer_boot_id == 0)
+		return -NEXUS_WIRE_E_BOOT_ID;
+	r->attr.qpn = get32(buf + OFF_RC_QPN);
+	r->attr.psn = get32(buf + OFF_RC_PSN);
+	memcpy(r->attr.gid, buf + OFF_RC_GID, sizeof(r->attr.gid));
+	r->attr.mtu = get32(buf + OFF_RC_MTU);
+	r->attr.rd_credits = buf[OFF_RC_RD];
+	r->attr.max_rd_atomic = buf[OFF_RC_MAX_RD];
+	r->attr.max_msg_size = get32(buf + OFF_RC_MAX_MSG);
+	if (!rc_attr_valid(r->status, &r->attr))
+		return -NEXUS_WIRE_E_RC_ATTR;
+	r->mac = get64(buf + OFF_RC_MAC);
+	return 0;
+}
+
 int
 nexus_wire_decode(const uint8_t *buf, size_t len, struct nexus_wire_msg *m)
 {
@@ -407,6 +528,9 @@ nexus_wire_decode(const uint8_t *buf, size_t len, struct nexus_wire_msg *m)
 		return decode_heartbeat(buf, len, m->hs_id, &m->hb);
 	case NEXUS_WIRE_COOKIE:
 		return decode_cookie(buf, len, &m->cookie);
+	case NEXUS_WIRE_RC_REQ:
+	case NEXUS_WIRE_RC_ACK:
+		return decode_rc(buf, len, m->type, m->hs_id, &m->rc);
 	default:
 		return -NEXUS_WIRE_E_TYPE;
 	}
@@ -422,6 +546,21 @@ nexus_wire_hb_mac(const uint8_t key[NEXUS_WIRE_SECRET_LEN],
 	put64(in + 8, hb->peer_boot_id);
 	put64(in + 16, hb->counter);
 	return nexus_siphash24(key, in, sizeof(in));
+}
+
+uint64_t
+nexus_wire_rc_mac(const uint8_t key[NEXUS_WIRE_SECRET_LEN],
+		const struct nexus_wire_msg *m)
+{
+	uint8_t buf[NEXUS_WIRE_RC_LEN];
+
+	if ((m->type != NEXUS_WIRE_RC_REQ && m->type != NEXUS_WIRE_RC_ACK) ||
+	    !rc_valid(m->type, m->hs_id, &m->rc))
+		return 0;
+	/* Exactly the bytes nexus_wire_encode() writes before the MAC. */
+	if (nexus_wire_encode(m, buf, sizeof(buf)) != NEXUS_WIRE_RC_LEN)
+		return 0;
+	return nexus_siphash24(key, buf, NEXUS_WIRE_RC_MAC_OFF);
 }
 
 const char *
@@ -442,6 +581,7 @@ nexus_wire_strerror(int err)
 		[NEXUS_WIRE_E_CREDITS] = "credits",
 		[NEXUS_WIRE_E_ZERO] = "zero",
 		[NEXUS_WIRE_E_PKT_SIZE] = "pkt_size",
+		[NEXUS_WIRE_E_RC_ATTR] = "rc_attr",
 	};
 
 	if (err < 0)

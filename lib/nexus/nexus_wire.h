@@ -63,6 +63,25 @@
  *   COOKIE (28 bytes)
  *     16 client_worker u16  18 client_session u16
  *     20 cookie u64 (non-zero)
+ *   RC_REQ, RC_ACK (84 bytes each; handshake id 0)
+ *     16 src_worker u16 (the sender's worker)
+ *     18 dst_worker u16 (the receiver's worker)
+ *     20 status u16 (RC_REQ: 0; RC_ACK: 0, the sender's QP is in RTR and
+ *        the attributes follow, or a reason of enum pmr_sm_status:
+ *        NO_WORKER, NO_RESOURCES, BAD_REQUEST, FAMILY, with the
+ *        attributes all zero)
+ *     22 generation u32 (non-zero: the initiator's count of QPs it set up
+ *        for this pair of workers; an RC_ACK repeats its RC_REQ's)
+ *     26 boot id u64 (the sender's, non-zero)
+ *     34 peer boot id u64 (the receiver's, as the sender knows it;
+ *        non-zero)
+ *     42 qpn u32 (24 bits)  46 psn u32 (24 bits)  50 gid [16]
+ *     66 mtu u32 (256, 512, 1024, 2048 or 4096)
+ *     70 rd_credits u8 (non-zero)  71 max_rd_atomic u8
+ *     72 max_msg_size u32 (0: not known, or 4096 or more)
+ *        (42 to 76: struct pmr_transport_rc_attr of the sender's QP)
+ *     76 MAC u64 (nexus_wire_rc_mac(): of bytes 0 to 75, keyed with the
+ *        secret the receiver issued to the sender)
  *
  * The handshake id is the client's random id of the handshake; DISCONNECT
  * carries the id of the handshake that opened the session, which is its
@@ -82,6 +101,17 @@
  * over both boot ids and a counter above the last one seen, so that it
  * cannot be forged by anyone who did not take part in the handshake, nor
  * replayed.
+ *
+ * RC setup (doc/sessions.md): the nexus of the initiating worker sends
+ * RC_REQ with its QP's attributes, again until it gets the RC_ACK of that
+ * generation; the other nexus creates and connects its QP (to RTR) and
+ * answers RC_ACK with its own. Both carry a MAC as a HEARTBEAT does, over
+ * every byte before it (the type included, so that one is never taken for
+ * the other), keyed with the secret the receiver issued: only a nexus
+ * that took part in a handshake with the receiver can make one. The
+ * generation makes them idempotent: a repeated RC_REQ of the generation
+ * set up gets the same RC_ACK again, an older one nothing, so that a
+ * duplicate or a replay creates no QP.
  */
 
 #include <stdbool.h>
@@ -89,6 +119,7 @@
 #include <stdint.h>
 
 #include "pmr_transport.h"
+#include "pmr_transport_rc.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -100,9 +131,9 @@ extern "C" {
  * Version of this format (2: boot ids and HEARTBEAT; 3: COOKIE, heartbeat
  * secrets and MACs, granted credits, no token in DISCONNECT; 4: packet
  * sizes in CONNECT_REQ and ACCEPT, REFUSE with MSG_SIZE or FAMILY, the
- * driver's family instead of its name).
+ * driver's family instead of its name; 5: RC_REQ and RC_ACK).
  */
-#define NEXUS_WIRE_VERSION 4
+#define NEXUS_WIRE_VERSION 5
 
 /**
  * Packet payload sizes a CONNECT_REQ or ACCEPT may carry: no worker has
@@ -122,6 +153,9 @@ extern "C" {
 #define NEXUS_WIRE_DISCONNECT_LEN (NEXUS_WIRE_HDR_LEN + 8)
 #define NEXUS_WIRE_HEARTBEAT_LEN (NEXUS_WIRE_HDR_LEN + 32)
 #define NEXUS_WIRE_COOKIE_LEN (NEXUS_WIRE_HDR_LEN + 12)
+#define NEXUS_WIRE_RC_LEN (NEXUS_WIRE_HDR_LEN + 68)
+/** Bytes of an RC_REQ or RC_ACK its MAC covers (all before the MAC). */
+#define NEXUS_WIRE_RC_MAC_OFF (NEXUS_WIRE_RC_LEN - 8)
 /** Bytes of a heartbeat secret. */
 #define NEXUS_WIRE_SECRET_LEN 16
 /** Longest message. */
@@ -135,6 +169,8 @@ enum nexus_wire_type {
 	NEXUS_WIRE_DISCONNECT,		/**< Either: the session is gone. */
 	NEXUS_WIRE_HEARTBEAT,		/**< Either: still alive. */
 	NEXUS_WIRE_COOKIE,		/**< Server nexus: ask again so. */
+	NEXUS_WIRE_RC_REQ,		/**< Initiator: my QP, set up yours. */
+	NEXUS_WIRE_RC_ACK,		/**< Responder: mine, in RTR. */
 };
 
 /** Why nexus_wire_decode() rejected a message (returned negated). */
@@ -153,6 +189,7 @@ enum nexus_wire_error {
 	NEXUS_WIRE_E_CREDITS,	/**< Zero credits. */
 	NEXUS_WIRE_E_ZERO,	/**< Zero heartbeat counter or cookie. */
 	NEXUS_WIRE_E_PKT_SIZE,	/**< Packet size out of its bounds. */
+	NEXUS_WIRE_E_RC_ATTR,	/**< RC attribute out of its bounds. */
 	NEXUS_WIRE_E_MAX
 };
 
@@ -219,6 +256,20 @@ struct nexus_wire_cookie {
 	uint64_t cookie;	/**< To repeat in the CONNECT_REQ. */
 };
 
+/** RC_REQ or RC_ACK: either nexus -> the other. */
+struct nexus_wire_rc {
+	uint16_t src_worker;	/**< Sender's worker. */
+	uint16_t dst_worker;	/**< Receiver's worker. */
+	/** RC_ACK: 0 (in RTR) or a reason (nexus_wire_rc_status_valid()). */
+	uint16_t status;
+	uint32_t generation;	/**< Initiator's QP count for the pair. */
+	uint64_t boot_id;	/**< Sender's boot id. */
+	uint64_t peer_boot_id;	/**< Receiver's, as the sender knows it. */
+	/** Sender's QP (all zero in an RC_ACK with a non-zero status). */
+	struct pmr_transport_rc_attr attr;
+	uint64_t mac;		/**< nexus_wire_rc_mac() */
+};
+
 /** A message, decoded. */
 struct nexus_wire_msg {
 	uint16_t type;		/**< enum nexus_wire_type */
@@ -230,6 +281,7 @@ struct nexus_wire_msg {
 		struct nexus_wire_disconnect disc;
 		struct nexus_wire_heartbeat hb;
 		struct nexus_wire_cookie cookie;
+		struct nexus_wire_rc rc;	/**< RC_REQ, RC_ACK */
 	};
 };
 
@@ -239,8 +291,9 @@ struct nexus_wire_msg {
  * @return the number of bytes written to buf, or -EINVAL for a message
  *   that would not decode (unknown type, address too long, driver name
  *   without NUL, status not a refusal reason, zero boot id, credits,
- *   heartbeat counter or cookie, HEARTBEAT with a handshake id, packet
- *   size out of bounds), -ENOSPC
+ *   heartbeat counter, cookie or generation, HEARTBEAT, RC_REQ or RC_ACK
+ *   with a handshake id, packet size or RC attribute out of bounds,
+ *   status not valid for its type), -ENOSPC
  *   if size is too small.
  */
 int nexus_wire_encode(const struct nexus_wire_msg *m, uint8_t *buf,
@@ -269,6 +322,24 @@ bool nexus_wire_refuse_status_valid(uint16_t status);
  */
 uint64_t nexus_wire_hb_mac(const uint8_t key[NEXUS_WIRE_SECRET_LEN],
 		const struct nexus_wire_heartbeat *hb);
+
+/**
+ * @return true if status may be carried by an RC_ACK: 0 (its QP is in
+ *   RTR), PMR_SM_E_NO_WORKER (no such worker), PMR_SM_E_NO_RESOURCES (no
+ *   QP to be had), PMR_SM_E_BAD_REQUEST (the attributes were refused) or
+ *   PMR_SM_E_FAMILY (the worker's queue has no RC).
+ */
+bool nexus_wire_rc_status_valid(uint16_t status);
+
+/**
+ * The MAC of an RC_REQ or RC_ACK: SipHash-2-4, keyed with key (the secret
+ * the receiver issued to the sender), of the message's first
+ * NEXUS_WIRE_RC_MAC_OFF bytes as nexus_wire_encode() writes them (m->rc.mac
+ * is not an input). m must be a valid RC_REQ or RC_ACK; for any other
+ * message the result is 0.
+ */
+uint64_t nexus_wire_rc_mac(const uint8_t key[NEXUS_WIRE_SECRET_LEN],
+		const struct nexus_wire_msg *m);
 
 /** @return a short name of a decode error (for logs). */
 const char *nexus_wire_strerror(int err);

@@ -76,6 +76,27 @@
  * PMR_SM_E_PEER_DEAD for each session with it (of the incarnation before,
  * after a restart); the worker answers with PMR_SM_DISCONNECT as for any
  * DISCONNECTED, and nothing is sent to the dead remote.
+ *
+ * RC queue pairs (lib/nexus/nexus_rc.c, doc/sessions.md): one per pair of
+ * workers (local worker, remote worker of one remote nexus incarnation),
+ * shared by the sessions UP between them; the nexus owns it (creates,
+ * connects, destroys) and lends it to the worker:
+ *   W -> N   PMR_SM_RC_WANT {local_session}: session local_session (UP)
+ *            wants the pair's QP. Never blocks: the answer comes later.
+ *   N -> W   PMR_SM_RC_READY {local_session, status, remote_worker,
+ *            cookie (the pair's id, non-zero), rc}: status 0, the QP is
+ *            connected (the remote one is at least in RTR) and the worker
+ *            may post on it from now on; the worker links it into its
+ *            tables now, not before. Every session that asked gets one.
+ *            Or status non-zero and rc NULL: no QP (PMR_SM_E_TIMEOUT,
+ *            PMR_SM_E_NO_RESOURCES, PMR_SM_E_FAMILY: no RC on a queue,
+ *            PMR_SM_E_NO_WORKER, PMR_SM_E_BAD_REQUEST: session not UP).
+ *   N -> W   PMR_SM_RC_DOWN {cookie, rc}: the pair's last session left
+ *            (closed, peer dead): the worker unlinks the QP, waits for the
+ *            completions of what it posted on it, then
+ *   W -> N   PMR_SM_RC_RELEASED {cookie, rc}, and the nexus destroys it.
+ * A worker that detaches has drained its QPs itself: the nexus destroys
+ * them without RC_DOWN.
  */
 
 #include <stdint.h>
@@ -84,6 +105,7 @@
 
 #include "pmr_nexus.h"
 #include "pmr_transport.h"
+#include "pmr_transport_rc.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -101,6 +123,11 @@ enum pmr_sm_type {
 	PMR_SM_CONNECTED,	/**< Client: local_session is up. */
 	PMR_SM_CONNECT_FAILED,	/**< Client: refused or timed out (status). */
 	PMR_SM_DISCONNECTED,	/**< The remote side closed or died (status). */
+	/* RC queue pairs: worker -> nexus, nexus -> worker, alternating */
+	PMR_SM_RC_WANT,		/**< W: local_session wants its pair's QP. */
+	PMR_SM_RC_READY,	/**< N: the QP is connected (or status). */
+	PMR_SM_RC_DOWN,		/**< N: unlink and drain the QP. */
+	PMR_SM_RC_RELEASED,	/**< W: drained; the nexus destroys it. */
 };
 
 /** Handshake results and reasons (pmr_sm_msg.status). */
@@ -158,7 +185,11 @@ struct pmr_sm_msg {
 	 * only from that packet.
 	 */
 	uint64_t token;
-	uint64_t cookie;	/**< Nexus's handshake id, echoed back. */
+	/**
+	 * Nexus's handshake id, echoed back; RC_READY, RC_DOWN,
+	 * RC_RELEASED: the worker pair's id.
+	 */
+	uint64_t cookie;
 	/**
 	 * CONNECT: the handshake id, random and non-zero, picked by the
 	 * client worker (the nexus uses it on the wire); CONNECT_IN and
@@ -167,6 +198,8 @@ struct pmr_sm_msg {
 	 */
 	uint64_t hs_id;
 	struct pmr_transport_peer *peer;	/**< Created by the nexus. */
+	/** RC_READY, RC_DOWN, RC_RELEASED: the QP (the nexus's). */
+	struct pmr_transport_rc *rc;
 	/**
 	 * CONNECT: remote nexus "host:port"; CONNECT_IN: the client
 	 * nexus's address, CONNECTED: the server nexus's, both

@@ -20,6 +20,7 @@
 #include "rpc_client.h"
 #include "rpc_client_rx.h"
 #include "rpc_private.h"
+#include "rpc_rc.h"
 #include "rpc_server.h"
 #include "rpc_server_rx.h"
 #include "rpc_session.h"
@@ -266,6 +267,8 @@ pmr_worker_poll(struct pmr_worker *w)
 		work += rpc_poll_rare(w);
 	}
 
+	if (unlikely(w->rc != NULL))
+		work += rpc_rc_poll(w);
 	if (w->nb_tx != 0)
 		rpc_tx_flush(w);
 	if (unlikely(w->poll_later))

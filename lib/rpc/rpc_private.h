@@ -71,6 +71,8 @@ enum rpc_drop {
 /* A client request (rpc_client.h) and a server slot (rpc_server.h). */
 struct rpc_creq;
 struct pmr_srv_slot;
+struct rpc_rc;
+struct rpc_rc_pair;
 TAILQ_HEAD(rpc_creq_list, rpc_creq);
 TAILQ_HEAD(rpc_srv_list, pmr_srv_slot);
 
@@ -136,6 +138,11 @@ struct rpc_session {
 	bool has_token;			/* client: took a TOKEN packet */
 	bool hs_pending;		/* on the worker's hs_pending list */
 	TAILQ_ENTRY(rpc_session) hs_next;
+	/* Its workers' RC QP (rpc_rc.c): enum rpc_rc_state, the pair. */
+	uint8_t rc_state;
+	bool rc_eager;			/* ask as soon as it is connected */
+	int rc_err;			/* RPC_RC_FAILED: why */
+	struct rpc_rc_pair *rc;		/* RPC_RC_READY */
 	/* server: accepted, its PMR_SESSION_EV_RESET is still owed */
 	bool accepted;
 	char remote_uri[PMR_URI_MAX];	/* pmr_session_info.remote_uri */
@@ -240,6 +247,9 @@ struct pmr_worker {
 	/* Sessions resending a TOKEN (server) or waiting for one (client). */
 	struct rpc_session_list hs_pending;
 	uint64_t hs_next;		/* TSC: earliest hs_deadline on it */
+
+	/* RC QPs and one-sided operations (rpc_rc.c), NULL until asked. */
+	struct rpc_rc *rc;
 
 	/* Control. */
 	struct pmr_nexus *nx;

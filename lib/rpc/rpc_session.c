@@ -17,6 +17,7 @@
 #include "rpc_client.h"
 #include "rpc_private.h"
 #include "rpc_server.h"
+#include "rpc_rc.h"
 #include "rpc_session.h"
 #include "rpc_tx.h"
 
@@ -99,11 +100,13 @@ rpc_server_reset_event(struct pmr_worker *w, uint16_t sn, int err)
 uint32_t
 rpc_outbox_size(uint32_t max_sessions)
 {
-	return 2 * max_sessions + RPC_OUTBOX_REFUSES;
+	/* Plus an RC_WANT per session and an RC_RELEASED per QP (rpc_rc.c):
+	 * a QP is shared by one or more sessions. */
+	return 4 * max_sessions + RPC_OUTBOX_REFUSES;
 }
 
 /* Queue a message to the nexus; keep it in the outbox if the ring is full. */
-static void
+void
 rpc_sm_send(struct pmr_worker *w, const struct pmr_sm_msg *m)
 {
 	if (rte_ring_empty(w->outbox) &&
@@ -193,6 +196,7 @@ session_alloc(struct pmr_worker *w, bool client, uint16_t reserve)
 	s->nx_granted = 0;
 	s->token_left = 0;
 	s->accepted = false;
+	rpc_rc_session_gone(w, s);
 	s->remote_uri[0] = '\0';
 	/* The worker's own until the handshake gives the other end's. */
 	s->plen = w->plen;
@@ -233,6 +237,7 @@ session_return_peer(struct pmr_worker *w, uint16_t sn, bool notify)
 		.token = s->token,
 	};
 
+	rpc_rc_session_gone(w, s);
 	if (s->peer != NULL) {
 		/* Packets queued for this peer leave before it goes. */
 		if (w->nb_tx != 0)
@@ -445,12 +450,13 @@ pmr_session_connect(struct pmr_worker *w, const char *uri,
 }
 
 /*
- * The remote side is gone: fail what is pending, release the peer; err is
- * for the session callback.
+ * The remote side is gone (or, if notify, this side gives up the session
+ * and tells it): fail what is pending, release the peer; err is for the
+ * session callback.
  */
 static void
 session_reset(struct pmr_worker *w, uint16_t sn,
-		enum pmr_session_state state, int err)
+		enum pmr_session_state state, int err, bool notify)
 {
 	struct rpc_session *s = &w->sessions[sn];
 
@@ -462,7 +468,7 @@ session_reset(struct pmr_worker *w, uint16_t sn,
 		s->state = state;
 		rpc_session_rx_update(s);
 		rpc_creq_fail_all(w, s, PMR_E_SESSION_RESET);
-		rpc_session_release(w, sn, false);
+		rpc_session_release(w, sn, notify);
 		if (s->cb != NULL && !s->closing)
 			s->cb(w, sn, PMR_SESSION_EV_RESET, err, s->cb_arg);
 		return;
@@ -470,15 +476,25 @@ session_reset(struct pmr_worker *w, uint16_t sn,
 	rpc_server_session_orphan(w, s);
 	rpc_server_reset_event(w, sn, err);
 	if (s->srv_active == 0) {
-		rpc_session_release(w, sn, false);
+		rpc_session_release(w, sn, notify);
 	} else {
 		/* Freed by the last pmr_respond(); its peer goes now. */
 		s->closing = true;
 		rpc_session_rx_update(s);
 		s->state = state;
 		rpc_session_rx_update(s);
-		session_return_peer(w, sn, false);
+		session_return_peer(w, sn, notify);
 	}
+}
+
+/* This side resets connected session sn (its RC QP failed, rpc_rc.c). */
+void
+rpc_session_reset_local(struct pmr_worker *w, uint16_t sn, int err)
+{
+	struct rpc_session *s = &w->sessions[sn];
+
+	if (s->state == PMR_SESSION_CONNECTED && !s->closing)
+		session_reset(w, sn, PMR_SESSION_RESET, err, true);
 }
 
 /*
@@ -535,6 +551,9 @@ rpc_session_up(struct pmr_worker *w, uint16_t sn)
 	rpc_hs_stop(w, s);
 	s->state = PMR_SESSION_CONNECTED;
 	rpc_session_rx_update(s);
+	/* Before the application hears of it: its QP is on the way. */
+	if (unlikely(s->rc_eager))
+		rpc_rc_want(w, sn);
 	if (s->cb != NULL)
 		s->cb(w, sn, PMR_SESSION_EV_CONNECTED, 0, s->cb_arg);
 	if (s->state == PMR_SESSION_CONNECTED && !s->closing)
@@ -705,7 +724,7 @@ sm_disconnected(struct pmr_worker *w, const struct pmr_sm_msg *m)
 		return;
 	if (s->state == PMR_SESSION_CONNECTED)
 		session_reset(w, m->local_session, PMR_SESSION_RESET,
-				sm_status_errno(m->status));
+				sm_status_errno(m->status), false);
 	else if (s->client && s->state == PMR_SESSION_CONNECTING &&
 		 s->peer != NULL)
 		/* Gone while we waited for the token. */
@@ -744,6 +763,10 @@ rpc_sm_poll(struct pmr_worker *w)
 			break;
 		case PMR_SM_DISCONNECTED:
 			sm_disconnected(w, &m);
+			break;
+		case PMR_SM_RC_READY:
+		case PMR_SM_RC_DOWN:
+			rpc_rc_sm_msg(w, &m);
 			break;
 		default:
 			RPC_LOG(ERR, "worker %u: unexpected nexus message %u",

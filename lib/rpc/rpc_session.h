@@ -29,9 +29,11 @@
 /* rpc_session.c */
 uint32_t rpc_outbox_size(uint32_t max_sessions);
 bool rpc_outbox_flush(struct pmr_worker *w);
+void rpc_sm_send(struct pmr_worker *w, const struct pmr_sm_msg *m);
 int rpc_sm_poll(struct pmr_worker *w);
 void rpc_session_release(struct pmr_worker *w, uint16_t sn, bool notify);
 void rpc_session_up(struct pmr_worker *w, uint16_t sn);
+void rpc_session_reset_local(struct pmr_worker *w, uint16_t sn, int err);
 void rpc_session_connect_fail(struct pmr_worker *w, uint16_t sn,
 		bool notify, int err);
 void rpc_server_reset_event(struct pmr_worker *w, uint16_t sn, int err);

@@ -28,6 +28,7 @@
 #include <rte_telemetry.h>
 
 #include "rpc_private.h"
+#include "rpc_rc.h"
 #include "rpc_telemetry.h"
 
 #define TEL_CMD_WORKERS "/pmrpc/workers"
@@ -257,6 +258,7 @@ tel_worker_dict(const struct pmr_worker *w, struct rte_tel_data *d)
 {
 	struct pmr_worker_stats st;
 	char name[RTE_TEL_MAX_STRING_LEN];
+	uint32_t rc_ready, rc_draining, rc_ops;
 	const char *drop;
 	unsigned int i;
 
@@ -284,6 +286,10 @@ tel_worker_dict(const struct pmr_worker *w, struct rte_tel_data *d)
 		w->max_requests - __atomic_load_n(&w->nb_creq_free,
 			__ATOMIC_RELAXED));
 	rte_tel_data_add_dict_u64(d, "requests_max", w->max_requests);
+	rpc_rc_counts(w, &rc_ready, &rc_draining, &rc_ops);
+	rte_tel_data_add_dict_u64(d, "rc_qps_ready", rc_ready);
+	rte_tel_data_add_dict_u64(d, "rc_qps_draining", rc_draining);
+	rte_tel_data_add_dict_u64(d, "rc_ops_outstanding", rc_ops);
 	tel_driver_counters(w, d);
 }
 

@@ -18,6 +18,7 @@
 #include "rpc_client.h"
 #include "rpc_msg.h"
 #include "rpc_private.h"
+#include "rpc_rc.h"
 #include "rpc_server.h"
 #include "rpc_session.h"
 #include "rpc_tx.h"
@@ -443,6 +444,8 @@ pmr_worker_destroy(struct pmr_worker *w)
 		rpc_session_release(w, (uint16_t)sn, true);
 	}
 	worker_drain(w);
+	/* Its QPs drained: the nexus destroys them at detach. */
+	rpc_rc_destroy(w);
 	if (!TAILQ_EMPTY(&w->completing) || w->txfree.head != w->txfree.tail)
 		RPC_LOG(ERR, "worker %u: the driver still holds sent buffers "
 			"after %u ms", w->worker_id, SHUTDOWN_WAIT_MS);

@@ -102,6 +102,18 @@ check_msg(const uint8_t *msg, size_t len, const struct nexus_wire_msg *m)
 		FUZZ_CHECK(m->hb.boot_id != 0 && m->hb.peer_boot_id != 0);
 		FUZZ_CHECK(m->hb.counter != 0);
 		break;
+	case NEXUS_WIRE_RC_REQ:
+	case NEXUS_WIRE_RC_ACK:
+		FUZZ_CHECK(m->hs_id == 0 && len == NEXUS_WIRE_RC_LEN);
+		FUZZ_CHECK(m->rc.generation != 0);
+		FUZZ_CHECK(m->rc.boot_id != 0 && m->rc.peer_boot_id != 0);
+		FUZZ_CHECK(nexus_wire_rc_status_valid(m->rc.status));
+		FUZZ_CHECK(m->type == NEXUS_WIRE_RC_ACK || m->rc.status == 0);
+		FUZZ_CHECK(m->rc.status != 0 ||
+			   (m->rc.attr.qpn <= 0xffffff &&
+			    m->rc.attr.rd_credits != 0 &&
+			    m->rc.attr.mtu >= 256 && m->rc.attr.mtu <= 4096));
+		break;
 	default:
 		/* A type this target has no checks for: the round trip. */
 		break;

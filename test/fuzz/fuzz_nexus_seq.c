@@ -47,6 +47,7 @@
 
 #include <rte_byteorder.h>
 #include <rte_common.h>
+#include <rte_errno.h>
 
 #include "nexus_private.h"
 #include "pmr_fuzz.h"
@@ -309,6 +310,45 @@ pmr_transport_peer_destroy(struct pmr_transport_queue *q,
 	fz_peers--;
 	FUZZ_CHECK(fz_peers >= 0);
 	free(peer);
+}
+
+/* rte_errno without EAL. */
+RTE_DEFINE_PER_LCORE(int, _rte_errno);
+
+/*
+ * No RC on the fake queues (nexus_rc.c is linked for its hooks in the
+ * session code): an RC_REQ that passes authentication is refused.
+ */
+struct pmr_transport_rc *
+pmr_transport_rc_create(struct pmr_transport_queue *q,
+		struct pmr_transport_rc_attr *attr)
+{
+	(void)q;
+	(void)attr;
+	rte_errno = ENOTSUP;
+	return NULL;
+}
+
+int
+pmr_transport_rc_connect(struct pmr_transport_queue *q,
+		struct pmr_transport_rc *rc,
+		const struct pmr_transport_rc_attr *remote)
+{
+	(void)q;
+	(void)rc;
+	(void)remote;
+	FUZZ_CHECK(false);	/* never made one */
+	return -EINVAL;
+}
+
+int
+pmr_transport_rc_destroy(struct pmr_transport_queue *q,
+		struct pmr_transport_rc *rc)
+{
+	(void)q;
+	(void)rc;
+	FUZZ_CHECK(false);
+	return -EINVAL;
 }
 
 /* The input, read field by field; zeros once it runs out. */
@@ -787,6 +827,7 @@ fz_nexus_new(void)
 	for (i = 0; i < NEXUS_SHS_BUCKETS; i++)
 		LIST_INIT(&nx->shs_hash[i]);
 	TAILQ_INIT(&nx->remotes);
+	TAILQ_INIT(&nx->rc_pairs);
 	for (i = 0; i < NEXUS_REMOTE_BUCKETS; i++)
 		LIST_INIT(&nx->remote_hash[i]);
 	for (i = 0; i < NEXUS_SRC_BUCKETS; i++)

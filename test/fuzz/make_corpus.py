@@ -50,8 +50,9 @@ PKT_TOKEN_LEN = 16
 
 # nexus_wire.h
 NEXUS_MAGIC = 0x4e524d50
-NEXUS_VERSION = 4
+NEXUS_VERSION = 5
 CONNECT_REQ, ACCEPT, REFUSE, DISCONNECT, HEARTBEAT, COOKIE = 1, 2, 3, 4, 5, 6
+RC_REQ, RC_ACK = 7, 8
 CLIENT_BOOT_ID = 0x1111222233334444
 SERVER_BOOT_ID = 0x5555666677778888
 NAME_MAX = 16  # PMR_TRANSPORT_NAME_MAX
@@ -212,6 +213,27 @@ def cookie(value=0x0c0c0c0c0c0c0c0c):
     return nexus_hdr(COOKIE) + struct.pack('<HHQ', 1, 5, value)
 
 
+RC_GID = bytes(range(0xf0, 0x100))
+
+
+def rc_msg(msg_type=RC_REQ, status=0, generation=1, hs_id=0,
+           boot_id=CLIENT_BOOT_ID, peer_boot_id=SERVER_BOOT_ID,
+           qpn=0x000123, psn=0x00abcd, gid=RC_GID, mtu=1024, rd_credits=16,
+           max_rd_atomic=16, max_msg_size=1 << 30, mac=0x0123456789abcdef):
+    """RC_REQ or RC_ACK: workers, status, generation, boot ids, the QP's
+    attributes (struct pmr_transport_rc_attr) and the MAC."""
+    return (nexus_hdr(msg_type, hs_id=hs_id) +
+            struct.pack('<HHHIQQII', 1, 0, status, generation, boot_id,
+                        peer_boot_id, qpn, psn) + gid +
+            struct.pack('<IBBIQ', mtu, rd_credits, max_rd_atomic,
+                        max_msg_size, mac))
+
+
+def rc_refused(status):
+    return rc_msg(RC_ACK, status=status, qpn=0, psn=0, gid=bytes(16), mtu=0,
+                  rd_credits=0, max_rd_atomic=0, max_msg_size=0)
+
+
 def nexus_corpus():
     return {
         # Accepted, each type.
@@ -230,6 +252,12 @@ def nexus_corpus():
         'disconnect.bin': disconnect(),
         'heartbeat.bin': heartbeat(),
         'cookie.bin': cookie(),
+        'rc_req.bin': rc_msg(),
+        'rc_ack.bin': rc_msg(RC_ACK, boot_id=SERVER_BOOT_ID,
+                             peer_boot_id=CLIENT_BOOT_ID, qpn=0xffffff,
+                             mtu=4096, rd_credits=1, max_msg_size=0),
+        'rc_ack_no_resources.bin': rc_refused(SM_E_NO_RESOURCES),
+        'rc_ack_family.bin': rc_refused(SM_E_FAMILY),
         # Near misses: one check fails.
         'miss_name_unpadded.bin': connect_req(
             name=b'eth\0x'.ljust(NAME_MAX, b'\0')),
@@ -248,6 +276,17 @@ def nexus_corpus():
         'miss_accept_token.bin': accept() + bytes(8),
         'miss_heartbeat_counter.bin': heartbeat(counter=0),
         'miss_cookie_zero.bin': cookie(0),
+        'miss_rc_hs_id.bin': rc_msg(hs_id=1),
+        'miss_rc_generation.bin': rc_msg(generation=0),
+        'miss_rc_boot_id.bin': rc_msg(peer_boot_id=0),
+        'miss_rc_req_status.bin': rc_msg(status=SM_E_NO_RESOURCES),
+        'miss_rc_ack_status.bin': rc_refused(SM_E_REFUSED),
+        'miss_rc_ack_attr.bin': rc_msg(RC_ACK, status=SM_E_NO_WORKER),
+        'miss_rc_qpn.bin': rc_msg(qpn=1 << 24),
+        'miss_rc_mtu.bin': rc_msg(mtu=1500),
+        'miss_rc_rd_credits.bin': rc_msg(rd_credits=0),
+        'miss_rc_max_msg.bin': rc_msg(max_msg_size=4095),
+        'miss_rc_trailing.bin': rc_msg() + b'\0',
         'miss_version.bin': nexus_hdr(DISCONNECT, version=NEXUS_VERSION + 1) +
         disconnect()[16:],
     }

@@ -1,0 +1,438 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The pmrpc authors
+ */
+
+/*
+ * The worker's side of RC queue pairs (rpc_rc.h; ring protocol in
+ * pmr_nexus_worker.h). The worker never blocks on the nexus: it asks with
+ * RC_WANT and goes on; it links a QP into its table only when RC_READY
+ * hands it over, and gives it back (RC_RELEASED) when RC_DOWN asks, once
+ * every operation it posted on it has its completion. Completions come
+ * from the queue's one RC completion queue (rc_poll), each with the
+ * cookie of its entry in the operation table: index and a generation, so
+ * that a completion of an entry reused since is not taken for the new one.
+ */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_cycles.h>
+#include <rte_malloc.h>
+#include <rte_tailq.h>
+
+#include "rpc_rc.h"
+#include "rpc_session.h"
+
+/* A QP the nexus handed over. */
+struct rpc_rc_pair {
+	TAILQ_ENTRY(rpc_rc_pair) next;
+	uint64_t id;			/* the nexus's */
+	struct pmr_transport_rc *rc;
+	uint16_t remote_worker;
+	uint32_t outstanding;		/* operations without completion */
+	bool down;			/* RC_DOWN: released when drained */
+	bool broken;			/* an operation failed on it */
+	/* The remote nexus, as its sessions name it (remote_uri). */
+	char remote_uri[PMR_URI_MAX];
+};
+
+struct rpc_rc_op {
+	struct rpc_rc_pair *pair;	/* NULL: free */
+	uint32_t gen;
+	uint16_t session;
+	rpc_rc_cb_t cb;
+	void *arg;
+};
+
+struct rpc_rc {
+	TAILQ_HEAD(, rpc_rc_pair) pairs;
+	/* Read by the telemetry thread too (rpc_rc_counts()). */
+	unsigned int nb_pairs;		/* linked or draining */
+	unsigned int nb_down;		/* draining */
+	uint32_t outstanding;
+	uint32_t gen;
+	uint32_t nb_free;
+	uint32_t free[RPC_RC_OPS_MAX];
+	struct rpc_rc_op ops[RPC_RC_OPS_MAX];
+};
+
+/* Longest wait for completions at worker destroy. */
+#define RPC_RC_DRAIN_MS 2000
+
+static struct rpc_rc *
+rc_get(struct pmr_worker *w)
+{
+	struct rpc_rc *rc = w->rc;
+	uint32_t i;
+
+	if (rc != NULL)
+		return rc;
+	rc = rte_zmalloc("pmr_rpc_rc", sizeof(*rc), 0);
+	if (rc == NULL)
+		return NULL;
+	TAILQ_INIT(&rc->pairs);
+	for (i = 0; i < RPC_RC_OPS_MAX; i++)
+		rc->free[i] = RPC_RC_OPS_MAX - 1 - i;
+	rc->nb_free = RPC_RC_OPS_MAX;
+	/* Whole before the telemetry thread can see it. */
+	__atomic_store_n(&w->rc, rc, __ATOMIC_RELEASE);
+	return rc;
+}
+
+static struct rpc_session *
+session_of(const struct pmr_worker *w, int session)
+{
+	if (w == NULL || session < 0 || (uint32_t)session >= w->max_sessions)
+		return NULL;
+	return &w->sessions[session];
+}
+
+int
+rpc_rc_want(struct pmr_worker *w, int session)
+{
+	struct rpc_session *s = session_of(w, session);
+	struct pmr_sm_msg m = {
+		.type = PMR_SM_RC_WANT,
+	};
+
+	if (s == NULL || s->state == PMR_SESSION_FREE)
+		return -EINVAL;
+	if (s->state != PMR_SESSION_CONNECTED || s->closing)
+		return -ENOTCONN;
+	if (s->rc_state == RPC_RC_WANTED || s->rc_state == RPC_RC_READY)
+		return 0;
+	if (rc_get(w) == NULL)
+		return -ENOMEM;
+	m.local_session = (uint16_t)session;
+	m.remote_worker = s->remote_worker;
+	s->rc_state = RPC_RC_WANTED;
+	s->rc_err = 0;
+	rpc_sm_send(w, &m);
+	return 0;
+}
+
+void
+rpc_rc_counts(const struct pmr_worker *w, uint32_t *ready,
+		uint32_t *draining, uint32_t *ops)
+{
+	const struct rpc_rc *rc = __atomic_load_n(&w->rc, __ATOMIC_ACQUIRE);
+	uint32_t n, d;
+
+	*ready = *draining = *ops = 0;
+	if (rc == NULL)
+		return;
+	n = __atomic_load_n(&rc->nb_pairs, __ATOMIC_RELAXED);
+	d = __atomic_load_n(&rc->nb_down, __ATOMIC_RELAXED);
+	*draining = RTE_MIN(d, n);
+	*ready = n - *draining;
+	*ops = __atomic_load_n(&rc->outstanding, __ATOMIC_RELAXED);
+}
+
+int
+rpc_rc_eager(struct pmr_worker *w, int session)
+{
+	struct rpc_session *s = session_of(w, session);
+
+	if (s == NULL || s->state == PMR_SESSION_FREE)
+		return -EINVAL;
+	if (s->state == PMR_SESSION_CONNECTED)
+		return rpc_rc_want(w, session);
+	if (s->state != PMR_SESSION_CONNECTING || s->closing)
+		return -ENOTCONN;
+	s->rc_eager = true;
+	return 0;
+}
+
+int
+rpc_rc_state(const struct pmr_worker *w, int session)
+{
+	const struct rpc_session *s = session_of(w, session);
+
+	return s == NULL ? -EINVAL : s->rc_state;
+}
+
+int
+rpc_rc_error(const struct pmr_worker *w, int session)
+{
+	const struct rpc_session *s = session_of(w, session);
+
+	return s == NULL ? -EINVAL : s->rc_err;
+}
+
+struct pmr_transport_rc *
+rpc_rc_qp(const struct pmr_worker *w, int session)
+{
+	const struct rpc_session *s = session_of(w, session);
+
+	if (s == NULL || s->rc_state != RPC_RC_READY)
+		return NULL;
+	return s->rc->rc;
+}
+
+unsigned int
+rpc_rc_nb_qps(const struct pmr_worker *w)
+{
+	return w->rc == NULL ? 0 : w->rc->nb_pairs;
+}
+
+int
+rpc_rc_post(struct pmr_worker *w, int session,
+		const struct pmr_transport_rc_op *op, rpc_rc_cb_t cb,
+		void *arg)
+{
+	struct rpc_session *s = session_of(w, session);
+	struct pmr_transport_rc_op o;
+	struct rpc_rc *rc;
+	struct rpc_rc_op *e;
+	uint32_t idx;
+
+	if (s == NULL || op == NULL || cb == NULL ||
+	    s->state == PMR_SESSION_FREE)
+		return -EINVAL;
+	if (s->rc_state != RPC_RC_READY || s->rc->down || s->rc->broken)
+		return -ENOTCONN;
+	rc = w->rc;
+	if (rc->nb_free == 0)
+		return -ENOBUFS;
+	idx = rc->free[rc->nb_free - 1];
+	e = &rc->ops[idx];
+	o = *op;
+	o.cookie = ((uint64_t)++rc->gen << 32) | idx;
+	if (pmr_transport_rc_post(w->q, s->rc->rc, &o, 1) != 1)
+		return -ENOBUFS;
+	rc->nb_free--;
+	e->pair = s->rc;
+	e->gen = rc->gen;
+	e->session = (uint16_t)session;
+	e->cb = cb;
+	e->arg = arg;
+	s->rc->outstanding++;
+	__atomic_store_n(&rc->outstanding, rc->outstanding + 1,
+			__ATOMIC_RELAXED);
+	return 0;
+}
+
+/* Give a drained pair back to the nexus. */
+static void
+pair_release(struct pmr_worker *w, struct rpc_rc_pair *p)
+{
+	struct pmr_sm_msg m = {
+		.type = PMR_SM_RC_RELEASED,
+		.remote_worker = p->remote_worker,
+		.cookie = p->id,
+		.rc = p->rc,
+	};
+
+	TAILQ_REMOVE(&w->rc->pairs, p, next);
+	__atomic_store_n(&w->rc->nb_pairs, w->rc->nb_pairs - 1,
+			__ATOMIC_RELAXED);
+	if (p->down)
+		__atomic_store_n(&w->rc->nb_down, w->rc->nb_down - 1,
+				__ATOMIC_RELAXED);
+	rpc_sm_send(w, &m);
+	free(p);
+}
+
+/*
+ * An operation failed on p (bad rkey, peer gone, QP in ERR): the QP is in
+ * ERR at this end, and for a remote access error at the other too. Reset
+ * every session between the two workers, telling the other end: their
+ * pair then has no session left at either nexus, which takes its QPs back
+ * (RC_DOWN) and destroys them; sessions made again get a fresh pair.
+ * Sessions with other workers keep theirs.
+ */
+static void
+pair_broken(struct pmr_worker *w, struct rpc_rc_pair *p)
+{
+	struct rpc_session *s;
+	uint32_t sn;
+
+	p->broken = true;
+	RPC_LOG(NOTICE, "worker %u: an operation failed on the RC QP with "
+		"worker %u at %s: its sessions reset", w->worker_id,
+		p->remote_worker, p->remote_uri);
+	for (sn = 0; sn < w->max_sessions; sn++) {
+		s = &w->sessions[sn];
+		if (s->state == PMR_SESSION_CONNECTED &&
+		    (s->rc == p ||
+		     (s->remote_worker == p->remote_worker &&
+		      strncmp(s->remote_uri, p->remote_uri,
+				sizeof(s->remote_uri)) == 0)))
+			rpc_session_reset_local(w, (uint16_t)sn,
+					-ECONNRESET);
+	}
+}
+
+int
+rpc_rc_poll(struct pmr_worker *w)
+{
+	struct pmr_transport_rc_cpl cpl[PMR_BURST_MAX];
+	struct rpc_rc *rc = w->rc;
+	struct rpc_rc_pair *p;
+	struct rpc_rc_op *e;
+	uint16_t n, i;
+	uint32_t idx;
+
+	if (rc->outstanding == 0)
+		return 0;
+	n = pmr_transport_rc_poll(w->q, cpl, RTE_DIM(cpl));
+	for (i = 0; i < n; i++) {
+		idx = (uint32_t)cpl[i].cookie;
+		if (idx >= RPC_RC_OPS_MAX)
+			continue;
+		e = &rc->ops[idx];
+		if (e->pair == NULL ||
+		    e->gen != (uint32_t)(cpl[i].cookie >> 32))
+			continue;
+		p = e->pair;
+		e->pair = NULL;
+		rc->free[rc->nb_free++] = idx;
+		__atomic_store_n(&rc->outstanding, rc->outstanding - 1,
+				__ATOMIC_RELAXED);
+		p->outstanding--;
+		e->cb(w, e->session, cpl[i].status, e->arg);
+		if (cpl[i].status != PMR_RC_OK && !p->broken && !p->down)
+			pair_broken(w, p);
+		if (p->down && p->outstanding == 0)
+			pair_release(w, p);
+	}
+	return n;
+}
+
+static struct rpc_rc_pair *
+pair_find(struct rpc_rc *rc, uint64_t id)
+{
+	struct rpc_rc_pair *p;
+
+	TAILQ_FOREACH(p, &rc->pairs, next)
+		if (p->id == id)
+			return p;
+	return NULL;
+}
+
+static void
+sm_ready(struct pmr_worker *w, const struct pmr_sm_msg *m)
+{
+	struct rpc_session *s = session_of(w, m->local_session);
+	struct rpc_rc *rc = w->rc;
+	struct rpc_rc_pair *p;
+
+	if (s == NULL || s->rc_state != RPC_RC_WANTED)
+		return;	/* closed since it asked: the nexus unbound it */
+	if (m->status != 0 || m->rc == NULL || rc == NULL) {
+		s->rc_state = RPC_RC_FAILED;
+		s->rc_err = m->status == PMR_SM_E_TIMEOUT ? -ETIMEDOUT :
+			m->status == PMR_SM_E_FAMILY ? -ENOTSUP :
+			m->status == PMR_SM_E_NO_WORKER ? -ENOENT :
+			m->status == PMR_SM_E_NO_RESOURCES ? -ENOMEM : -EIO;
+		return;
+	}
+	p = pair_find(rc, m->cookie);
+	if (p == NULL) {
+		p = calloc(1, sizeof(*p));
+		if (p == NULL) {
+			s->rc_state = RPC_RC_FAILED;
+			s->rc_err = -ENOMEM;
+			return;
+		}
+		p->id = m->cookie;
+		p->rc = m->rc;
+		p->remote_worker = m->remote_worker;
+		memcpy(p->remote_uri, s->remote_uri, sizeof(p->remote_uri));
+		TAILQ_INSERT_TAIL(&rc->pairs, p, next);
+		__atomic_store_n(&rc->nb_pairs, rc->nb_pairs + 1,
+				__ATOMIC_RELAXED);
+	}
+	s->rc = p;
+	s->rc_state = RPC_RC_READY;
+}
+
+static void
+sm_down(struct pmr_worker *w, const struct pmr_sm_msg *m)
+{
+	struct rpc_rc_pair *p = w->rc == NULL ? NULL :
+		pair_find(w->rc, m->cookie);
+	uint32_t sn;
+
+	if (p == NULL) {
+		/*
+		 * Its RC_READY came for a session closed since: the worker
+		 * never linked it and has nothing on it. Back at once.
+		 */
+		struct pmr_sm_msg back = {
+			.type = PMR_SM_RC_RELEASED,
+			.remote_worker = m->remote_worker,
+			.cookie = m->cookie,
+			.rc = m->rc,
+		};
+
+		rpc_sm_send(w, &back);
+		return;
+	}
+	for (sn = 0; sn < w->max_sessions; sn++)
+		if (w->sessions[sn].rc == p) {
+			w->sessions[sn].rc = NULL;
+			w->sessions[sn].rc_state = RPC_RC_NONE;
+		}
+	p->down = true;
+	__atomic_store_n(&w->rc->nb_down, w->rc->nb_down + 1,
+			__ATOMIC_RELAXED);
+	if (p->outstanding == 0)
+		pair_release(w, p);
+}
+
+void
+rpc_rc_sm_msg(struct pmr_worker *w, const struct pmr_sm_msg *m)
+{
+	if (m->type == PMR_SM_RC_READY)
+		sm_ready(w, m);
+	else
+		sm_down(w, m);
+}
+
+/* s leaves: it uses its pair's QP no more (the pair stays). */
+void
+rpc_rc_session_gone(struct pmr_worker *w, struct rpc_session *s)
+{
+	(void)w;
+	s->rc = NULL;
+	s->rc_state = RPC_RC_NONE;
+	s->rc_eager = false;
+	s->rc_err = 0;
+}
+
+/*
+ * The worker goes: wait for what it posted (the nexus destroys its QPs
+ * when it detaches, and a QP destroyed drops its operations), fail what
+ * never completed, forget the pairs.
+ */
+void
+rpc_rc_destroy(struct pmr_worker *w)
+{
+	struct rpc_rc *rc = w->rc;
+	struct rpc_rc_pair *p;
+	uint64_t deadline;
+	uint32_t i;
+
+	if (rc == NULL)
+		return;
+	deadline = rte_get_timer_cycles() +
+		rte_get_timer_hz() * RPC_RC_DRAIN_MS / 1000;
+	while (rc->outstanding > 0 && rte_get_timer_cycles() < deadline)
+		if (rpc_rc_poll(w) == 0)
+			rte_delay_us_sleep(100);
+	for (i = 0; i < RPC_RC_OPS_MAX; i++)
+		if (rc->ops[i].pair != NULL) {
+			rc->ops[i].pair = NULL;
+			rc->ops[i].cb(w, rc->ops[i].session, PMR_RC_FLUSHED,
+					rc->ops[i].arg);
+		}
+	while ((p = TAILQ_FIRST(&rc->pairs)) != NULL) {
+		TAILQ_REMOVE(&rc->pairs, p, next);
+		free(p);
+	}
+	rte_free(rc);
+	w->rc = NULL;
+}

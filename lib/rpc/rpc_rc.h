@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The pmrpc authors
+ */
+
+#ifndef RPC_RC_H
+#define RPC_RC_H
+
+/*
+ * One-sided operations on a session's RC queue pair (internal: not in
+ * pmrpc.map; tests link libpmrpc.a). The QP belongs to the pair of
+ * workers at the session's two ends and is shared by all their sessions;
+ * the nexus sets it up and lends it to the worker (pmr_nexus_worker.h,
+ * "RC queue pairs"). Everything here runs on the worker's lcore, as
+ * pmr_worker_poll() does.
+ *
+ *   rpc_rc_want(w, sn);			// asks the nexus, returns
+ *   while (rpc_rc_state(w, sn) == RPC_RC_WANTED)
+ *           pmr_worker_poll(w);
+ *   rpc_rc_post(w, sn, &op, cb, arg);		// READ or WRITE
+ *   ... cb(w, sn, status, arg) from a later pmr_worker_poll()
+ */
+
+#include <stdint.h>
+
+#include "pmr_transport_rc.h"
+#include "rpc_private.h"
+
+#pragma GCC visibility push(hidden)
+
+/* Operations outstanding at once on all of a worker's QPs. */
+#define RPC_RC_OPS_MAX 1024
+
+/* A session's QP, as rpc_rc_state() tells it. */
+enum rpc_rc_state {
+	RPC_RC_NONE,	/* not asked for */
+	RPC_RC_WANTED,	/* asked, the nexus has not answered */
+	RPC_RC_READY,	/* rpc_rc_post() may use it */
+	RPC_RC_FAILED,	/* the nexus had none (rpc_rc_error()) */
+};
+
+/*
+ * The completion of a one-sided operation: status is an enum
+ * pmr_transport_rc_status (PMR_RC_OK, or why it failed; PMR_RC_FLUSHED
+ * also when the QP was taken back before it completed).
+ */
+typedef void (*rpc_rc_cb_t)(struct pmr_worker *w, int session,
+		unsigned int status, void *arg);
+
+/*
+ * Ask for the session's QP (connected session only). The answer comes
+ * through the nexus ring: rpc_rc_state() tells it. A session that has it,
+ * or has asked, is left as it is.
+ *
+ * @return 0, -EINVAL (no such session), -ENOTCONN (not connected).
+ */
+int rpc_rc_want(struct pmr_worker *w, int session);
+
+/*
+ * Eager set-up: ask for the session's QP as soon as it is connected (at
+ * once if it is), not at its first one-sided operation. For a client
+ * session still connecting (pmr_session_create() returned), or any
+ * connected one.
+ *
+ * @return 0, -EINVAL (no such session), -ENOTCONN (closed or failed).
+ */
+int rpc_rc_eager(struct pmr_worker *w, int session);
+
+/* @return enum rpc_rc_state of the session, or -EINVAL. */
+int rpc_rc_state(const struct pmr_worker *w, int session);
+
+/* @return the errno of RPC_RC_FAILED (-ETIMEDOUT...), or 0. */
+int rpc_rc_error(const struct pmr_worker *w, int session);
+
+/* @return the session's QP (RPC_RC_READY), or NULL. */
+struct pmr_transport_rc *rpc_rc_qp(const struct pmr_worker *w, int session);
+
+/*
+ * Post a READ or WRITE on the session's QP (op->cookie is the engine's);
+ * cb runs once, with its status, from a later pmr_worker_poll().
+ *
+ * @return 0, -EINVAL (bad session, op or cb), -ENOTCONN (no QP ready),
+ *   -ENOBUFS (RPC_RC_OPS_MAX outstanding, or the driver refused it).
+ */
+int rpc_rc_post(struct pmr_worker *w, int session,
+		const struct pmr_transport_rc_op *op, rpc_rc_cb_t cb,
+		void *arg);
+
+/*
+ * The worker's QPs linked (ready), given back but not yet drained
+ * (draining), and its operations outstanding. Thread: any (telemetry);
+ * each count is read whole, together they may be out of step.
+ */
+void rpc_rc_counts(const struct pmr_worker *w, uint32_t *ready,
+		uint32_t *draining, uint32_t *ops);
+
+/* @return the QPs the worker has (linked, or draining). */
+unsigned int rpc_rc_nb_qps(const struct pmr_worker *w);
+
+/* Engine hooks. */
+void rpc_rc_sm_msg(struct pmr_worker *w, const struct pmr_sm_msg *m);
+int rpc_rc_poll(struct pmr_worker *w);
+void rpc_rc_session_gone(struct pmr_worker *w, struct rpc_session *s);
+void rpc_rc_destroy(struct pmr_worker *w);
+
+#pragma GCC visibility pop
+
+#endif /* RPC_RC_H */
