@@ -18,6 +18,7 @@
  *                    and restart detection
  *   nexus_keys.c     the nexus's secrets: handshake cookies, heartbeat keys
  *   nexus_source.c   sessions and pending handshakes per source IP
+ *   nexus_events.c   device async events of the workers' queues
  *
  * Locking: one mutex (pmr_nexus.lock) protects everything below that can
  * change after create. The control thread holds it while it works (never
@@ -318,6 +319,29 @@ void nexus_secret_issue(const struct pmr_nexus *nx,
 uint32_t nexus_src_count(struct pmr_nexus *nx, const struct sockaddr_in *src);
 int nexus_src_take(struct pmr_nexus *nx, const struct sockaddr_in *src);
 void nexus_src_put(struct pmr_nexus *nx, const struct sockaddr_in *src);
+
+/* nexus_events.c */
+/* Most device event fds the nexus thread polls (distinct devices). */
+#define NEXUS_EVENT_FDS_MAX 16
+struct pollfd;
+struct pmr_transport_event;
+struct pmr_transport_rc;
+/*
+ * Fill fds (at most max) with the event fds of the attached workers'
+ * devices, one per device; takes the lock. Returns how many.
+ */
+unsigned int nexus_events_fds(struct pmr_nexus *nx, struct pollfd *fds,
+		unsigned int max);
+/* Read and dispatch the events of the devices whose fd polled readable. */
+void nexus_events_poll(struct pmr_nexus *nx, const struct pollfd *fds,
+		unsigned int n);
+/*
+ * An async event on an RC QP of worker w's queue. For the RC setup code
+ * (issue 16): it tells w, as for its UD QP, until that code takes over
+ * the QP's teardown and its sessions' reset from here.
+ */
+void nexus_events_rc(struct pmr_nexus *nx, struct nexus_worker *w,
+		struct pmr_transport_rc *rc, const struct pmr_transport_event *ev);
 
 /* nexus_heartbeat.c */
 void nexus_remote_link(struct pmr_nexus *nx, struct nexus_session *s);

@@ -101,6 +101,15 @@ enum pmr_sm_type {
 	PMR_SM_CONNECTED,	/**< Client: local_session is up. */
 	PMR_SM_CONNECT_FAILED,	/**< Client: refused or timed out (status). */
 	PMR_SM_DISCONNECTED,	/**< The remote side closed or died (status). */
+	/**
+	 * A device async event that concerns the worker (nexus_events.c):
+	 * pkt_size is its enum pmr_transport_event_type, credits its port
+	 * (port and GID events; else 0); local_session is 0 and unused.
+	 * Port, GID and device fatal events go to every worker whose queue
+	 * is on the device; QP and CQ events to the worker owning the
+	 * object.
+	 */
+	PMR_SM_DEVICE_EVENT,
 };
 
 /** Handshake results and reasons (pmr_sm_msg.status). */
