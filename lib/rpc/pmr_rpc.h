@@ -186,7 +186,7 @@ enum pmr_worker_event_type {
 
 /** A device event, as pmr_worker_event_cb_t gets it. */
 struct pmr_worker_event {
-	enum pmr_worker_event_type type;
+	enum pmr_worker_event_type type;	/**< What happened. */
 	/** Port events and GID changes: the port (from 1); else 0. */
 	uint32_t port;
 };
