@@ -7,8 +7,8 @@
  * raises them on its async fd; the nexus thread reads and acknowledges
  * them and hands them to the workers concerned, whose event_cb sees them
  * inside pmr_worker_poll(). Two workers on hca0 share the device: port,
- * GID and device fatal events reach both, a QP forced to ERR only its
- * owner. Nothing hangs on teardown (an unacknowledged event would make
+ * GID and device fatal events reach both, a QP (UD or RC) forced to ERR
+ * or a CQ error only its owner. Nothing hangs on teardown (an unacknowledged event would make
  * the model's destroy fail with EBUSY, and the device stay open), and
  * the nexus's and workers' counters say what was read.
  */
@@ -25,6 +25,7 @@
 #include "pmr_rpc.h"
 #include "pmr_test.h"
 #include "pmr_test_rpc.h"
+#include "pmr_transport_rc.h"
 #include "verbs_private.h"
 
 #define EV_MAX 32
@@ -240,6 +241,64 @@ test_qp_fatal(void **state)
 	env_down(&e);
 }
 
+/*
+ * An RC QP of worker 1's queue forced to ERR: worker 1 alone is told
+ * (through the nexus's RC hook), and the QP's destroy does not find an
+ * unacknowledged event (EBUSY on the model, a hang on rdma-core).
+ */
+static void
+test_rc_qp_fatal(void **state)
+{
+	const unsigned int want[2] = { 0, 1 };
+	struct pmr_transport_rc_attr attr;
+	struct pmr_transport_queue *q;
+	struct pmr_transport_rc *rc;
+	struct pmr_nexus_stats st;
+	struct env e;
+
+	(void)state;
+	env_up(&e);
+	q = pmr_worker_queue(e.w[1]);
+	memset(&attr, 0, sizeof(attr));
+	rc = pmr_transport_rc_create(q, &attr);
+	if (rc == NULL)
+		fail_msg("rc_create: %s", rte_strerror(rte_errno));
+	assert_int_equal(pmr_hca_qp_force_err(((struct verbs_rc *)rc)->qp),
+			0);
+	env_wait(&e, want);
+	env_settle(&e, want);
+	assert_int_equal(e.seen[1].ev[0].type, PMR_WORKER_EV_QP_FATAL);
+	st = nstats(&e);
+	assert_int_equal(st.dev_events_qp, 1);
+	assert_int_equal(st.dev_events_orphan, 0);
+	assert_int_equal(pmr_transport_rc_destroy(q, rc), 0);
+	env_down(&e);
+}
+
+/* A CQ error on worker 0's send CQ: worker 0 alone is told. */
+static void
+test_cq_err(void **state)
+{
+	const unsigned int want[2] = { 1, 0 };
+	struct ibv_async_event ae;
+	struct pmr_nexus_stats st;
+	struct env e;
+
+	(void)state;
+	env_up(&e);
+	memset(&ae, 0, sizeof(ae));
+	ae.event_type = IBV_EVENT_CQ_ERR;
+	ae.element.cq = verbs_queue(pmr_worker_queue(e.w[0]))->scq;
+	assert_int_equal(pmr_hca_event_raise("hca0", &ae), 0);
+	env_wait(&e, want);
+	env_settle(&e, want);
+	assert_int_equal(e.seen[0].ev[0].type, PMR_WORKER_EV_CQ_ERR);
+	st = nstats(&e);
+	assert_int_equal(st.dev_events_cq, 1);
+	assert_int_equal(st.dev_events_orphan, 0);
+	env_down(&e);
+}
+
 /* Last: the device stays dead until pmr_hca_reset(). */
 static void
 test_device_fatal(void **state)
@@ -274,6 +333,8 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_port_down_up),
 		cmocka_unit_test(test_gid_change),
 		cmocka_unit_test(test_qp_fatal),
+		cmocka_unit_test(test_rc_qp_fatal),
+		cmocka_unit_test(test_cq_err),
 		cmocka_unit_test(test_device_fatal),
 	};
 
