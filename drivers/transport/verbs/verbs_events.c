@@ -30,19 +30,19 @@ verbs_events_dev_init(struct verbs_dev *d)
 	if (fl < 0 || fcntl(d->ctx->async_fd, F_SETFL, fl | O_NONBLOCK) < 0)
 		VERBS_LOG(WARNING, "%s: async fd not made non-blocking (%s): "
 			"its events are not read", d->name, strerror(errno));
+	else
+		d->async_nb = true;
 }
 
 int
 verbs_event_fd(struct pmr_transport_queue *q)
 {
-	struct verbs_queue *vq = verbs_queue(q);
-	int fd = vq->dev->ctx->async_fd;
-	int fl;
+	struct verbs_dev *d = verbs_queue(q)->dev;
 
-	fl = fcntl(fd, F_GETFL);
-	if (fl < 0 || (fl & O_NONBLOCK) == 0)
-		return -ENOTSUP;	/* never block the nexus */
-	return fd;
+	/* Never block the nexus; no system call: it asks often. */
+	if (!d->async_nb)
+		return -ENOTSUP;
+	return d->ctx->async_fd;
 }
 
 static void

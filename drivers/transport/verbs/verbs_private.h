@@ -57,6 +57,7 @@ struct verbs_dev {
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
 	unsigned int refs;		/* queues on it */
+	bool async_nb;			/* async_fd made non-blocking */
 };
 
 /*
