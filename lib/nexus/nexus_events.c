@@ -76,7 +76,8 @@ tell(struct nexus_worker *w, const struct pmr_transport_event *ev)
 
 void
 nexus_events_rc(struct pmr_nexus *nx, struct nexus_worker *w,
-		struct pmr_transport_rc *rc, const struct pmr_transport_event *ev)
+		struct pmr_transport_rc *rc,
+		const struct pmr_transport_event *ev)
 {
 	RTE_SET_USED(nx);
 	RTE_SET_USED(rc);

@@ -341,7 +341,8 @@ void nexus_events_poll(struct pmr_nexus *nx, const struct pollfd *fds,
  * the QP's teardown and its sessions' reset from here.
  */
 void nexus_events_rc(struct pmr_nexus *nx, struct nexus_worker *w,
-		struct pmr_transport_rc *rc, const struct pmr_transport_event *ev);
+		struct pmr_transport_rc *rc,
+		const struct pmr_transport_event *ev);
 
 /* nexus_heartbeat.c */
 void nexus_remote_link(struct pmr_nexus *nx, struct nexus_session *s);

@@ -112,7 +112,7 @@ struct pmr_nexus_stats {
 	uint64_t dev_events;
 	uint64_t dev_events_port;	/**< ...port down or up. */
 	uint64_t dev_events_gid;	/**< ...GID table changes. */
-	uint64_t dev_events_qp;		/**< ...QP fatal or access errors. */
+	uint64_t dev_events_qp;		/**< ...QP fatal or access error. */
 	uint64_t dev_events_cq;		/**< ...CQ errors. */
 	uint64_t dev_events_fatal;	/**< ...device fatal. */
 	/**

@@ -171,14 +171,14 @@ enum pmr_worker_event_type {
 	/** A port of the worker's device left ACTIVE (the link went down):
 	 * packets are lost until PMR_WORKER_EV_PORT_UP. */
 	PMR_WORKER_EV_PORT_DOWN = 1,
-	PMR_WORKER_EV_PORT_UP,		/**< A port became ACTIVE again. */
+	PMR_WORKER_EV_PORT_UP,		/**< A port is ACTIVE again. */
 	/** A port's GID table changed (an address added or removed): the
 	 * worker's own address may be gone. */
 	PMR_WORKER_EV_GID_CHANGE,
 	/** The worker's queue pair went to the error state: its data path
 	 * is dead; destroy the worker (nothing hangs) and make another. */
 	PMR_WORKER_EV_QP_FATAL,
-	PMR_WORKER_EV_QP_ACCESS_ERR,	/**< A remote access error on a QP. */
+	PMR_WORKER_EV_QP_ACCESS_ERR,	/**< A QP's remote access error. */
 	PMR_WORKER_EV_CQ_ERR,		/**< A completion queue overran. */
 	/** The device is dead: destroy the worker. */
 	PMR_WORKER_EV_DEVICE_FATAL,

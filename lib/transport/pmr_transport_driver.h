@@ -37,16 +37,16 @@ enum pmr_transport_event_type {
 	PMR_TRANSPORT_EV_PORT_UP,	/**< port became ACTIVE */
 	PMR_TRANSPORT_EV_GID_CHANGE,	/**< a port's GID table changed */
 	PMR_TRANSPORT_EV_QP_FATAL,	/**< a QP went to ERR */
-	PMR_TRANSPORT_EV_QP_ACCESS_ERR,	/**< a QP's remote access error */
+	PMR_TRANSPORT_EV_QP_ACCESS_ERR,	/**< a remote access error */
 	PMR_TRANSPORT_EV_CQ_ERR,	/**< a CQ overrun or error */
 	PMR_TRANSPORT_EV_DEVICE_FATAL,	/**< the device is dead */
-	PMR_TRANSPORT_EV_OTHER,		/**< anything else (counted only) */
+	PMR_TRANSPORT_EV_OTHER,		/**< anything else (counted) */
 };
 
 /** One device async event, read and acknowledged. */
 struct pmr_transport_event {
-	uint32_t type;			/**< enum pmr_transport_event_type */
-	uint32_t port;			/**< port events: the port; else 0 */
+	uint32_t type;		/**< enum pmr_transport_event_type */
+	uint32_t port;		/**< port events: the port; else 0 */
 	/**
 	 * QP and CQ events: the queue owning the object (its UD QP or
 	 * CQs, or an RC QP of it), or NULL if the object is none of the

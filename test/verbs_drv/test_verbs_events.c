@@ -8,9 +8,10 @@
  * them and hands them to the workers concerned, whose event_cb sees them
  * inside pmr_worker_poll(). Two workers on hca0 share the device: port,
  * GID and device fatal events reach both, a QP (UD or RC) forced to ERR
- * or a CQ error only its owner. Nothing hangs on teardown (an unacknowledged event would make
- * the model's destroy fail with EBUSY, and the device stay open), and
- * the nexus's and workers' counters say what was read.
+ * or a CQ error only its owner. Nothing hangs on teardown (an
+ * unacknowledged event would make the model's destroy fail with EBUSY,
+ * and the device stay open), and the nexus's and workers' counters say
+ * what was read.
  */
 
 #include <errno.h>

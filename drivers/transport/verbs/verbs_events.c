@@ -70,7 +70,8 @@ event_map(const struct ibv_async_event *ae, struct pmr_transport_event *ev)
 		return;
 	case IBV_EVENT_CQ_ERR:
 		ev->type = PMR_TRANSPORT_EV_CQ_ERR;
-		if (ae->element.cq != NULL && ae->element.cq->cq_context != NULL)
+		if (ae->element.cq != NULL &&
+		    ae->element.cq->cq_context != NULL)
 			ev->q = &((struct verbs_queue *)
 					ae->element.cq->cq_context)->pub;
 		return;
