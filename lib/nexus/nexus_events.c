@@ -79,9 +79,18 @@ nexus_events_rc(struct pmr_nexus *nx, struct nexus_worker *w,
 		struct pmr_transport_rc *rc,
 		const struct pmr_transport_event *ev)
 {
-	RTE_SET_USED(nx);
+	/*
+	 * Not told to the application: PMR_WORKER_EV_QP_FATAL means the
+	 * worker's own data path is dead. An RC QP in ERR fails its
+	 * outstanding operations through rc_poll, and the RC code resets
+	 * that worker pair's sessions onto a fresh QP from there; this is
+	 * the place for the nexus's RC code to start the QP's teardown at
+	 * once, should it want to (RC_DOWN before any operation fails).
+	 */
 	RTE_SET_USED(rc);
-	tell(w, ev);
+	NX_LOG(NOTICE, "worker %u: RC QP %u: device event %u", w->id,
+		ev->qpn, ev->type);
+	nx->stats.dev_events_rc++;
 }
 
 static void

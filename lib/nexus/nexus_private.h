@@ -336,9 +336,9 @@ unsigned int nexus_events_fds(struct pmr_nexus *nx, struct pollfd *fds,
 void nexus_events_poll(struct pmr_nexus *nx, const struct pollfd *fds,
 		unsigned int n);
 /*
- * An async event on an RC QP of worker w's queue. For the RC setup code
- * (issue 16): it tells w, as for its UD QP, until that code takes over
- * the QP's teardown and its sessions' reset from here.
+ * An async event on an RC QP of worker w's queue: counted, not told to w
+ * (the RC code sees the QP's failed operations and resets the pair's
+ * sessions); the hook for the nexus's RC code (issue 16).
  */
 void nexus_events_rc(struct pmr_nexus *nx, struct nexus_worker *w,
 		struct pmr_transport_rc *rc,

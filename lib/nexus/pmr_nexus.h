@@ -115,6 +115,9 @@ struct pmr_nexus_stats {
 	uint64_t dev_events_qp;		/**< ...QP fatal or access error. */
 	uint64_t dev_events_cq;		/**< ...CQ errors. */
 	uint64_t dev_events_fatal;	/**< ...device fatal. */
+	/** QP events on an RC QP (in dev_events_qp): left to the RC code,
+	 * not told to the worker. */
+	uint64_t dev_events_rc;
 	/**
 	 * QP and CQ events naming no attached worker's queue (a queue
 	 * already detached, an object of another user of the device), and

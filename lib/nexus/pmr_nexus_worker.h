@@ -107,7 +107,7 @@ enum pmr_sm_type {
 	 * (port and GID events; else 0); local_session is 0 and unused.
 	 * Port, GID and device fatal events go to every worker whose queue
 	 * is on the device; QP and CQ events to the worker owning the
-	 * object.
+	 * object (not those of its RC QPs: nexus_events_rc()).
 	 */
 	PMR_SM_DEVICE_EVENT,
 };

@@ -175,8 +175,9 @@ enum pmr_worker_event_type {
 	/** A port's GID table changed (an address added or removed): the
 	 * worker's own address may be gone. */
 	PMR_WORKER_EV_GID_CHANGE,
-	/** The worker's queue pair went to the error state: its data path
-	 * is dead; destroy the worker (nothing hangs) and make another. */
+	/** The worker's (UD) queue pair went to the error state: its data
+	 * path is dead; destroy the worker (nothing hangs) and make
+	 * another. Not for its RC QPs: their sessions reset on their own. */
 	PMR_WORKER_EV_QP_FATAL,
 	PMR_WORKER_EV_QP_ACCESS_ERR,	/**< A QP's remote access error. */
 	PMR_WORKER_EV_CQ_ERR,		/**< A completion queue overran. */
@@ -195,7 +196,8 @@ struct pmr_worker_event {
  * Device event callback (pmr_worker_conf.event_cb). The nexus thread reads
  * the device's events (acknowledging each) and hands them to the workers
  * concerned: port, GID and device fatal events to every worker on the
- * device, QP and CQ events to the worker whose queue owns the object. The
+ * device, QP and CQ events to the worker whose queue owns the object
+ * (its UD QP and CQs; not its RC QPs). The
  * callback runs on the worker's lcore, inside pmr_worker_poll(), in the
  * order the device raised them; counted in pmr_worker_stats.dev_events
  * (and pmr_nexus_stats.dev_events*) whether or not a callback is set.

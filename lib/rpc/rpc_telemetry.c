@@ -122,6 +122,7 @@ static const struct tel_field nexus_stat_fields[] = {
 	NEXUS_STAT(dev_events_qp),
 	NEXUS_STAT(dev_events_cq),
 	NEXUS_STAT(dev_events_fatal),
+	NEXUS_STAT(dev_events_rc),
 	NEXUS_STAT(dev_events_orphan),
 };
 
