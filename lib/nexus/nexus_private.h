@@ -20,6 +20,7 @@
  *   nexus_source.c   sessions and pending handshakes per source IP
  *   nexus_rc.c       RC queue pairs between workers: set-up, hand-over,
  *                    teardown
+ *   nexus_events.c   device async events of the workers' queues
  *
  * Locking: one mutex (pmr_nexus.lock) protects everything below that can
  * change after create. The control thread holds it while it works (never
@@ -353,6 +354,29 @@ void nexus_rc_free_all(struct pmr_nexus *nx);
  */
 void nexus_rc_faults(struct pmr_nexus *nx, uint32_t drop, uint32_t dup,
 		uint32_t hold);
+/* nexus_events.c */
+/* Most device event fds the nexus thread polls (distinct devices). */
+#define NEXUS_EVENT_FDS_MAX 16
+struct pollfd;
+struct pmr_transport_event;
+struct pmr_transport_rc;
+/*
+ * Fill fds (at most max) with the event fds of the attached workers'
+ * devices, one per device; takes the lock. Returns how many.
+ */
+unsigned int nexus_events_fds(struct pmr_nexus *nx, struct pollfd *fds,
+		unsigned int max);
+/* Read and dispatch the events of the devices whose fd polled readable. */
+void nexus_events_poll(struct pmr_nexus *nx, const struct pollfd *fds,
+		unsigned int n);
+/*
+ * An async event on an RC QP of worker w's queue: counted, not told to w
+ * (the RC code sees the QP's failed operations and resets the pair's
+ * sessions); the hook for the nexus's RC code (issue 16).
+ */
+void nexus_events_rc(struct pmr_nexus *nx, struct nexus_worker *w,
+		struct pmr_transport_rc *rc,
+		const struct pmr_transport_event *ev);
 
 /* nexus_heartbeat.c */
 struct nexus_remote *nexus_remote_find(struct pmr_nexus *nx,

@@ -3,8 +3,9 @@
  */
 
 /*
- * The nexus's control thread: it sleeps in poll() on the UDP socket and
- * an eventfd (for a prompt stop), and on each wake-up receives datagrams,
+ * The nexus's control thread: it sleeps in poll() on the UDP socket, an
+ * eventfd (for a prompt stop) and the workers' devices' async event fds
+ * (nexus_events.c), and on each wake-up receives datagrams, reads events,
  * drains the worker rings and runs the handshake and heartbeat timers; it
  * sleeps no longer than poll_interval_ms, nor past the next heartbeat or
  * peer deadline. Also the UDP send path, the clock and the random numbers
@@ -142,7 +143,8 @@ static void *
 nexus_thread_main(void *arg)
 {
 	struct pmr_nexus *nx = arg;
-	struct pollfd fds[2];
+	struct pollfd fds[2 + NEXUS_EVENT_FDS_MAX];
+	unsigned int nev;
 	uint64_t next;
 	bool more;
 	int timeout;
@@ -152,7 +154,8 @@ nexus_thread_main(void *arg)
 	for (;;) {
 		fds[0] = (struct pollfd){ .fd = nx->sock, .events = POLLIN };
 		fds[1] = (struct pollfd){ .fd = nx->stop_fd, .events = POLLIN };
-		if (poll(fds, RTE_DIM(fds), timeout) < 0 && errno != EINTR) {
+		nev = nexus_events_fds(nx, fds + 2, NEXUS_EVENT_FDS_MAX);
+		if (poll(fds, 2 + nev, timeout) < 0 && errno != EINTR) {
 			NX_LOG(ERR, "poll: %s", strerror(errno));
 			usleep(1000);
 			continue;
@@ -161,6 +164,7 @@ nexus_thread_main(void *arg)
 			break;
 		pthread_mutex_lock(&nx->lock);
 		nexus_udp_rx(nx);
+		nexus_events_poll(nx, fds + 2, nev);
 		more = nexus_workers_poll(nx);
 		nexus_session_timers(nx, nexus_now_ms());
 		next = RTE_MIN((uint64_t)nx->conf.poll_interval_ms,

@@ -108,6 +108,22 @@ struct pmr_nexus_stats {
 	uint64_t heartbeats_rejected;
 	/** HEARTBEATs ignored for a counter not above the last one seen. */
 	uint64_t heartbeats_replayed;
+	/** Device async events read and acknowledged (all kinds). */
+	uint64_t dev_events;
+	uint64_t dev_events_port;	/**< ...port down or up. */
+	uint64_t dev_events_gid;	/**< ...GID table changes. */
+	uint64_t dev_events_qp;		/**< ...QP fatal or access error. */
+	uint64_t dev_events_cq;		/**< ...CQ errors. */
+	uint64_t dev_events_fatal;	/**< ...device fatal. */
+	/** QP events on an RC QP (in dev_events_qp): left to the RC code,
+	 * not told to the worker. */
+	uint64_t dev_events_rc;
+	/**
+	 * QP and CQ events naming no attached worker's queue (a queue
+	 * already detached, an object of another user of the device), and
+	 * events of other kinds: counted, told to nobody.
+	 */
+	uint64_t dev_events_orphan;
 };
 
 /**

@@ -128,6 +128,15 @@ enum pmr_sm_type {
 	PMR_SM_RC_READY,	/**< N: the QP is connected (or status). */
 	PMR_SM_RC_DOWN,		/**< N: unlink and drain the QP. */
 	PMR_SM_RC_RELEASED,	/**< W: drained; the nexus destroys it. */
+	/**
+	 * A device async event that concerns the worker (nexus_events.c):
+	 * pkt_size is its enum pmr_transport_event_type, credits its port
+	 * (port and GID events; else 0); local_session is 0 and unused.
+	 * Port, GID and device fatal events go to every worker whose queue
+	 * is on the device; QP and CQ events to the worker owning the
+	 * object (not those of its RC QPs: nexus_events_rc()).
+	 */
+	PMR_SM_DEVICE_EVENT,
 };
 
 /** Handshake results and reasons (pmr_sm_msg.status). */

@@ -163,6 +163,54 @@ typedef void (*pmr_session_cb_t)(struct pmr_worker *w, int session,
 typedef int (*pmr_server_session_cb_t)(struct pmr_worker *w, int session,
 		enum pmr_session_event ev, int err, void *arg);
 
+/**
+ * Device async events of a worker's transport queue (pmr_worker_event_cb_t).
+ * Only drivers with such events report them (verbs; not eth).
+ */
+enum pmr_worker_event_type {
+	/** A port of the worker's device left ACTIVE (the link went down):
+	 * packets are lost until PMR_WORKER_EV_PORT_UP. */
+	PMR_WORKER_EV_PORT_DOWN = 1,
+	PMR_WORKER_EV_PORT_UP,		/**< A port is ACTIVE again. */
+	/** A port's GID table changed (an address added or removed): the
+	 * worker's own address may be gone. */
+	PMR_WORKER_EV_GID_CHANGE,
+	/** The worker's (UD) queue pair went to the error state: its data
+	 * path is dead; destroy the worker (nothing hangs) and make
+	 * another. Not for its RC QPs: their sessions reset on their own. */
+	PMR_WORKER_EV_QP_FATAL,
+	PMR_WORKER_EV_QP_ACCESS_ERR,	/**< A QP's remote access error. */
+	PMR_WORKER_EV_CQ_ERR,		/**< A completion queue overran. */
+	/** The device is dead: destroy the worker. */
+	PMR_WORKER_EV_DEVICE_FATAL,
+};
+
+/** A device event, as pmr_worker_event_cb_t gets it. */
+struct pmr_worker_event {
+	enum pmr_worker_event_type type;	/**< What happened. */
+	/** Port events and GID changes: the port (from 1); else 0. */
+	uint32_t port;
+};
+
+/**
+ * Device event callback (pmr_worker_conf.event_cb). The nexus thread reads
+ * the device's events (acknowledging each) and hands them to the workers
+ * concerned: port, GID and device fatal events to every worker on the
+ * device, QP and CQ events to the worker whose queue owns the object
+ * (its UD QP and CQs; not its RC QPs). The
+ * callback runs on the worker's lcore, inside pmr_worker_poll(), in the
+ * order the device raised them; counted in pmr_worker_stats.dev_events
+ * (and pmr_nexus_stats.dev_events*) whether or not a callback is set.
+ * Sessions are not reset by it: the application decides (say, destroy
+ * the worker on PMR_WORKER_EV_QP_FATAL or PMR_WORKER_EV_DEVICE_FATAL).
+ *
+ * Thread: the worker's lcore. It may call what a pmr_session_cb_t may;
+ * it must not call pmr_worker_poll() or pmr_worker_destroy() of the same
+ * worker.
+ */
+typedef void (*pmr_worker_event_cb_t)(struct pmr_worker *w,
+		const struct pmr_worker_event *ev, void *arg);
+
 /** Worker settings; zero fields take the defaults. */
 struct pmr_worker_conf {
 	uint16_t worker_id;	/**< Unique within the process (nexus). */
@@ -225,6 +273,13 @@ struct pmr_worker_conf {
 	 */
 	pmr_server_session_cb_t server_session_cb;
 	void *server_session_arg;	/**< Its arg. */
+	/**
+	 * Told of the device async events of the worker's queue (port
+	 * down/up, GID change, QP fatal, device fatal:
+	 * pmr_worker_event_cb_t). NULL: counted only.
+	 */
+	pmr_worker_event_cb_t event_cb;
+	void *event_arg;	/**< Its arg. */
 };
 
 /** Per-worker counters. */
@@ -286,6 +341,9 @@ struct pmr_worker_stats {
 	uint64_t txfree_abandoned; /**< Sent msgbufs a driver held over a
 				 * second when that list was full and could
 				 * not grow: left to it, not freed. */
+	/** Device async events the nexus told this worker of
+	 * (pmr_worker_event_cb_t). */
+	uint64_t dev_events;
 };
 
 /**

@@ -266,6 +266,9 @@ struct pmr_worker {
 	/* Server session events (pmr_worker_conf.server_session_cb). */
 	pmr_server_session_cb_t srv_cb;
 	void *srv_cb_arg;
+	/* Device events (pmr_worker_conf.event_cb). */
+	pmr_worker_event_cb_t ev_cb;
+	void *ev_cb_arg;
 	/*
 	 * In pmr_worker_poll() (nested calls counted) or in a callback run
 	 * outside it: pmr_session_connect() would poll from inside a poll.

@@ -80,6 +80,7 @@ static const struct tel_field worker_stat_fields[] = {
 	WORKER_STAT(timeout_resets),
 	WORKER_STAT(txfree_grown),
 	WORKER_STAT(txfree_abandoned),
+	WORKER_STAT(dev_events),
 };
 
 #define DRIVER_STAT(f) { "driver_" #f, offsetof(struct pmr_transport_stats, f) }
@@ -116,6 +117,14 @@ static const struct tel_field nexus_stat_fields[] = {
 	NEXUS_STAT(refused_per_source),
 	NEXUS_STAT(heartbeats_rejected),
 	NEXUS_STAT(heartbeats_replayed),
+	NEXUS_STAT(dev_events),
+	NEXUS_STAT(dev_events_port),
+	NEXUS_STAT(dev_events_gid),
+	NEXUS_STAT(dev_events_qp),
+	NEXUS_STAT(dev_events_cq),
+	NEXUS_STAT(dev_events_fatal),
+	NEXUS_STAT(dev_events_rc),
+	NEXUS_STAT(dev_events_orphan),
 };
 
 static inline uint64_t

@@ -275,6 +275,8 @@ pmr_worker_create(struct pmr_nexus *nx, const struct pmr_worker_conf *conf)
 	w->idle_yield = conf->idle_yield;
 	w->srv_cb = conf->server_session_cb;
 	w->srv_cb_arg = conf->server_session_arg;
+	w->ev_cb = conf->event_cb;
+	w->ev_cb_arg = conf->event_arg;
 	w->max_sessions = conf->max_sessions != 0 ? conf->max_sessions :
 		DEFAULT_MAX_SESSIONS;
 	w->window = conf->session_window != 0 ? conf->session_window :

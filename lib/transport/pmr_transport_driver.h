@@ -27,6 +27,37 @@
 extern "C" {
 #endif
 
+/**
+ * A device async event, driver-neutral (pmr_transport_driver.event_read).
+ * The values are those of the ring message PMR_SM_DEVICE_EVENT and of
+ * enum pmr_worker_event_type (pmr_rpc.h).
+ */
+enum pmr_transport_event_type {
+	PMR_TRANSPORT_EV_PORT_DOWN = 1,	/**< port left ACTIVE */
+	PMR_TRANSPORT_EV_PORT_UP,	/**< port became ACTIVE */
+	PMR_TRANSPORT_EV_GID_CHANGE,	/**< a port's GID table changed */
+	PMR_TRANSPORT_EV_QP_FATAL,	/**< a QP went to ERR */
+	PMR_TRANSPORT_EV_QP_ACCESS_ERR,	/**< a remote access error */
+	PMR_TRANSPORT_EV_CQ_ERR,	/**< a CQ overrun or error */
+	PMR_TRANSPORT_EV_DEVICE_FATAL,	/**< the device is dead */
+	PMR_TRANSPORT_EV_OTHER,		/**< anything else (counted) */
+};
+
+/** One device async event, read and acknowledged. */
+struct pmr_transport_event {
+	uint32_t type;		/**< enum pmr_transport_event_type */
+	uint32_t port;		/**< port events: the port; else 0 */
+	/**
+	 * QP and CQ events: the queue owning the object (its UD QP or
+	 * CQs, or an RC QP of it), or NULL if the object is none of the
+	 * driver's queues. Compared only: the queue may be gone.
+	 */
+	struct pmr_transport_queue *q;
+	/** QP events on an RC QP of q: that QP (compared only); else NULL. */
+	struct pmr_transport_rc *rc;
+	uint32_t qpn;			/**< QP events: the QP's number */
+};
+
 /** A transport driver: its name, capabilities and control path. */
 struct pmr_transport_driver {
 	const char *name;		/**< Short, unique ("eth"). */
@@ -105,6 +136,24 @@ struct pmr_transport_driver {
 			const struct pmr_transport_rc_op *ops, uint16_t n);
 	uint16_t (*rc_poll)(struct pmr_transport_queue *q,
 			struct pmr_transport_rc_cpl *cpl, uint16_t n);
+
+	/*
+	 * Device async events (optional, both or neither; NULL: the driver
+	 * has none). Called by the nexus thread only, for attached queues.
+	 */
+	/**
+	 * The non-blocking file descriptor that polls readable while q's
+	 * device has events; queues of one device return the same one.
+	 * A negative errno if q has none.
+	 */
+	int (*event_fd)(struct pmr_transport_queue *q);
+	/**
+	 * Read up to n pending events of q's device (all its queues'),
+	 * acknowledging each before reading the next; never blocks.
+	 * @return the number read (0: none pending), or a negative errno.
+	 */
+	int (*event_read)(struct pmr_transport_queue *q,
+			struct pmr_transport_event *ev, unsigned int n);
 };
 
 /**

@@ -57,6 +57,7 @@ struct verbs_dev {
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
 	unsigned int refs;		/* queues on it */
+	bool async_nb;			/* async_fd made non-blocking */
 };
 
 /*
@@ -272,6 +273,13 @@ uint16_t verbs_rc_poll(struct pmr_transport_queue *q,
 		struct pmr_transport_rc_cpl *cpl, uint16_t n);
 /* Destroy what RC objects are left, and the CQ (queue destroy). */
 void verbs_rc_fini(struct verbs_queue *vq);
+
+/* Device async events (verbs_events.c). */
+/* Make the device's async fd non-blocking (at open; logs a failure). */
+void verbs_events_dev_init(struct verbs_dev *d);
+int verbs_event_fd(struct pmr_transport_queue *q);
+int verbs_event_read(struct pmr_transport_queue *q,
+		struct pmr_transport_event *ev, unsigned int n);
 
 /* Data path (verbs_rxtx.c). */
 uint16_t verbs_tx_burst(struct pmr_transport_queue *q,

@@ -250,6 +250,7 @@ verbs_dev_get(const char *name)
 		d = NULL;
 		goto out;
 	}
+	verbs_events_dev_init(d);
 	d->refs = 1;
 	d->next = devs;
 	devs = d;
@@ -430,8 +431,9 @@ verbs_qp_setup(struct verbs_queue *vq, const struct verbs_args *a)
 	struct ibv_qp_attr qa;
 	int ret;
 
-	vq->scq = ibv_create_cq(vq->dev->ctx, (int)a->txd, NULL, NULL, 0);
-	vq->rcq = ibv_create_cq(vq->dev->ctx, (int)a->rxd, NULL, NULL, 0);
+	/* Contexts: async events name the queue (verbs_events.c). */
+	vq->scq = ibv_create_cq(vq->dev->ctx, (int)a->txd, vq, NULL, 0);
+	vq->rcq = ibv_create_cq(vq->dev->ctx, (int)a->rxd, vq, NULL, 0);
 	if (vq->scq == NULL || vq->rcq == NULL) {
 		ret = errno != 0 ? errno : ENOMEM;
 		VERBS_LOG(ERR, "%s: ibv_create_cq: %s", vq->dev->name,
@@ -442,6 +444,7 @@ verbs_qp_setup(struct verbs_queue *vq, const struct verbs_args *a)
 	ia.send_cq = vq->scq;
 	ia.recv_cq = vq->rcq;
 	ia.qp_type = IBV_QPT_UD;
+	ia.qp_context = vq;
 	ia.cap.max_send_wr = a->txd;
 	ia.cap.max_recv_wr = a->rxd;
 	ia.cap.max_send_sge = 2;
@@ -1081,4 +1084,6 @@ const struct pmr_transport_driver pmr_verbs_driver = {
 	.rc_state = verbs_rc_state,
 	.rc_post = verbs_rc_post,
 	.rc_poll = verbs_rc_poll,
+	.event_fd = verbs_event_fd,
+	.event_read = verbs_event_read,
 };

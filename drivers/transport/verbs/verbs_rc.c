@@ -370,7 +370,7 @@ verbs_rc_create(struct pmr_transport_queue *q,
 
 		vq->rc_max_qps = cqe / vq->rc_sq;
 		if (vq->rc_max_qps > 0)
-			cq = ibv_create_cq(vq->dev->ctx, (int)cqe, NULL,
+			cq = ibv_create_cq(vq->dev->ctx, (int)cqe, vq,
 					NULL, 0);
 		if (cq == NULL) {
 			ret = vq->rc_max_qps == 0 ? EINVAL :
@@ -402,6 +402,7 @@ verbs_rc_create(struct pmr_transport_queue *q,
 	ia.send_cq = vq->rc_cq;
 	ia.recv_cq = vq->rc_cq;
 	ia.qp_type = IBV_QPT_RC;
+	ia.qp_context = rc;	/* async events name it (verbs_events.c) */
 	ia.cap.max_send_wr = vq->rc_sq;
 	ia.cap.max_recv_wr = 1;		/* no SEND on it (yet) */
 	ia.cap.max_send_sge = 1;
