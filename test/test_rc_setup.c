@@ -802,6 +802,58 @@ test_rc_qp_err(void **state)
 	pmr_test_env_down(&env);
 	assert_int_equal(live_qps(), 0);
 }
+
+/*
+ * The server's QP fails while idle (forced to ERR: the model raises
+ * QP_FATAL on the server's device): no operation is there to fail, yet
+ * the device event resets the sessions of that worker pair at both ends,
+ * and both QPs are taken back and destroyed; a session made again gets a
+ * fresh pair; the client's session with another server keeps its QP.
+ */
+static void
+test_rc_qp_event(void **state)
+{
+	struct pmr_test_sess_ev e0, e1, e2;
+	struct pmr_test_env env;
+	struct verbs_rc *vrc;
+	uint32_t base;
+	int s0, s1, s2, ss;
+
+	(void)state;
+	pmr_test_env_up(&env, 2, NULL, NULL, NULL);
+	s0 = pmr_test_connect(&env, env.cli[0], 0, &e0);
+	s1 = pmr_test_connect(&env, env.cli[0], 1, &e1);
+	assert_int_equal(e0.ev, PMR_SESSION_EV_CONNECTED);
+	assert_int_equal(e1.ev, PMR_SESSION_EV_CONNECTED);
+	base = live_qps();
+	want_ready(&env, env.cli[0], s0);
+	want_ready(&env, env.cli[0], s1);
+	ss = srv_session(env.srv[0]);
+	want_ready(&env, env.srv[0], ss);
+	assert_int_equal(live_qps(), base + 4);
+
+	vrc = (struct verbs_rc *)rpc_rc_qp(env.srv[0], ss);
+	assert_int_equal(pmr_hca_qp_force_err(vrc->qp), 0);
+	/* No operation: the event alone resets the pair's sessions. */
+	PMR_TEST_POLL_UNTIL(&env, e0.count == 2);
+	assert_int_equal(e0.ev, PMR_SESSION_EV_RESET);
+	PMR_TEST_POLL_UNTIL(&env, live_qps() == base + 2 &&
+			rpc_rc_nb_qps(env.srv[0]) == 0 &&
+			rpc_rc_nb_qps(env.cli[0]) == 1);
+	assert_int_equal(pmr_session_destroy(env.cli[0], s0), 0);
+	/* The other pair: untouched. */
+	assert_int_equal(e1.count, 1);
+	assert_int_equal(rpc_rc_state(env.cli[0], s1), RPC_RC_READY);
+	/* A session made again gets a fresh pair, in RTS. */
+	s2 = pmr_test_connect(&env, env.cli[0], 0, &e2);
+	assert_int_equal(e2.ev, PMR_SESSION_EV_CONNECTED);
+	want_ready(&env, env.cli[0], s2);
+	assert_int_equal(pmr_transport_rc_state(env.cli[0]->q,
+		rpc_rc_qp(env.cli[0], s2)), PMR_RC_STATE_RTS);
+	assert_int_equal(pmr_session_destroy(env.cli[0], s2), 0);
+	pmr_test_env_down(&env);
+	assert_int_equal(live_qps(), 0);
+}
 #endif /* !PMR_TEST_RC_DEVICE: the model's forced ERR */
 
 static int
@@ -840,6 +892,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_rc_peer_destroyed),
 #ifndef PMR_TEST_RC_DEVICE
 		cmocka_unit_test(test_rc_qp_err),
+		cmocka_unit_test(test_rc_qp_event),
 #endif
 		cmocka_unit_test(test_rc_eager),
 		cmocka_unit_test(test_rc_ask_and_close),

@@ -80,17 +80,19 @@ nexus_events_rc(struct pmr_nexus *nx, struct nexus_worker *w,
 		const struct pmr_transport_event *ev)
 {
 	/*
-	 * Not told to the application: PMR_WORKER_EV_QP_FATAL means the
-	 * worker's own data path is dead. An RC QP in ERR fails its
-	 * outstanding operations through rc_poll, and the RC code resets
-	 * that worker pair's sessions onto a fresh QP from there; this is
-	 * the place for the nexus's RC code to start the QP's teardown at
-	 * once, should it want to (RC_DOWN before any operation fails).
+	 * Not told to the application as a worker event:
+	 * PMR_WORKER_EV_QP_FATAL means the worker's own data path is dead.
+	 * A failed RC QP becomes a session event instead: the pair is taken
+	 * back with a status (RC_DOWN), and the worker resets the sessions
+	 * of that worker pair onto a fresh QP, as when an operation on it
+	 * fails (which may never happen on an idle QP).
 	 */
-	RTE_SET_USED(rc);
 	NX_LOG(NOTICE, "worker %u: RC QP %u: device event %u", w->id,
 		ev->qpn, ev->type);
 	nx->stats.dev_events_rc++;
+	if (ev->type == PMR_TRANSPORT_EV_QP_FATAL ||
+	    ev->type == PMR_TRANSPORT_EV_QP_ACCESS_ERR)
+		nexus_rc_qp_failed(nx, w, rc);
 }
 
 static void

@@ -346,6 +346,10 @@ void nexus_rc_session_up(struct pmr_nexus *nx, struct nexus_session *s);
 void nexus_rc_session_down(struct pmr_nexus *nx, struct nexus_session *s);
 void nexus_rc_timers(struct pmr_nexus *nx, uint64_t now);
 void nexus_rc_worker_gone(struct pmr_nexus *nx, struct nexus_worker *w);
+/* w's RC QP rc failed (a device event): reset the pair. True if it was
+ * one of this nexus's pairs. Lock held. */
+bool nexus_rc_qp_failed(struct pmr_nexus *nx, struct nexus_worker *w,
+		const struct pmr_transport_rc *rc);
 void nexus_rc_free_all(struct pmr_nexus *nx);
 /*
  * Tests: lose the next drop RC_REQ/RC_ACK datagrams this nexus sends, send

@@ -198,12 +198,16 @@ pair_fail(struct pmr_nexus *nx, struct nexus_rc_pair *p, uint16_t status)
 	pair_free(nx, p);
 }
 
-/* The pair is not wanted any more: take it back from the worker. */
+/*
+ * The pair is not wanted any more, or its QP failed (status not 0: the
+ * worker resets the pair's sessions first): take it back from the worker.
+ */
 static void
-pair_down(struct pmr_nexus *nx, struct nexus_rc_pair *p)
+pair_down(struct pmr_nexus *nx, struct nexus_rc_pair *p, uint16_t status)
 {
 	struct pmr_sm_msg out = {
 		.type = PMR_SM_RC_DOWN,
+		.status = status,
 	};
 	struct nexus_session *s;
 
@@ -380,7 +384,7 @@ rx_req(struct pmr_nexus *nx, const struct sockaddr_in *src,
 		 */
 		nx->stats.rx_msgs++;
 		if (p->state == NX_RC_UP)
-			pair_down(nx, p);
+			pair_down(nx, p, 0);
 		return;
 	} else {
 		p = pair_new(nx, any);
@@ -554,7 +558,7 @@ nexus_rc_session_down(struct pmr_nexus *nx, struct nexus_session *s)
 	if (p->state == NX_RC_REQ_SENT)
 		pair_free(nx, p);
 	else
-		pair_down(nx, p);
+		pair_down(nx, p, 0);
 }
 
 void
@@ -592,4 +596,32 @@ nexus_rc_free_all(struct pmr_nexus *nx)
 
 	while ((p = TAILQ_FIRST(&nx->rc_pairs)) != NULL)
 		pair_free(nx, p);
+}
+
+/*
+ * A device event says w's RC QP rc failed (QP fatal, access error), maybe
+ * with no operation on it to fail: the pair is taken back with a status,
+ * so that the worker resets the pair's sessions (onto a fresh QP, as when
+ * an operation fails) before it drains and releases it.
+ */
+bool
+nexus_rc_qp_failed(struct pmr_nexus *nx, struct nexus_worker *w,
+		const struct pmr_transport_rc *rc)
+{
+	struct nexus_rc_pair *p;
+
+	TAILQ_FOREACH(p, &nx->rc_pairs, next) {
+		if (p->w != w || p->rc != rc)
+			continue;
+		if (p->state == NX_RC_DOWN)
+			return false;
+		NX_LOG(NOTICE, "worker %u: the RC QP with worker %u failed: "
+			"its sessions reset", w->id, p->remote_worker);
+		if (!p->handed)
+			pair_fail(nx, p, PMR_SM_E_REMOTE);
+		else
+			pair_down(nx, p, PMR_SM_E_REMOTE);
+		return true;
+	}
+	return false;
 }

@@ -236,8 +236,9 @@ pair_release(struct pmr_worker *w, struct rpc_rc_pair *p)
 }
 
 /*
- * An operation failed on p (bad rkey, peer gone, QP in ERR): the QP is in
- * ERR at this end, and for a remote access error at the other too. Reset
+ * An operation failed on p (bad rkey, peer gone, QP in ERR), or a device
+ * event said its QP failed (RC_DOWN with a status): the QP is in ERR at
+ * this end, and for a remote access error at the other too. Reset
  * every session between the two workers, telling the other end: their
  * pair then has no session left at either nexus, which takes its QPs back
  * (RC_DOWN) and destroys them; sessions made again get a fresh pair.
@@ -250,8 +251,8 @@ pair_broken(struct pmr_worker *w, struct rpc_rc_pair *p)
 	uint32_t sn;
 
 	p->broken = true;
-	RPC_LOG(NOTICE, "worker %u: an operation failed on the RC QP with "
-		"worker %u at %s: its sessions reset", w->worker_id,
+	RPC_LOG(NOTICE, "worker %u: the RC QP with worker %u at %s failed: "
+		"its sessions reset", w->worker_id,
 		p->remote_worker, p->remote_uri);
 	for (sn = 0; sn < w->max_sessions; sn++) {
 		s = &w->sessions[sn];
@@ -371,6 +372,9 @@ sm_down(struct pmr_worker *w, const struct pmr_sm_msg *m)
 		rpc_sm_send(w, &back);
 		return;
 	}
+	/* Its QP failed (a device event): the pair's sessions reset. */
+	if (m->status != 0 && !p->broken)
+		pair_broken(w, p);
 	for (sn = 0; sn < w->max_sessions; sn++)
 		if (w->sessions[sn].rc == p) {
 			w->sessions[sn].rc = NULL;
