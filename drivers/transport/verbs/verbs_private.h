@@ -295,6 +295,23 @@ int verbs_tx_flush(struct verbs_queue *vq, bool all);
 void verbs_tx_reap(struct verbs_queue *vq);
 /* Post up to the free receive buffers (control path at create). */
 int verbs_rx_refill(struct verbs_queue *vq, uint32_t min);
+/* verbs_mem.c: the driver's mem_* callbacks. */
+int verbs_mem_register_access(struct pmr_transport_queue *q,
+		const struct pmr_msgbuf_chunk *chunk, uint32_t flags);
+int verbs_mem_register(struct pmr_transport_queue *q,
+		const struct pmr_msgbuf_chunk *chunk);
+int verbs_mem_unregister(struct pmr_transport_queue *q,
+		const struct pmr_msgbuf_chunk *chunk);
+int verbs_mem_key(struct pmr_transport_queue *q, const void *addr,
+		size_t len, struct pmr_transport_mkey *key);
+/* verbs_queue.c: destroy the dead AHs whose last send completed. */
+void verbs_ah_reap(struct verbs_queue *vq);
+/* verbs_stats.c: the driver's statistics callbacks. */
+int verbs_stats_get(struct pmr_transport_queue *q,
+		struct pmr_transport_stats *s);
+void verbs_stats_reset(struct pmr_transport_queue *q);
+int verbs_xstats_get(struct pmr_transport_queue *q,
+		struct pmr_transport_xstat *xs, unsigned int n);
 /* Make the bounce area (slow path, once): 0, or -errno (then never again). */
 int verbs_bounce_setup(struct verbs_queue *vq);
 /* Sends posted and not yet known complete: what the driver holds. */

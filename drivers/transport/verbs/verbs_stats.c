@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The pmrpc authors
+ */
+
+/*
+ * The verbs driver's statistics and named counters.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_malloc.h>
+
+#include "verbs_private.h"
+
+int
+verbs_stats_get(struct pmr_transport_queue *q, struct pmr_transport_stats *s)
+{
+	const struct verbs_stats *st = &verbs_queue(q)->stats;
+	unsigned int i;
+
+	memset(s, 0, sizeof(*s));
+	s->tx_pkts = st->tx_pkts;
+	s->tx_bytes = st->tx_bytes;
+	s->tx_zerocopy = st->tx_zerocopy;
+	s->tx_full = st->tx_full;
+	s->rx_pkts = st->rx_pkts;
+	s->rx_bytes = st->rx_bytes;
+	/* The queue's own flush sends are no packets lost. */
+	for (i = 0; i < VERBS_DROP_MAX; i++)
+		if (i != VERBS_DROP_SELF_FLUSH)
+			s->rx_dropped += st->rx_drop[i];
+	return 0;
+}
+
+void
+verbs_stats_reset(struct pmr_transport_queue *q)
+{
+	memset(&verbs_queue(q)->stats, 0, sizeof(verbs_queue(q)->stats));
+}
+
+static const char *const verbs_drop_names[VERBS_DROP_MAX] = {
+	[VERBS_DROP_STATUS] = "status",
+	[VERBS_DROP_SHORT] = "short",
+	[VERBS_DROP_SELF_FLUSH] = "self_flush",
+	[VERBS_DROP_GRH] = "grh",
+};
+
+int
+verbs_xstats_get(struct pmr_transport_queue *q, struct pmr_transport_xstat *xs,
+		unsigned int n)
+{
+	struct verbs_queue *vq = verbs_queue(q);
+	const struct verbs_stats *st = &vq->stats;
+	unsigned int i, k = 0, nb_ahs;
+	uint64_t busy;
+
+	verbs_ah_reap(vq);
+	rte_spinlock_lock(&vq->ah_lock);
+	nb_ahs = vq->nb_ahs;
+	busy = vq->ah_destroy_busy;
+	rte_spinlock_unlock(&vq->ah_lock);
+#define XSTAT(nm, val) do { \
+	if (k < n) { \
+		snprintf(xs[k].name, sizeof(xs[k].name), "%s", nm); \
+		xs[k].value = (val); \
+	} \
+	k++; \
+} while (0)
+	XSTAT("tx_invalid", st->tx_invalid);
+	XSTAT("tx_unregistered", st->tx_unregistered);
+	XSTAT("tx_bounced", st->tx_bounced);
+	XSTAT("tx_post_err", st->tx_post_err);
+	XSTAT("tx_cqe_err", st->tx_cqe_err);
+	XSTAT("tx_posts", st->posts);
+	XSTAT("tx_signaled", st->wqe_signaled);
+	XSTAT("tx_inline", st->wqe_inline);
+	XSTAT("tx_flushes", st->flushes);
+	/* Sends the driver holds (posted, not yet known complete). */
+	XSTAT("tx_pending", verbs_tx_pending(vq));
+	XSTAT("tx_held", vq->tx_held);
+	XSTAT("rx_refills", st->rx_refills);
+	/* Not a drop: the receive of our own flush sends. */
+	XSTAT("rx_self_flush", st->rx_drop[VERBS_DROP_SELF_FLUSH]);
+	for (i = 0; i < VERBS_DROP_MAX; i++) {
+		char nm[sizeof(xs[0].name)];
+
+		if (i == VERBS_DROP_SELF_FLUSH)
+			continue;
+		snprintf(nm, sizeof(nm), "rx_drop_%s", verbs_drop_names[i]);
+		XSTAT(nm, st->rx_drop[i]);
+	}
+	XSTAT("rc_qps", __atomic_load_n(&vq->rc_nb, __ATOMIC_RELAXED));
+	XSTAT("rc_ops", st->rc_ops);
+	XSTAT("rc_ops_outstanding", vq->rc_ops_out);
+	XSTAT("rc_wrs", st->rc_wrs);
+	XSTAT("rc_posts", st->rc_posts);
+	XSTAT("rc_reads_split", st->rc_split);
+	XSTAT("rc_rd_wait", st->rc_rd_wait);
+	XSTAT("rc_rd_max_seen", st->rc_rd_max_seen);
+	XSTAT("rc_cpl_err", st->rc_cpl_err);
+	XSTAT("rc_post_err", st->rc_post_err);
+	XSTAT("rc_cqe_stale", st->rc_cqe_stale);
+	XSTAT("ahs_live", nb_ahs);
+	XSTAT("ah_destroy_busy", busy);
+#undef XSTAT
+	return (int)k;
+}
