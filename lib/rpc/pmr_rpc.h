@@ -280,7 +280,27 @@ struct pmr_worker_conf {
 	 */
 	pmr_worker_event_cb_t event_cb;
 	void *event_arg;	/**< Its arg. */
+	/**
+	 * Messages of more than this many bytes, and of more than one
+	 * packet, go by RDMA READ (rendezvous, doc/rendezvous.md) on a
+	 * queue with RC and READ: 0 is the default
+	 * (PMR_RDV_THRESHOLD_DEFAULT), 1 sends every multi-packet message
+	 * so, PMR_RDV_OFF none (such a worker still reads what its peers
+	 * offer). The sender's threshold decides for its messages.
+	 */
+	uint32_t rdv_threshold;
+	/**
+	 * Offer buffers of max_msg_size, registered remote-readable, for a
+	 * queue with RC and READ but no memory windows (default
+	 * nb_large_msgbufs; unused on a queue with windows).
+	 */
+	uint16_t nb_offer_msgbufs;
 };
+
+/** pmr_worker_conf.rdv_threshold's default: 16 KiB. */
+#define PMR_RDV_THRESHOLD_DEFAULT (16 * 1024)
+/** pmr_worker_conf.rdv_threshold: never send by RDMA READ. */
+#define PMR_RDV_OFF UINT32_MAX
 
 /** Per-worker counters. */
 struct pmr_worker_stats {
@@ -344,6 +364,22 @@ struct pmr_worker_stats {
 	/** Device async events the nexus told this worker of
 	 * (pmr_worker_event_cb_t). */
 	uint64_t dev_events;
+	/* Large messages by RDMA READ (doc/rendezvous.md). */
+	uint64_t rdv_descs_sent;	/**< Descriptors sent (each copy). */
+	uint64_t rdv_descs_received;	/**< Descriptors accepted. */
+	uint64_t rdv_reads;		/**< READs posted (one per message). */
+	uint64_t rdv_read_bytes;	/**< Bytes of READs completed OK. */
+	uint64_t rdv_read_errors;	/**< READs completed with an error. */
+	uint64_t rdv_offers;	/**< Buffers exposed (window bound, or an
+				 * offer buffer filled). */
+	uint64_t rdv_reclaimed;	/**< Offers taken back before the reader
+				 * said it was done (timeout, reset). */
+	uint64_t rdv_fallbacks;	/**< Messages over rdv_threshold sent as
+				 * datagrams (no QP, nothing to expose them
+				 * with, unregistered memory). */
+	/** Payload bytes the engine copied: reassembly of multi-packet
+	 * datagram messages, offer buffers. */
+	uint64_t copied_bytes;
 };
 
 /**

@@ -81,6 +81,15 @@ static const struct tel_field worker_stat_fields[] = {
 	WORKER_STAT(txfree_grown),
 	WORKER_STAT(txfree_abandoned),
 	WORKER_STAT(dev_events),
+	WORKER_STAT(rdv_descs_sent),
+	WORKER_STAT(rdv_descs_received),
+	WORKER_STAT(rdv_reads),
+	WORKER_STAT(rdv_read_bytes),
+	WORKER_STAT(rdv_read_errors),
+	WORKER_STAT(rdv_offers),
+	WORKER_STAT(rdv_reclaimed),
+	WORKER_STAT(rdv_fallbacks),
+	WORKER_STAT(copied_bytes),
 };
 
 #define DRIVER_STAT(f) { "driver_" #f, offsetof(struct pmr_transport_stats, f) }

@@ -51,6 +51,13 @@ extern "C" {
 #define PMR_TRANSPORT_CAP_RDMA_READ	RTE_BIT64(3)
 /** Needs msgbuf pools registered (pmr_transport_mem_register()). */
 #define PMR_TRANSPORT_CAP_MEM_REG	RTE_BIT64(4)
+/**
+ * Type-2 memory windows on RC QPs (pmr_transport_rc.h: mw_alloc, BIND and
+ * INVALIDATE operations): a buffer is exposed to one QP's peer, for
+ * exactly its bytes, for as long as it is bound. Implies
+ * PMR_TRANSPORT_CAP_RC.
+ */
+#define PMR_TRANSPORT_CAP_MW		RTE_BIT64(5)
 /** @} */
 
 /** What a driver, or one of its queues, can do. */

@@ -136,6 +136,18 @@ struct pmr_transport_driver {
 			const struct pmr_transport_rc_op *ops, uint16_t n);
 	uint16_t (*rc_poll)(struct pmr_transport_queue *q,
 			struct pmr_transport_rc_cpl *cpl, uint16_t n);
+	/** Required with PMR_TRANSPORT_CAP_RC. */
+	int (*rc_fail)(struct pmr_transport_queue *q,
+			struct pmr_transport_rc *rc);
+	/*
+	 * Memory windows: required when a queue's caps may have
+	 * PMR_TRANSPORT_CAP_MW, called only for queues whose caps have it.
+	 */
+	struct pmr_transport_mw *(*mw_alloc)(struct pmr_transport_queue *q);
+	void (*mw_free)(struct pmr_transport_queue *q,
+			struct pmr_transport_mw *mw);
+	uint32_t (*mw_rkey)(struct pmr_transport_queue *q,
+			const struct pmr_transport_mw *mw);
 
 	/*
 	 * Device async events (optional, both or neither; NULL: the driver

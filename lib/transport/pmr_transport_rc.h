@@ -35,6 +35,9 @@ extern "C" {
 /** An RC QP of a queue (opaque: the driver's). */
 struct pmr_transport_rc;
 
+/** A type-2 memory window of a queue (opaque: the driver's). */
+struct pmr_transport_mw;
+
 /** What one end of an RC connection tells the other. */
 struct pmr_transport_rc_attr {
 	uint32_t qpn;		/**< QP number (24 bits). */
@@ -63,6 +66,25 @@ enum pmr_transport_rc_state {
 enum pmr_transport_rc_op_type {
 	PMR_RC_OP_READ,		/**< remote -> local */
 	PMR_RC_OP_WRITE,	/**< local -> remote */
+	/**
+	 * Bind mw to [local, local + len) with remote READ access (queues
+	 * with PMR_TRANSPORT_CAP_MW): the bytes must lie in one chunk
+	 * registered with the queue (pmr_transport_mem_register(), which
+	 * allows binding on such a queue); lkey, remote and rkey are not
+	 * read. Once it completed PMR_RC_OK, pmr_transport_mw_rkey() is the
+	 * key a READ of those bytes through this QP's peer uses, and
+	 * nothing else: not through another QP, not other bytes. Bind only
+	 * a window that is not bound (new from mw_alloc, or invalidated).
+	 */
+	PMR_RC_OP_BIND,
+	/**
+	 * Invalidate mw, bound on this QP (LOCAL_INV): once it completed
+	 * PMR_RC_OK, no READ through its key succeeds any more. Completed
+	 * with any other status (the QP in ERR), the window is still bound
+	 * on a QP that serves no READ: free it with pmr_transport_mw_free(),
+	 * which then deallocates it.
+	 */
+	PMR_RC_OP_INVALIDATE,
 };
 
 /** A one-sided operation. */
@@ -74,6 +96,8 @@ struct pmr_transport_rc_op {
 	uint32_t rkey;		/**< Remote key of that memory. */
 	uint32_t len;		/**< Bytes, 1 or more. */
 	uint64_t cookie;	/**< Returned in its completion. */
+	/** The window of a BIND or INVALIDATE (else not read). */
+	struct pmr_transport_mw *mw;
 };
 
 /** Completion status of a one-sided operation. */
@@ -116,6 +140,45 @@ struct pmr_transport_rc_cpl {
  */
 int pmr_transport_mem_register_access(struct pmr_transport_queue *q,
 		struct rte_mempool *mp, uint32_t flags);
+
+/**
+ * Move rc to ERR: its outstanding operations complete PMR_RC_FLUSHED (by
+ * rc_poll) and its peer can no longer access anything through it (offer
+ * reclaim on a queue without windows). The peer sees its own operations
+ * fail. Thread: the queue's lcore (a system call).
+ *
+ * @return 0 or -errno (-EINVAL, -ENOTSUP: no RC).
+ */
+int pmr_transport_rc_fail(struct pmr_transport_queue *q,
+		struct pmr_transport_rc *rc);
+
+/**
+ * A type-2 memory window of q's device, not bound, from the queue's cache
+ * of windows (the driver allocates more from the device when it is empty,
+ * a system call: counted in its xstats). Thread: the queue's lcore.
+ *
+ * @return The window, or NULL with rte_errno (ENOTSUP: no
+ *   PMR_TRANSPORT_CAP_MW; ENOMEM: the device gave none).
+ */
+struct pmr_transport_mw *pmr_transport_mw_alloc(
+		struct pmr_transport_queue *q);
+
+/**
+ * Give a window back. One that is not bound (never bound, or its
+ * INVALIDATE completed PMR_RC_OK) goes back to the queue's cache; one
+ * still bound, or whose BIND or INVALIDATE failed (its QP in ERR), is
+ * deallocated, never bound again. No operation on it may be outstanding.
+ * Thread: the queue's lcore.
+ */
+void pmr_transport_mw_free(struct pmr_transport_queue *q,
+		struct pmr_transport_mw *mw);
+
+/**
+ * The remote key of mw's binding: valid once a BIND of it completed
+ * PMR_RC_OK, until it is invalidated. Thread: the queue's lcore.
+ */
+uint32_t pmr_transport_mw_rkey(struct pmr_transport_queue *q,
+		const struct pmr_transport_mw *mw);
 
 /**
  * Create an RC QP on q, in INIT, and fill attr with what the remote end

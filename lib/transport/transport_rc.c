@@ -110,6 +110,53 @@ pmr_transport_rc_poll(struct pmr_transport_queue *q,
 	return q->driver->rc_poll(q, cpl, n);
 }
 
+int
+pmr_transport_rc_fail(struct pmr_transport_queue *q,
+		struct pmr_transport_rc *rc)
+{
+	if (q == NULL || rc == NULL)
+		return -EINVAL;
+	if (!has_rc(q) || q->driver->rc_fail == NULL)
+		return -ENOTSUP;
+	return q->driver->rc_fail(q, rc);
+}
+
+static inline bool
+has_mw(const struct pmr_transport_queue *q)
+{
+	return (q->caps.flags & PMR_TRANSPORT_CAP_MW) != 0 &&
+		q->driver->mw_alloc != NULL;
+}
+
+struct pmr_transport_mw *
+pmr_transport_mw_alloc(struct pmr_transport_queue *q)
+{
+	if (q == NULL) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	if (!has_mw(q)) {
+		rte_errno = ENOTSUP;
+		return NULL;
+	}
+	return q->driver->mw_alloc(q);
+}
+
+void
+pmr_transport_mw_free(struct pmr_transport_queue *q,
+		struct pmr_transport_mw *mw)
+{
+	if (q != NULL && mw != NULL && has_mw(q))
+		q->driver->mw_free(q, mw);
+}
+
+uint32_t
+pmr_transport_mw_rkey(struct pmr_transport_queue *q,
+		const struct pmr_transport_mw *mw)
+{
+	return q->driver->mw_rkey(q, mw);
+}
+
 const char *
 pmr_transport_rc_status_str(unsigned int status)
 {
