@@ -6,7 +6,8 @@
  * The software HCA model's own unit tests (issue 14): what the conformance
  * suite cannot see from outside the device: its counters, injected
  * faults, step mode and its determinism, and the strict points asserted
- * through the counters; RC (issue 16) and memory windows (issue 17). Linked against the model only (no libibverbs).
+ * through the counters; RC (issue 16) and memory windows (issue 17).
+ * Linked against the model only (no libibverbs).
  */
 
 #include <endian.h>
