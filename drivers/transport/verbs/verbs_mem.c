@@ -19,7 +19,9 @@
 
 /*
  * One chunk of a msgbuf pool, registered for local access (sends read
- * it). The lkey is found on the data path by address (verbs_lkey(): the
+ * it), plus, on a queue with memory windows, the right to bind windows on
+ * it when it has no remote rights of its own (doc/rendezvous.md,
+ * "Exposure": local access plus the right to bind windows). The lkey is found on the data path by address (verbs_lkey(): the
  * last hit first, then the table); a chunk already covered is skipped.
  * Called at set-up; an entry is filled before the count publishes it, so
  * a running data path sees it whole or not at all.
@@ -39,6 +41,10 @@ verbs_mem_register_access(struct pmr_transport_queue *q,
 		access |= IBV_ACCESS_REMOTE_READ;
 	if ((flags & PMR_TRANSPORT_ACCESS_REMOTE_WRITE) != 0)
 		access |= IBV_ACCESS_REMOTE_WRITE;
+	/* MW_BIND gives nothing remote by itself: only a window bound on
+	 * an RC QP (a BIND op) exposes bytes of the chunk. */
+	if (flags == 0 && vq->mw_on)
+		access |= IBV_ACCESS_MW_BIND;
 	/* Covered already: fine with the same rights; other rights would
 	 * make a local-only pool remotely reachable, or the other way. */
 	for (i = 0; i < n; i++)
@@ -124,6 +130,20 @@ verbs_mem_key(struct pmr_transport_queue *q, const void *addr, size_t len,
 		}
 	}
 	return -ENOENT;
+}
+
+/* Slow enough for a BIND: the table, no hint. */
+struct ibv_mr *
+verbs_mr_bindable(struct verbs_queue *vq, const void *addr, size_t len)
+{
+	unsigned int i, n = __atomic_load_n(&vq->nb_mrs, __ATOMIC_ACQUIRE);
+	uintptr_t a = (uintptr_t)addr;
+
+	for (i = 0; i < n; i++)
+		if (a >= vq->mrs[i].start && a + len <= vq->mrs[i].end &&
+		    (vq->mrs[i].access & IBV_ACCESS_MW_BIND) != 0)
+			return vq->mrs[i].mr;
+	return NULL;
 }
 
 /*
