@@ -85,7 +85,8 @@ verbs_mem_register(struct pmr_transport_queue *q,
 
 /*
  * The data path is idle (pmr_transport_mem_unregister()'s rule): the
- * table is compacted under it, the last entry moving into the hole.
+ * table is compacted under it, the last entry moving into the hole. A
+ * chunk with a window bound in it stays (-EBUSY).
  */
 int
 verbs_mem_unregister(struct pmr_transport_queue *q,
@@ -102,6 +103,12 @@ verbs_mem_unregister(struct pmr_transport_queue *q,
 			break;
 	if (i == n)
 		return -ENOENT;
+	if (verbs_mw_in(vq, vq->mrs[i].mr)) {
+		VERBS_LOG(ERR, "qp %u: a memory window is bound in the chunk "
+			"(%zu bytes): give it back first", vq->qpn,
+			chunk->len);
+		return -EBUSY;
+	}
 	ret = ibv_dereg_mr(vq->mrs[i].mr);
 	if (ret != 0) {
 		VERBS_LOG(ERR, "qp %u: ibv_dereg_mr(%zu bytes): %s", vq->qpn,

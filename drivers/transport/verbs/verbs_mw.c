@@ -170,6 +170,7 @@ verbs_mw_free(struct pmr_transport_queue *q, struct pmr_transport_mw *mwp)
 
 	if (m->state == VERBS_MW_FREE) {
 		m->rc = NULL;
+		m->mr = NULL;
 		m->next_free = vq->mw_cache;
 		vq->mw_cache = m;
 		vq->mw_cached++;
@@ -193,13 +194,14 @@ verbs_mw_rkey(struct pmr_transport_queue *q, const struct pmr_transport_mw *mw)
  */
 int
 verbs_mw_post(struct verbs_queue *vq, const struct verbs_rc *rc,
-		struct verbs_mw *m, uint8_t type)
+		struct verbs_mw *m, uint8_t type, const struct ibv_mr *mr)
 {
 	if (type == PMR_RC_OP_BIND) {
 		if (m->state != VERBS_MW_FREE)
 			return -1;
 		m->state = VERBS_MW_BINDING;
 		m->rc = rc;
+		m->mr = mr;
 		/* A new key per binding: a READ with the key of an earlier
 		 * binding of this window fails. */
 		m->new_rkey = ibv_inc_rkey(m->rkey);
@@ -235,5 +237,23 @@ verbs_mw_done(struct verbs_queue *vq, struct verbs_mw *m, uint8_t type,
 	} else {
 		m->state = VERBS_MW_FREE;
 		m->rc = NULL;
+		m->mr = NULL;
 	}
+}
+
+/*
+ * A device refuses to deregister memory a window is bound in (rxe:
+ * EINVAL): a pool is unregistered only once its windows are given back
+ * (mem_unregister then says -EBUSY). A window in any state but FREE may
+ * be bound as far as the device knows.
+ */
+bool
+verbs_mw_in(const struct verbs_queue *vq, const struct ibv_mr *mr)
+{
+	const struct verbs_mw *m;
+
+	TAILQ_FOREACH(m, &vq->mws, all)
+		if (m->state != VERBS_MW_FREE && m->mr == mr)
+			return true;
+	return false;
 }

@@ -116,6 +116,7 @@ struct verbs_mw {
 	uint32_t new_rkey;		/* the BIND's, while BINDING */
 	uint8_t state;			/* enum verbs_mw_state */
 	const struct verbs_rc *rc;	/* bound or binding on (compared) */
+	const struct ibv_mr *mr;	/* bound or binding in (not FREE) */
 	TAILQ_ENTRY(verbs_mw) all;	/* every window of the queue */
 	struct verbs_mw *next_free;	/* in the cache */
 };
@@ -340,7 +341,9 @@ uint32_t verbs_mw_rkey(struct pmr_transport_queue *q,
 		const struct pmr_transport_mw *mw);
 /* An op of rc on mw accepted: check and move it (0), or refuse (-1). */
 int verbs_mw_post(struct verbs_queue *vq, const struct verbs_rc *rc,
-		struct verbs_mw *mw, uint8_t type);
+		struct verbs_mw *mw, uint8_t type, const struct ibv_mr *mr);
+/* A window not FREE lies in mr (its registration cannot go yet). */
+bool verbs_mw_in(const struct verbs_queue *vq, const struct ibv_mr *mr);
 /* The op on mw completed with status (rc_poll's emit). */
 void verbs_mw_done(struct verbs_queue *vq, struct verbs_mw *mw,
 		uint8_t type, uint8_t status);

@@ -309,7 +309,7 @@ verbs_rc_mw_check(struct verbs_queue *vq, const struct verbs_rc *rc,
 		if (*mr == NULL)
 			goto refuse;
 	}
-	if (verbs_mw_post(vq, rc, m, o->type) != 0)
+	if (verbs_mw_post(vq, rc, m, o->type, *mr) != 0)
 		goto refuse;
 	return 0;
 refuse:
