@@ -201,6 +201,7 @@ verbs_mw_post(struct verbs_queue *vq, const struct verbs_rc *rc,
 			return -1;
 		m->state = VERBS_MW_BINDING;
 		m->rc = rc;
+		m->rc_qpn = rc->qpn;
 		m->mr = mr;
 		/* A new key per binding: a READ with the key of an earlier
 		 * binding of this window fails. */
@@ -208,7 +209,8 @@ verbs_mw_post(struct verbs_queue *vq, const struct verbs_rc *rc,
 		vq->stats.mw_binds++;
 		return 0;
 	}
-	if (m->state != VERBS_MW_BOUND || m->rc != rc)
+	if (m->state != VERBS_MW_BOUND || m->rc != rc ||
+	    m->rc_qpn != rc->qpn)
 		return -1;
 	m->state = VERBS_MW_INVALIDATING;
 	vq->stats.mw_invalidates++;

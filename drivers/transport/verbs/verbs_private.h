@@ -115,7 +115,10 @@ struct verbs_mw {
 	uint32_t rkey;			/* the binding's (BOUND) */
 	uint32_t new_rkey;		/* the BIND's, while BINDING */
 	uint8_t state;			/* enum verbs_mw_state */
-	const struct verbs_rc *rc;	/* bound or binding on (compared) */
+	/* Bound or binding on: the slot and its QPN (a slot is reused by
+	 * the next QP made in it; compared only). */
+	const struct verbs_rc *rc;
+	uint32_t rc_qpn;
 	const struct ibv_mr *mr;	/* bound or binding in (not FREE) */
 	TAILQ_ENTRY(verbs_mw) all;	/* every window of the queue */
 	struct verbs_mw *next_free;	/* in the cache */
