@@ -58,7 +58,7 @@
 static const struct pmr_transport_driver *drv;
 static struct rte_mempool *pool;	/* 3 msgbufs of BIG: remote access */
 static struct rte_mempool *pool_local;	/* registered local-only */
-static struct rte_mempool *pool_win;	/* local-only, windows bound on it */
+static struct rte_mempool *pool_win;	/* local-only: windows bind in it */
 static char devargs[96];
 /* The device has windows (a queue with default devargs has CAP_MW). */
 static bool mw_avail;

@@ -21,8 +21,9 @@
  * One chunk of a msgbuf pool, registered for local access (sends read
  * it), plus, on a queue with memory windows, the right to bind windows on
  * it when it has no remote rights of its own (doc/rendezvous.md,
- * "Exposure": local access plus the right to bind windows). The lkey is found on the data path by address (verbs_lkey(): the
- * last hit first, then the table); a chunk already covered is skipped.
+ * "Exposure": local access plus the right to bind windows). The lkey is
+ * found on the data path by address (verbs_lkey(): the last hit first,
+ * then the table); a chunk already covered is skipped.
  * Called at set-up; an entry is filled before the count publishes it, so
  * a running data path sees it whole or not at all.
  */

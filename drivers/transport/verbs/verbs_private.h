@@ -136,7 +136,7 @@ struct verbs_rc_op {
 	uint32_t posted;		/* bytes already in WRs */
 	uint8_t type;
 	struct verbs_mw *mw;		/* BIND, INVALIDATE */
-	struct ibv_mr *mr;		/* BIND: the registration it lies in */
+	struct ibv_mr *mr;		/* BIND: its registration */
 };
 
 /* What a posted WR of an RC QP is, for the completion that covers it. */
@@ -299,7 +299,7 @@ struct verbs_queue {
 	/* Not reset by stats_reset: they count device objects. */
 	uint64_t mw_allocated;		/* ibv_alloc_mw successes */
 	uint64_t mw_deallocated;	/* ibv_dealloc_mw successes */
-	uint64_t mw_grown;		/* of them, by mw_alloc (cache empty) */
+	uint64_t mw_grown;		/* of them, by mw_alloc (no cache) */
 	uint64_t mw_alloc_err;		/* ibv_alloc_mw failures */
 };
 
