@@ -28,7 +28,14 @@
  * (the oldest not completed) with the mapped status; the QP is then in
  * ERR, its later completions (flushes) are ignored and rc_poll fails
  * every op left, posted or waiting, with PMR_RC_FLUSHED. A refused
- * ibv_post_send does the same.
+ * ibv_post_send does the same, and so does rc_fail (the QP moved to ERR
+ * on purpose).
+ *
+ * Memory windows (verbs_mw.c): BIND and INVALIDATE are ops of the ring
+ * like READ and WRITE, one signalled WR each (BIND_MW, LOCAL_INV) taking
+ * no read credit; being in the ring, they keep the posting order behind
+ * READs that wait for credits. The window's state moves when the op is
+ * accepted and when it completes (verbs_rc_emit(), every op's one end).
  */
 
 #include <errno.h>
@@ -330,7 +337,6 @@ verbs_rc_post(struct pmr_transport_queue *q, struct pmr_transport_rc *rcp,
 	for (i = 0; i < n; i++) {
 		const struct pmr_transport_rc_op *o = &ops[i];
 		struct verbs_rc_op *op;
-
 		struct ibv_mr *mr = NULL;
 
 		if (rc->op_tail - rc->op_head > rc->sq_mask)
@@ -428,9 +434,10 @@ verbs_rc_fail_qp(struct pmr_transport_queue *q, struct pmr_transport_rc *rcp)
 		VERBS_LOG(ERR, "rc qp %u: to ERR: %s", rc->qpn, strerror(ret));
 		return -ret;
 	}
-	if (!rc->err)
+	if (!rc->err) {
 		vq->stats.rc_fails++;
-	verbs_rc_set_err(rc, PMR_RC_FLUSHED);
+		verbs_rc_set_err(rc, PMR_RC_FLUSHED);
+	}
 	VERBS_LOG(INFO, "rc qp %u: moved to ERR (rc_fail), %u ops to flush",
 		rc->qpn, rc->op_tail - rc->op_head);
 	return 0;
