@@ -33,6 +33,22 @@ fz_hdr_write(uint8_t *buf, const struct fz_hdr *h)
 			h->req_num, h->status);
 }
 
+uint32_t
+fz_desc_len(void)
+{
+	return PMR_PKT_DESC_LEN;
+}
+
+void
+fz_desc_write(uint8_t *buf, uint64_t addr, uint32_t rkey, bool bad)
+{
+	const struct pmr_pkt_desc d = { .addr = addr, .rkey = rkey };
+
+	pmr_pkt_desc_encode(buf, &d);
+	if (bad)
+		buf[PMR_PKT_DESC_LEN - 1] = 0x80;
+}
+
 bool
 fz_hdr_read(const uint8_t *buf, uint32_t len, struct fz_hdr *h)
 {

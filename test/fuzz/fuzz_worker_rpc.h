@@ -43,7 +43,19 @@ enum {
 	FZ_PKT_RESP,
 	FZ_PKT_CR,
 	FZ_PKT_RFR,
+	FZ_PKT_TOKEN,
+	FZ_PKT_REQ_DESC,	/**< A request sent by RDMA READ (version 3). */
+	FZ_PKT_RESP_DESC,	/**< A response sent by RDMA READ. */
 };
+
+/** Bytes of a descriptor's payload. */
+uint32_t fz_desc_len(void);
+
+/**
+ * Write a descriptor's payload (fz_desc_len() bytes) into buf: a message
+ * at addr read with rkey; bad: its reserved bytes not zero.
+ */
+void fz_desc_write(uint8_t *buf, uint64_t addr, uint32_t rkey, bool bad);
 
 /** Write h as a header into buf (fz_hdr_len() bytes). */
 void fz_hdr_write(uint8_t *buf, const struct fz_hdr *h);
