@@ -982,7 +982,7 @@ desc_req_copies_dropped(void **state)
 	assert_int_equal(nb_held, 0);
 	assert_int_equal(stats(env.srv[0]).reqs_handled, st0.reqs_handled);
 	assert_int_equal(drops(env.srv[0], "over_credits"), 0);
-	assert_int_equal(drops(env.srv[0], "busy"), 0);
+	assert_int_equal(drops(env.srv[0], "slot_busy"), 0);
 	assert_pools_use(env.srv[0], &u);
 	assert_no_rdv(env.srv[0]);
 	/* Held requests fill every credit: none was taken. */
