@@ -582,6 +582,7 @@ creq_rx_resp(struct pmr_worker *w, struct rpc_creq *r,
 	if (!rpc_msg_rx_fits(&r->resp, j, h->msg_size, pkt->len))
 		return -EPROTO;
 	rpc_msg_rx_put(&r->resp, j, pkt->data, pkt->len);
+	w->stats.copied_bytes += pkt->len;
 	return 0;
 }
 

@@ -423,6 +423,7 @@ srv_req_start(struct pmr_worker *w, struct rpc_session *s,
 		return false;
 	}
 	rpc_msg_rx_put(&req->req, 0, pkt->data, pkt->len);
+	w->stats.copied_bytes += pkt->len;
 	req->state = SRV_RECEIVING;
 	rpc_timer_slot_start(w, req);
 	srv_tx_cr(w, s, req, 0);
@@ -444,6 +445,7 @@ srv_req_more(struct pmr_worker *w, struct rpc_session *s,
 	}
 	if (k + 1 == req->req.pkts && !srv_may_hold(w, s))
 		return;
+	w->stats.copied_bytes += pkt->len;
 	if (!rpc_msg_rx_put(&req->req, k, pkt->data, pkt->len)) {
 		srv_tx_cr(w, s, req, (uint16_t)k);
 		return;

@@ -3,8 +3,9 @@
  */
 
 /*
- * The software HCA model (issues 14 and 16): a stand-in for libibverbs at
- * the UD and RC level, with async events.
+ * The software HCA model (issues 14, 16 and 17): a stand-in for
+ * libibverbs at the UD and RC level, with async events and type 2B
+ * memory windows.
  *
  * Interposition: this library defines every function libibverbs exports,
  * without symbol versions. Preloaded, or linked ahead of libibverbs, it
@@ -99,7 +100,24 @@ struct hca_pd {
 struct hca_mr {
 	struct ibv_mr mr;
 	unsigned int access;
+	uint32_t nmw;		/* windows bound to it */
 	struct hca_mr *next;
+};
+
+/* A type 2B memory window (issue 17). Bound: to one QP (the one whose
+ * BIND_MW executed), over [addr, addr + len) of one MR, with access;
+ * its rkey's index (high 24 bits) is fixed at allocation, the low 8 bits
+ * are the last bind's. Unbound (free): no access at all. */
+struct hca_mw {
+	struct ibv_mw mw;
+	int bound;
+	struct hca_qp *qp;	/* bound to; NULL once that QP is gone */
+	struct hca_mr *mr;
+	uint32_t key;		/* the current rkey (the ibv_mw's is the
+				 * allocation's: see exec_bind()) */
+	uint64_t addr, len;
+	unsigned int access;
+	struct hca_mw *next;
 };
 
 struct hca_ah {
@@ -119,8 +137,15 @@ struct hca_swqe {
 	uint32_t inl_len;
 	struct hca_ah *ah;
 	uint32_t rqpn, qkey;
-	uint64_t raddr;		/* RC: RDMA WRITE/READ */
-	uint32_t rkey;
+	uint64_t raddr;		/* RC: RDMA WRITE/READ; BIND_MW: addr */
+	uint32_t rkey;		/* BIND_MW: the new rkey */
+	/* BIND_MW: named by keys, not pointers, so that a window or MR
+	 * freed before execution is found missing, not used. */
+	uint32_t mw_rkey;	/* the ibv_mw's rkey at the post */
+	uint32_t mr_lkey;	/* bind_info.mr's lkey (0: no MR) */
+	uint64_t blen;		/* bind_info.length */
+	unsigned int bacc;	/* bind_info.mw_access_flags */
+	uint32_t inv;		/* LOCAL_INV, SEND_WITH_INV: the rkey */
 };
 
 struct hca_rwqe {
@@ -183,6 +208,7 @@ static struct {
 	struct hca_dev devs[PMR_HCA_MAX_DEVICES];
 	unsigned int ndev;
 	struct hca_mr *mrs;
+	struct hca_mw *mws;
 	struct hca_qp *qps;	/* creation order */
 	struct hca_qp *qp_hash[HCA_QP_HASH];
 	struct hca_qp_list pend;	/* QPs with send WQEs to execute */
@@ -605,6 +631,9 @@ static int hca_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 static int hca_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 	struct ibv_recv_wr **bad);
 static int hca_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc);
+static struct ibv_mw *hca_alloc_mw(struct ibv_pd *pd,
+	enum ibv_mw_type type);
+static int hca_dealloc_mw(struct ibv_mw *mw);
 
 static int
 hca_req_notify_cq(struct ibv_cq *cq, int solicited)
@@ -659,6 +688,11 @@ ibv_open_device(struct ibv_device *device)
 	ctx->ops.post_recv = hca_post_recv;
 	ctx->ops.poll_cq = hca_poll_cq;
 	ctx->ops.req_notify_cq = hca_req_notify_cq;
+	/* Windows: ibv_alloc_mw() and ibv_dealloc_mw() are inline and
+	 * call these; bind_mw (type 1 only) stays a stub, and verbs.h
+	 * refuses a type 2 window before reaching it (EINVAL). */
+	ctx->ops.alloc_mw = hca_alloc_mw;
+	ctx->ops.dealloc_mw = hca_dealloc_mw;
 	return ctx;
 }
 
@@ -697,8 +731,8 @@ fill_device_attr(struct hca_dev *d, struct ibv_device_attr *a)
 	a->device_cap_flags = IBV_DEVICE_RC_RNR_NAK_GEN |
 		IBV_DEVICE_PORT_ACTIVE_EVENT;
 	a->atomic_cap = IBV_ATOMIC_NONE;	/* atomics: not modelled */
-	/* Windows only when configured (issue 17 brings ibv_alloc_mw):
-	 * a device advertises what it has. */
+	/* Windows only when configured (mw=1; type 2B only): a device
+	 * advertises what it has. */
 	if (d->cfg.mw) {
 		a->device_cap_flags |= IBV_DEVICE_MEM_WINDOW_TYPE_2B;
 		a->max_mw = 1 << 16;
@@ -1032,6 +1066,12 @@ ibv_dereg_mr(struct ibv_mr *mr)
 	struct hca_mr **pp;
 
 	lock();
+	if (((struct hca_mr *)mr)->nmw != 0) {
+		/* The spec: an MR with windows bound to it stays (rxe:
+		 * EINVAL). */
+		unlock();
+		return EBUSY;
+	}
 	for (pp = &hca.mrs; *pp != NULL; pp = &(*pp)->next)
 		if (&(*pp)->mr == mr) {
 			*pp = (*pp)->next;
@@ -1061,6 +1101,110 @@ mr_find(struct ibv_pd *pd, uint32_t lkey, uint64_t addr, uint64_t len)
 		return m;
 	}
 	return NULL;
+}
+
+/* The MR with that lkey, on any PD, or NULL. */
+static struct hca_mr *
+mr_by_lkey(uint32_t lkey)
+{
+	struct hca_mr *m;
+
+	for (m = hca.mrs; m != NULL; m = m->next)
+		if (m->mr.lkey == lkey)
+			return m;
+	return NULL;
+}
+
+/* --- memory windows (issue 17) ----------------------------------------
+ *
+ * Type 2B only, and only on a device configured mw=1. A window is
+ * allocated unbound; a BIND_MW WQE, executed in send-queue order, binds
+ * it to the QP that executed it; LOCAL_INV on that QP, or a
+ * SEND_WITH_INV arriving at it, unbinds it. MR and window keys share one
+ * index space (the high 24 bits), so that an R_Key's index says which of
+ * the two it names.
+ */
+
+/* The window whose rkey has rkey's index (any low byte), or NULL. */
+static struct hca_mw *
+mw_by_rkey(uint32_t rkey)
+{
+	struct hca_mw *m;
+
+	for (m = hca.mws; m != NULL; m = m->next)
+		if ((m->mw.rkey >> 8) == (rkey >> 8))
+			return m;
+	return NULL;
+}
+
+static void
+mw_unbind(struct hca_mw *m)
+{
+	if (m->mr != NULL)
+		m->mr->nmw--;
+	m->bound = 0;
+	m->qp = NULL;
+	m->mr = NULL;
+	m->addr = 0;
+	m->len = 0;
+	m->access = 0;
+}
+
+static struct ibv_mw *
+hca_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
+{
+	struct hca_dev *d;
+	struct hca_mw *m;
+
+	lock();
+	d = ctx_dev(pd->context);
+	if (!d->cfg.mw || type != IBV_MW_TYPE_2) {
+		/* Not configured, or type 1 (not advertised): as a
+		 * device without them. */
+		unlock();
+		errno = type == IBV_MW_TYPE_1 || type == IBV_MW_TYPE_2 ?
+			EOPNOTSUPP : EINVAL;
+		return NULL;
+	}
+	m = calloc(1, sizeof(*m));
+	if (m == NULL) {
+		unlock();
+		errno = ENOMEM;
+		return NULL;
+	}
+	m->mw.context = pd->context;
+	m->mw.pd = pd;
+	m->mw.type = type;
+	m->mw.rkey = hca.next_key++ << 8 | (uint32_t)(hca_rand() & 0xff);
+	m->mw.handle = m->mw.rkey;
+	m->key = m->mw.rkey;
+	m->next = hca.mws;
+	hca.mws = m;
+	((struct hca_pd *)pd)->users++;
+	d->obj.mws++;
+	unlock();
+	return &m->mw;
+}
+
+/* A bound window may be freed: it is unbound first (rxe too). WQEs
+ * naming it that are not yet executed find it gone (MW_BIND_ERR). */
+static int
+hca_dealloc_mw(struct ibv_mw *mw)
+{
+	struct hca_mw *m = (struct hca_mw *)mw, **pp;
+
+	lock();
+	for (pp = &hca.mws; *pp != NULL; pp = &(*pp)->next)
+		if (*pp == m) {
+			*pp = m->next;
+			break;
+		}
+	mw_unbind(m);
+	((struct hca_pd *)mw->pd)->users--;
+	ctx_dev(mw->context)->obj.mws--;
+	unlock();
+	free(m);
+	return 0;
 }
 
 /* --- CQ -------------------------------------------------------------- */
@@ -1385,6 +1529,10 @@ wc_opcode(enum ibv_wr_opcode op)
 		return IBV_WC_RDMA_WRITE;
 	case IBV_WR_RDMA_READ:
 		return IBV_WC_RDMA_READ;
+	case IBV_WR_BIND_MW:
+		return IBV_WC_BIND_MW;
+	case IBV_WR_LOCAL_INV:
+		return IBV_WC_LOCAL_INV;
 	default:
 		return IBV_WC_SEND;
 	}
@@ -1505,6 +1653,15 @@ ibv_destroy_qp(struct ibv_qp *qp)
 	}
 	ev_purge(ctx_of(qp->context), qp);
 	qp_discard(q);
+	{
+		struct hca_mw *m;
+
+		/* Its windows stay bound, to no QP: nothing reaches them
+		 * any more, and only ibv_dealloc_mw() frees them. */
+		for (m = hca.mws; m != NULL; m = m->next)
+			if (m->qp == q)
+				m->qp = NULL;
+	}
 	for (pp = &hca.qps; *pp != NULL; pp = &(*pp)->next)
 		if (*pp == q) {
 			*pp = q->next;
@@ -1813,9 +1970,10 @@ qp_hw_mark(struct hca_qp *q)
 		hca.cnt.sq_high_water = held;
 }
 
-/* Post one RC WQE: SEND, SEND_WITH_IMM, RDMA_WRITE(_WITH_IMM),
- * RDMA_READ. Accepted in RTS, and in ERR, where it completes
- * WR_FLUSH_ERR at once (the spec; rxe too). */
+/* Post one RC WQE: SEND, SEND_WITH_IMM, SEND_WITH_INV,
+ * RDMA_WRITE(_WITH_IMM), RDMA_READ, BIND_MW, LOCAL_INV. Accepted in RTS,
+ * and in ERR, where it completes WR_FLUSH_ERR at once (the spec; rxe
+ * too). */
 static int
 post_rc(struct hca_qp *q, struct ibv_send_wr *wr)
 {
@@ -1827,14 +1985,23 @@ post_rc(struct hca_qp *q, struct ibv_send_wr *wr)
 	if (q->qp.state != IBV_QPS_RTS && q->qp.state != IBV_QPS_ERR)
 		return EINVAL;
 	if (wr->opcode != IBV_WR_SEND && wr->opcode != IBV_WR_SEND_WITH_IMM &&
+			wr->opcode != IBV_WR_SEND_WITH_INV &&
 			wr->opcode != IBV_WR_RDMA_WRITE &&
 			wr->opcode != IBV_WR_RDMA_WRITE_WITH_IMM &&
-			wr->opcode != IBV_WR_RDMA_READ)
-		return EINVAL;	/* atomics, windows: not modelled */
+			wr->opcode != IBV_WR_RDMA_READ &&
+			wr->opcode != IBV_WR_BIND_MW &&
+			wr->opcode != IBV_WR_LOCAL_INV)
+		return EINVAL;	/* atomics: not modelled */
 	if (wr->num_sge < 0 || wr->num_sge > (int)q->cap.max_send_sge)
 		return EINVAL;
-	len = sge_len(wr->sg_list, wr->num_sge);
+	if (wr->opcode == IBV_WR_BIND_MW && (wr->bind_mw.mw == NULL ||
+			wr->bind_mw.mw->type != IBV_MW_TYPE_2 ||
+			wr->num_sge != 0 || inl))
+		return EINVAL;	/* a bind carries no data (rxe too) */
+	len = wr->opcode == IBV_WR_BIND_MW || wr->opcode == IBV_WR_LOCAL_INV ?
+		0 : sge_len(wr->sg_list, wr->num_sge);
 	if (inl && (wr->opcode == IBV_WR_RDMA_READ ||
+			wr->opcode == IBV_WR_LOCAL_INV ||
 			len > q->cap.max_inline_data))
 		return EINVAL;
 	if (q->sq_post - q->sq_free >= q->cap.max_send_wr) {
@@ -1847,8 +2014,8 @@ post_rc(struct hca_qp *q, struct ibv_send_wr *wr)
 	w->flags = wr->send_flags | (sig ? IBV_SEND_SIGNALED : 0);
 	w->opcode = wr->opcode;
 	w->imm = wr->imm_data;
-	w->num_sge = wr->num_sge;
-	for (i = 0; i < wr->num_sge; i++)
+	w->num_sge = wr->opcode == IBV_WR_LOCAL_INV ? 0 : wr->num_sge;
+	for (i = 0; i < w->num_sge; i++)
 		w->sge[i] = wr->sg_list[i];
 	if (inl) {
 		uint8_t *d = q->inl + (size_t)(q->sq_post %
@@ -1862,6 +2029,19 @@ post_rc(struct hca_qp *q, struct ibv_send_wr *wr)
 	}
 	w->raddr = wr->wr.rdma.remote_addr;
 	w->rkey = wr->wr.rdma.rkey;
+	if (wr->opcode == IBV_WR_BIND_MW) {
+		const struct ibv_mw_bind_info *b = &wr->bind_mw.bind_info;
+
+		w->mw_rkey = wr->bind_mw.mw->rkey;
+		w->rkey = wr->bind_mw.rkey;
+		w->mr_lkey = b->mr != NULL ? b->mr->lkey : 0;
+		w->raddr = b->addr;
+		w->blen = b->length;
+		w->bacc = (unsigned int)b->mw_access_flags;
+	}
+	if (wr->opcode == IBV_WR_LOCAL_INV ||
+			wr->opcode == IBV_WR_SEND_WITH_INV)
+		w->inv = wr->invalidate_rkey;
 	q->sq_post++;
 	if (sig) {
 		CNT(q, wqe_signaled);
@@ -2355,6 +2535,29 @@ rkey_ok(struct ibv_pd *pd, uint32_t rkey, uint64_t addr, uint32_t len,
 	return m != NULL && (m->access & access) == access;
 }
 
+/* The responder r's R_Key check for [addr, addr + len) with access.
+ * A key whose index is a window's (*mwp: it) is checked against the
+ * window, strictly (the spec; rxe checks the MR's range, doc/testing.md):
+ * the window's current key, bound to r itself (type 2B: to the QP that
+ * bound it), granting access, and covering the whole range. Any other key
+ * is an MR's. Zero bytes need no key. */
+static int
+rkey_check(struct hca_qp *r, uint32_t rkey, uint64_t addr, uint32_t len,
+	unsigned int access, struct hca_mw **mwp)
+{
+	struct hca_mw *m = mw_by_rkey(rkey);
+
+	*mwp = m;
+	if (len == 0)
+		return 1;
+	if (m == NULL)
+		return rkey_ok(r->qp.pd, rkey, addr, len, access);
+	return m->bound && m->key == rkey && m->mw.pd == r->qp.pd &&
+		m->qp == r && (m->access & access) == access &&
+		addr >= m->addr && addr - m->addr <= m->len &&
+		len <= m->len - (addr - m->addr);
+}
+
 /* Complete the head WQE of q with st (it is executed); any error moves
  * q to ERR. */
 static void
@@ -2433,6 +2636,90 @@ rc_peer(struct hca_qp *q)
 	return r;
 }
 
+/*
+ * BIND_MW, executed in SQ order (a READ posted after it on the same QP
+ * sees the binding). The checks, any failing: MW_BIND_ERR and q to ERR.
+ * The window exists and the ibv_mw's rkey (as posted) is its current
+ * key: rxe's kernel compares them and its provider never updates the
+ * ibv_mw after a type-2 bind, so a consumer rebinding a window must
+ * store the key it bound in mw->rkey itself; the model holds it to that.
+ * The new key keeps the window's index; the window is free (type 2B: not
+ * bound); it, q and the MR share a PD; the MR exists, allows MW_BIND and
+ * covers the range; the range is not empty (o10-37.2.40); REMOTE_WRITE
+ * or REMOTE_ATOMIC need the MR's LOCAL_WRITE (C10-74); no flags beyond
+ * remote read, write and atomic (zero-based windows: not modelled).
+ */
+static void
+exec_bind(struct hca_qp *q, const struct hca_swqe *w)
+{
+	struct hca_mw *m = mw_by_rkey(w->mw_rkey);
+	struct hca_mr *mr = w->mr_lkey != 0 ? mr_by_lkey(w->mr_lkey) : NULL;
+	const unsigned int remote = IBV_ACCESS_REMOTE_READ |
+		IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC;
+	int ok;
+
+	ok = m != NULL && m->key == w->mw_rkey &&
+		(w->rkey >> 8) == (m->key >> 8) && !m->bound &&
+		m->mw.pd == q->qp.pd && mr != NULL && mr->mr.pd == q->qp.pd &&
+		w->blen > 0 && (mr->access & IBV_ACCESS_MW_BIND) != 0 &&
+		(w->bacc & ~remote) == 0 &&
+		((w->bacc & (IBV_ACCESS_REMOTE_WRITE |
+		IBV_ACCESS_REMOTE_ATOMIC)) == 0 ||
+		(mr->access & IBV_ACCESS_LOCAL_WRITE) != 0);
+	if (ok) {
+		uint64_t b = (uintptr_t)mr->mr.addr;
+
+		ok = w->raddr >= b && w->raddr - b <= mr->mr.length &&
+			w->blen <= mr->mr.length - (w->raddr - b);
+	}
+	if (!ok) {
+		CNT(q, mw_bind_err);
+		rc_complete(q, w, IBV_WC_MW_BIND_ERR, 0);
+		return;
+	}
+	m->key = w->rkey;
+	m->bound = 1;
+	m->qp = q;
+	m->mr = mr;
+	mr->nmw++;
+	m->addr = w->raddr;
+	m->len = w->blen;
+	m->access = w->bacc;
+	CNT(q, mw_binds);
+	rc_complete(q, w, IBV_WC_SUCCESS, 0);
+}
+
+/* Invalidation of a type 2B window by rkey, as the QP q may do it (the
+ * one that executes LOCAL_INV, or the responder of a SEND_WITH_INV): the
+ * window's current key, bound, to q itself (the spec's association of a
+ * type 2B window with its QP; rxe does not check that), on q's PD. */
+static struct hca_mw *
+mw_inv_target(struct hca_qp *q, uint32_t rkey)
+{
+	struct hca_mw *m = mw_by_rkey(rkey);
+
+	if (m == NULL || !m->bound || m->key != rkey || m->qp != q ||
+			m->mw.pd != q->qp.pd)
+		return NULL;
+	return m;
+}
+
+/* LOCAL_INV, in SQ order; a bad key: LOC_QP_OP_ERR (rxe's status) and q
+ * to ERR. Only windows: MRs from ibv_reg_mr are not invalidatable. */
+static void
+exec_local_inv(struct hca_qp *q, const struct hca_swqe *w)
+{
+	struct hca_mw *m = mw_inv_target(q, w->inv);
+
+	if (m == NULL) {
+		rc_complete(q, w, IBV_WC_LOC_QP_OP_ERR, 0);
+		return;
+	}
+	mw_unbind(m);
+	CNT(q, mw_invalidates);
+	rc_complete(q, w, IBV_WC_SUCCESS, 0);
+}
+
 /* Execute the head WQE of RC QP q. Returns 1 if it stalled (an RNR NAK
  * to retry later), else 0. */
 static int
@@ -2442,17 +2729,28 @@ exec_rc(struct hca_qp *q)
 	int is_read = w->opcode == IBV_WR_RDMA_READ;
 	int imm = w->opcode == IBV_WR_SEND_WITH_IMM ||
 		w->opcode == IBV_WR_RDMA_WRITE_WITH_IMM;
-	int needs_recv = w->opcode == IBV_WR_SEND || imm;
+	int needs_recv = w->opcode == IBV_WR_SEND ||
+		w->opcode == IBV_WR_SEND_WITH_INV || imm;
 	uint32_t len = (w->flags & IBV_SEND_INLINE) != 0 ? w->inl_len :
 		sge_len(w->sge, w->num_sge);
 	uint8_t *buf = NULL;
 	struct hca_qp *r;
 	struct hca_rwqe *rw = NULL;
+	struct hca_mw *mw = NULL;
 	struct ibv_wc wc;
 
 	if (!is_read || q->rd_flight >= q->max_rd)
 		flight_drain(q, 1);
 	CNT(q, tx_packets);
+	/* Local operations: no packet, no peer, no injected fault. */
+	if (w->opcode == IBV_WR_BIND_MW) {
+		exec_bind(q, w);
+		return 0;
+	}
+	if (w->opcode == IBV_WR_LOCAL_INV) {
+		exec_local_inv(q, w);
+		return 0;
+	}
 	if (is_read && q->max_rd == 0) {
 		/* No READ may be outstanding at all. */
 		rc_complete(q, w, IBV_WC_LOC_QP_OP_ERR, 0);
@@ -2552,14 +2850,19 @@ exec_rc(struct hca_qp *q)
 		return 0;
 	}
 	if ((is_read || !needs_recv || w->opcode ==
-			IBV_WR_RDMA_WRITE_WITH_IMM) && !rkey_ok(r->qp.pd,
+			IBV_WR_RDMA_WRITE_WITH_IMM) && !rkey_check(r,
 			w->rkey, w->raddr, len, is_read ?
-			IBV_ACCESS_REMOTE_READ : IBV_ACCESS_REMOTE_WRITE)) {
+			IBV_ACCESS_REMOTE_READ : IBV_ACCESS_REMOTE_WRITE,
+			&mw)) {
 		/* A bad R_Key, another PD, out of bounds or without the
-		 * access: a remote access error that ends both QPs, the
+		 * access (a window: also not bound, or bound to another
+		 * QP): a remote access error that ends both QPs, the
 		 * responder's with an affiliated event. */
 		free(buf);
 		CNT(r, access_err);
+		if (mw != NULL) {
+			CNT(r, mw_access_err);
+		}
 		rc_remote_err(q, r, w, IBV_WC_REM_ACCESS_ERR,
 			IBV_EVENT_QP_ACCESS_ERR);
 		return 0;
@@ -2585,6 +2888,9 @@ exec_rc(struct hca_qp *q)
 			memcpy(buf, (void *)(uintptr_t)w->raddr, len);
 		(void)sge_copy(q->qp.pd, w->sge, w->num_sge, buf, len, 1);
 		free(buf);
+		if (mw != NULL && len > 0) {
+			CNT(r, mw_reads);
+		}
 		CNT(q, rc_reads);
 		CNTN(q, bytes_read, len);
 		q->sq_exec++;
@@ -2594,6 +2900,9 @@ exec_rc(struct hca_qp *q)
 	if (!needs_recv || w->opcode == IBV_WR_RDMA_WRITE_WITH_IMM) {
 		if (len > 0)
 			memcpy((void *)(uintptr_t)w->raddr, buf, len);
+		if (mw != NULL && len > 0) {
+			CNT(r, mw_writes);
+		}
 		CNT(q, rc_writes);
 		CNTN(q, bytes_written, len);
 	}
@@ -2631,12 +2940,32 @@ exec_rc(struct hca_qp *q)
 				rc_remote_err(q, r, w, IBV_WC_REM_OP_ERR, 0);
 				return 0;
 			}
+			if (w->opcode == IBV_WR_SEND_WITH_INV) {
+				struct hca_mw *m = mw_inv_target(r, w->inv);
+
+				if (m == NULL) {
+					/* rxe: the receive completes
+					 * REM_INV_REQ_ERR, the responder
+					 * to ERR (class J). */
+					free(buf);
+					wc.status = IBV_WC_REM_INV_REQ_ERR;
+					cq_push((struct hca_cq *)
+						r->qp.recv_cq, &wc, NULL, 0);
+					rc_remote_err(q, r, w,
+						IBV_WC_REM_INV_REQ_ERR, 0);
+					return 0;
+				}
+				mw_unbind(m);
+				CNT(r, mw_invalidates);
+				wc.wc_flags = IBV_WC_WITH_INV;
+				wc.invalidated_rkey = w->inv;
+			}
 			CNT(q, rc_sends);
 		}
 		wc.status = IBV_WC_SUCCESS;
 		wc.byte_len = len;
 		if (imm) {
-			wc.wc_flags = IBV_WC_WITH_IMM;
+			wc.wc_flags |= IBV_WC_WITH_IMM;
 			wc.imm_data = w->imm;
 		}
 		cq_push((struct hca_cq *)r->qp.recv_cq, &wc, NULL, 0);
@@ -2866,6 +3195,7 @@ pmr_hca_objects_get(const char *dev, struct pmr_hca_objects *o)
 		o->cqs += x->cqs;
 		o->qps += x->qps;
 		o->ahs += x->ahs;
+		o->mws += x->mws;
 		rc = 0;
 	}
 	unlock();
@@ -2882,7 +3212,7 @@ objects_alive(void)
 		const struct pmr_hca_objects *x = &hca.devs[i].obj;
 
 		if (x->contexts + x->pds + x->mrs + x->cqs + x->qps +
-				x->ahs != 0)
+				x->ahs + x->mws != 0)
 			return 1;
 	}
 	return 0;

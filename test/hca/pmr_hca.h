@@ -8,7 +8,8 @@
  * libpmr_hca.so defines every function libibverbs exports (unversioned, so
  * that it wins when preloaded or linked ahead of libibverbs) and models
  * one fabric of configurable devices (RoCE v2/v1 or InfiniBand ports) at
- * the UD and RC level (issue 16: RC, async events); what it does not model
+ * the UD and RC level (issue 16: RC, async events; issue 17: type 2B
+ * memory windows); what it does not model
  * fails with EOPNOTSUPP. This header
  * is what a test adds on top of verbs.h: the configuration, port state,
  * the devices' own counters and live objects, injected faults and the
@@ -70,6 +71,20 @@ struct pmr_hca_counters {
 	uint64_t access_err;		/**< remote access violations */
 	uint64_t events;		/**< async events queued */
 	uint64_t events_lost;		/**< events lost: queue full */
+	/* Added by issue 17 (type 2B memory windows); at the end again.
+	 * On a QP: the executing QP's for binds and LOCAL_INV, the
+	 * responder's (the window's QP) for the rest. */
+	uint64_t mw_binds;		/**< windows bound (BIND_MW) */
+	uint64_t mw_bind_err;		/**< BIND_MWs refused: MW_BIND_ERR */
+	uint64_t mw_invalidates;	/**< windows invalidated: LOCAL_INV,
+					 * SEND_WITH_INV */
+	uint64_t mw_reads;		/**< RDMA READs served through a
+					 * window */
+	uint64_t mw_writes;		/**< RDMA WRITEs placed through a
+					 * window */
+	uint64_t mw_access_err;		/**< remote accesses through a
+					 * window's R_Key refused (also
+					 * counted in access_err) */
 };
 
 /**
@@ -154,9 +169,10 @@ struct pmr_hca_port_config {
 struct pmr_hca_dev_config {
 	char name[64];		/**< ibv_get_device_name(), unique */
 	uint8_t nports;		/**< 1 or PMR_HCA_MAX_PORTS */
-	/** Advertise type 2B memory windows (device_cap_flags, max_mw).
-	 * Off by default: ibv_alloc_mw is not modelled before issue 17 and
-	 * fails with EOPNOTSUPP either way. */
+	/** Type 2B memory windows (issue 17): advertised
+	 * (device_cap_flags, max_mw) and ibv_alloc_mw(IBV_MW_TYPE_2)
+	 * served. Off by default: ibv_alloc_mw then fails with
+	 * EOPNOTSUPP, as on a device without windows. */
 	uint8_t mw;
 	struct pmr_hca_port_config port[PMR_HCA_MAX_PORTS]; /**< ports 1.. */
 };
@@ -261,6 +277,7 @@ struct pmr_hca_objects {
 	uint32_t cqs;		/**< completion queues */
 	uint32_t qps;		/**< queue pairs */
 	uint32_t ahs;		/**< address handles */
+	uint32_t mws;		/**< memory windows (issue 17) */
 };
 
 /**

@@ -6,7 +6,8 @@
  * The software HCA model's own unit tests (issue 14): what the conformance
  * suite cannot see from outside the device: its counters, injected
  * faults, step mode and its determinism, and the strict points asserted
- * through the counters. Linked against the model only (no libibverbs).
+ * through the counters; RC (issue 16) and memory windows (issue 17).
+ * Linked against the model only (no libibverbs).
  */
 
 #include <endian.h>
@@ -1911,6 +1912,543 @@ test_rc_shared_cq(void **state)
 	free(buf);
 }
 
+/* --- memory windows (issue 17) ---------------------------------------- */
+
+/* The default device, with windows (mw=1); setup() on it. */
+static int
+setup_mw(void **state)
+{
+	struct pmr_hca_dev_config d;
+
+	assert_int_equal(pmr_hca_reset(), 0);
+	pmr_hca_config_default(&d);
+	d.mw = 1;
+	assert_int_equal(pmr_hca_configure(&d, 1), 0);
+	return setup(state);
+}
+
+static int
+teardown_mw(void **state)
+{
+	teardown(state);
+	assert_int_equal(pmr_hca_reset(), 0);
+	return 0;
+}
+
+#define MW_MR (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND)
+
+/* Post a BIND_MW of mw over [p, p + len) of mr on qp (key: the new
+ * rkey; 0: ibv_inc_rkey(mw->rkey)), signalled; returns the completion's
+ * status (its opcode checked on success). */
+static enum ibv_wc_status
+mw_bind(struct ibv_qp *qp, struct ibv_cq *cq, struct ibv_mw *mw,
+	struct ibv_mr *mr, void *p, uint64_t len, int access, uint32_t key)
+{
+	struct ibv_send_wr wr = { .wr_id = 50, .opcode = IBV_WR_BIND_MW,
+		.send_flags = IBV_SEND_SIGNALED }, *bad;
+	struct ibv_wc wc;
+
+	wr.bind_mw.mw = mw;
+	wr.bind_mw.rkey = key != 0 ? key : ibv_inc_rkey(mw->rkey);
+	wr.bind_mw.bind_info.mr = mr;
+	wr.bind_mw.bind_info.addr = (uintptr_t)p;
+	wr.bind_mw.bind_info.length = len;
+	wr.bind_mw.bind_info.mw_access_flags = access;
+	assert_int_equal(ibv_post_send(qp, &wr, &bad), 0);
+	wc = wc1(cq);
+	assert_int_equal(wc.wr_id, 50);
+	if (wc.status == IBV_WC_SUCCESS)
+		assert_int_equal(wc.opcode, IBV_WC_BIND_MW);
+	return wc.status;
+}
+
+static enum ibv_wc_status
+mw_local_inv(struct ibv_qp *qp, struct ibv_cq *cq, uint32_t rkey)
+{
+	struct ibv_send_wr wr = { .wr_id = 51, .opcode = IBV_WR_LOCAL_INV,
+		.send_flags = IBV_SEND_SIGNALED }, *bad;
+	struct ibv_wc wc;
+
+	wr.invalidate_rkey = rkey;
+	assert_int_equal(ibv_post_send(qp, &wr, &bad), 0);
+	wc = wc1(cq);
+	assert_int_equal(wc.wr_id, 51);
+	assert_int_equal(wc.opcode, IBV_WC_LOCAL_INV);
+	return wc.status;
+}
+
+/* A signalled READ of len bytes at rp with rkey into abuf; its status. */
+static enum ibv_wc_status
+mw_read(struct rc *r, void *rp, uint32_t rkey, uint32_t len)
+{
+	assert_int_equal(rc_post(r->a, IBV_WR_RDMA_READ, r->abuf, len,
+		r->amr->lkey, rp, rkey, IBV_SEND_SIGNALED, 60), 0);
+	return wc1(r->acq).status;
+}
+
+/* Allocation: type 2 only, its key's index fixed and distinct from every
+ * MR's; ibv_bind_mw (type 1) refused; counted as objects; holds its PD. */
+static void
+test_mw_alloc(void **state)
+{
+	struct ibv_mw_bind b = { 0 };
+	struct pmr_hca_objects o;
+	struct ibv_device_attr da;
+	struct ibv_mw *mw, *mw2;
+
+	(void)state;
+	assert_int_equal(ibv_query_device(e.ctx, &da), 0);
+	assert_true(da.max_mw > 0);
+	assert_true((da.device_cap_flags & IBV_DEVICE_MEM_WINDOW_TYPE_2B) !=
+		0);
+	errno = 0;
+	assert_null(ibv_alloc_mw(e.pd, IBV_MW_TYPE_1));
+	assert_int_equal(errno, EOPNOTSUPP);
+	mw = ibv_alloc_mw(e.pd, IBV_MW_TYPE_2);
+	mw2 = ibv_alloc_mw(e.pd, IBV_MW_TYPE_2);
+	assert_non_null(mw);
+	assert_non_null(mw2);
+	assert_int_equal(mw->type, IBV_MW_TYPE_2);
+	assert_ptr_equal(mw->pd, e.pd);
+	assert_ptr_equal(mw->context, e.ctx);
+	assert_int_not_equal(mw->rkey >> 8, mw2->rkey >> 8);
+	assert_int_not_equal(mw->rkey >> 8, e.smr->rkey >> 8);
+	assert_int_not_equal(mw->rkey >> 8, e.rmr->rkey >> 8);
+	b.bind_info.mr = e.smr;
+	b.bind_info.addr = (uintptr_t)e.sbuf;
+	b.bind_info.length = 64;
+	b.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_READ;
+	assert_int_equal(ibv_bind_mw(e.s, mw, &b), EINVAL);
+	assert_int_equal(pmr_hca_objects_get("hca0", &o), 0);
+	assert_int_equal(o.mws, 2);
+	assert_int_equal(ibv_dealloc_pd(e.pd), EBUSY);
+	assert_int_equal(pmr_hca_reset(), EBUSY);
+	assert_int_equal(ibv_dealloc_mw(mw), 0);
+	assert_int_equal(ibv_dealloc_mw(mw2), 0);
+	assert_int_equal(pmr_hca_objects_get("hca0", &o), 0);
+	assert_int_equal(o.mws, 0);
+}
+
+/* Binding is the bind WQE's execution, in send-queue order, not its
+ * post: a READ executed before it is refused, one after it reads the
+ * window; BIND then LOCAL_INV chained in one post complete in order and
+ * leave the window unbound. */
+static void
+test_mw_bind_order(void **state)
+{
+	struct ibv_send_wr bw = { .wr_id = 1, .opcode = IBV_WR_BIND_MW,
+		.send_flags = IBV_SEND_SIGNALED }, iw = { .wr_id = 2,
+		.opcode = IBV_WR_LOCAL_INV, .send_flags = IBV_SEND_SIGNALED },
+		*bad;
+	struct pmr_hca_counters c;
+	struct ibv_wc wc[2];
+	struct ibv_mw *mw;
+	struct rc r;
+	uint32_t key;
+
+	(void)state;
+	rc_open(&r, 4, 4, 7, MW_MR);
+	mw = ibv_alloc_mw(e.pd, IBV_MW_TYPE_2);
+	assert_non_null(mw);
+	memset(r.bbuf + 256, 'm', 128);
+	key = ibv_inc_rkey(mw->rkey);
+	bw.bind_mw.mw = mw;
+	bw.bind_mw.rkey = key;
+	bw.bind_mw.bind_info.mr = r.bmr;
+	bw.bind_mw.bind_info.addr = (uintptr_t)r.bbuf + 256;
+	bw.bind_mw.bind_info.length = 128;
+	bw.bind_mw.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_READ;
+	pmr_hca_step_mode(1);
+	/* The BIND posted, not executed: a READ executed first fails. */
+	assert_int_equal(rc_post(r.a, IBV_WR_RDMA_READ, r.abuf, 128,
+		r.amr->lkey, r.bbuf + 256, key, IBV_SEND_SIGNALED, 3), 0);
+	assert_int_equal(ibv_post_send(r.b, &bw, &bad), 0);
+	assert_int_equal(pmr_hca_step(1), 1);
+	pmr_hca_step_mode(0);
+	wc[0] = wc1(r.acq);
+	assert_int_equal(wc[0].status, IBV_WC_REM_ACCESS_ERR);
+	rc_close(&r);
+	assert_int_equal(ibv_dealloc_mw(mw), 0);
+
+	rc_open(&r, 4, 4, 7, MW_MR);
+	mw = ibv_alloc_mw(e.pd, IBV_MW_TYPE_2);
+	assert_non_null(mw);
+	memset(r.bbuf + 256, 'm', 128);
+	key = ibv_inc_rkey(mw->rkey);
+	bw.bind_mw.mw = mw;
+	bw.bind_mw.rkey = key;
+	bw.bind_mw.bind_info.mr = r.bmr;
+	bw.bind_mw.bind_info.addr = (uintptr_t)r.bbuf + 256;
+	pmr_hca_step_mode(1);
+	/* The BIND first (its QP got work first), then the READ. */
+	assert_int_equal(ibv_post_send(r.b, &bw, &bad), 0);
+	assert_int_equal(rc_post(r.a, IBV_WR_RDMA_READ, r.abuf, 128,
+		r.amr->lkey, r.bbuf + 256, key, IBV_SEND_SIGNALED, 3), 0);
+	assert_int_equal(pmr_hca_step(2), 2);
+	pmr_hca_step_mode(0);
+	wc[0] = wc1(r.bcq);
+	assert_int_equal(wc[0].status, IBV_WC_SUCCESS);
+	assert_int_equal(wc[0].opcode, IBV_WC_BIND_MW);
+	wc[0] = wc1(r.acq);
+	assert_int_equal(wc[0].status, IBV_WC_SUCCESS);
+	assert_int_equal(r.abuf[0], 'm');
+	assert_int_equal(r.abuf[127], 'm');
+	/* Unbind, rebind and invalidate in one post: in order. A rebind
+	 * names the key bound last (rxe compares mw->rkey with it). */
+	assert_int_equal(mw_local_inv(r.b, r.bcq, key), IBV_WC_SUCCESS);
+	mw->rkey = key;
+	key = ibv_inc_rkey(key);
+	bw.bind_mw.rkey = key;
+	iw.invalidate_rkey = key;
+	bw.next = &iw;
+	assert_int_equal(ibv_post_send(r.b, &bw, &bad), 0);
+	assert_int_equal(ibv_poll_cq(r.bcq, 2, wc), 2);
+	assert_int_equal(wc[0].status, IBV_WC_SUCCESS);
+	assert_int_equal(wc[0].opcode, IBV_WC_BIND_MW);
+	assert_int_equal(wc[1].status, IBV_WC_SUCCESS);
+	assert_int_equal(wc[1].opcode, IBV_WC_LOCAL_INV);
+	assert_int_equal(wc[1].wr_id, 2);
+	assert_int_equal(mw_read(&r, r.bbuf + 256, key, 16),
+		IBV_WC_REM_ACCESS_ERR);
+	assert_int_equal(pmr_hca_counters_get(r.b, &c), 0);
+	assert_int_equal(c.mw_binds, 2);
+	assert_int_equal(c.mw_invalidates, 2);
+	assert_int_equal(c.mw_reads, 1);
+	assert_int_equal(c.mw_access_err, 1);
+	assert_int_equal(ibv_dealloc_mw(mw), 0);
+	rc_close(&r);
+}
+
+/* Each refused bind: MW_BIND_ERR, the binding QP in ERR, the window
+ * still free (a fresh pair binds it), counted. */
+static void
+test_mw_bind_checks(void **state)
+{
+	struct {
+		const char *what;
+		int mr_access;	/* the MR's */
+		uint64_t off, len;
+		int access;	/* the window's */
+		int key_delta;	/* added to the new key's index */
+	} bad[] = {
+		{ "MR without MW_BIND", IBV_ACCESS_LOCAL_WRITE, 0, 64,
+			IBV_ACCESS_REMOTE_READ, 0 },
+		{ "REMOTE_WRITE on an MR without LOCAL_WRITE",
+			IBV_ACCESS_MW_BIND, 0, 64, IBV_ACCESS_REMOTE_WRITE,
+			0 },
+		{ "past the MR's end", MW_MR, RC_BUF - 32, 64,
+			IBV_ACCESS_REMOTE_READ, 0 },
+		{ "zero length", MW_MR, 0, 0, IBV_ACCESS_REMOTE_READ, 0 },
+		{ "a key with another index", MW_MR, 0, 64,
+			IBV_ACCESS_REMOTE_READ, 1 },
+		{ "zero-based (not modelled)", MW_MR, 0, 64,
+			IBV_ACCESS_REMOTE_READ | IBV_ACCESS_ZERO_BASED, 0 },
+	};
+	struct pmr_hca_counters c;
+	struct ibv_mw *mw;
+	struct ibv_pd *pd2;
+	struct rc r;
+	unsigned int i;
+	uint32_t key;
+
+	(void)state;
+	mw = ibv_alloc_mw(e.pd, IBV_MW_TYPE_2);
+	assert_non_null(mw);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		rc_open(&r, 4, 4, 7, bad[i].mr_access);
+		key = ibv_inc_rkey(mw->rkey) + ((uint32_t)bad[i].key_delta <<
+			8);
+		print_message("%s\n", bad[i].what);
+		assert_int_equal(mw_bind(r.b, r.bcq, mw, r.bmr, r.bbuf +
+			bad[i].off, bad[i].len, bad[i].access, key),
+			IBV_WC_MW_BIND_ERR);
+		assert_int_equal(state_of(r.b), IBV_QPS_ERR);
+		assert_int_equal(pmr_hca_counters_get(r.b, &c), 0);
+		assert_int_equal(c.mw_bind_err, 1);
+		assert_int_equal(c.mw_binds, 0);
+		rc_close(&r);
+	}
+	/* Still free: it binds; bound, it does not bind again. */
+	rc_open(&r, 4, 4, 7, MW_MR);
+	assert_int_equal(mw_bind(r.b, r.bcq, mw, r.bmr, r.bbuf, 64,
+		IBV_ACCESS_REMOTE_READ, 0), IBV_WC_SUCCESS);
+	assert_int_equal(ibv_dereg_mr(r.bmr), EBUSY);	/* bound to it */
+	mw->rkey = ibv_inc_rkey(mw->rkey);
+	assert_int_equal(mw_bind(r.b, r.bcq, mw, r.bmr, r.bbuf, 64,
+		IBV_ACCESS_REMOTE_READ, 0), IBV_WC_MW_BIND_ERR);
+	assert_int_equal(ibv_dealloc_mw(mw), 0);
+	rc_close(&r);
+	/* The ibv_mw's rkey must be the window's current key (rxe's
+	 * kernel compares them): a rebind that did not store the key it
+	 * bound last fails, one that did succeeds. */
+	rc_open(&r, 4, 4, 7, MW_MR);
+	mw = ibv_alloc_mw(e.pd, IBV_MW_TYPE_2);
+	assert_non_null(mw);
+	key = ibv_inc_rkey(mw->rkey);
+	assert_int_equal(mw_bind(r.b, r.bcq, mw, r.bmr, r.bbuf, 64,
+		IBV_ACCESS_REMOTE_READ, key), IBV_WC_SUCCESS);
+	assert_int_equal(mw_local_inv(r.b, r.bcq, key), IBV_WC_SUCCESS);
+	assert_int_equal(mw_bind(r.b, r.bcq, mw, r.bmr, r.bbuf, 64,
+		IBV_ACCESS_REMOTE_READ, 0), IBV_WC_MW_BIND_ERR);
+	rc_close(&r);
+	rc_open(&r, 4, 4, 7, MW_MR);
+	mw->rkey = key;
+	assert_int_equal(mw_bind(r.b, r.bcq, mw, r.bmr, r.bbuf, 64,
+		IBV_ACCESS_REMOTE_READ, 0), IBV_WC_SUCCESS);
+	assert_int_equal(mw_read(&r, r.bbuf, ibv_inc_rkey(key), 64),
+		IBV_WC_SUCCESS);
+	assert_int_equal(ibv_dealloc_mw(mw), 0);
+	/* A window of another PD: refused. */
+	pd2 = ibv_alloc_pd(e.ctx);
+	assert_non_null(pd2);
+	mw = ibv_alloc_mw(pd2, IBV_MW_TYPE_2);
+	assert_non_null(mw);
+	assert_int_equal(mw_bind(r.b, r.bcq, mw, r.bmr, r.bbuf, 64,
+		IBV_ACCESS_REMOTE_READ, 0), IBV_WC_MW_BIND_ERR);
+	assert_int_equal(ibv_dealloc_mw(mw), 0);
+	assert_int_equal(ibv_dealloc_pd(pd2), 0);
+	rc_close(&r);
+}
+
+/* Remote access through a window: inside it, with its access, from the
+ * peer of the QP that bound it; anything else REM_ACCESS_ERR with both
+ * QPs in ERR, counted on the responder. */
+static void
+test_mw_access(void **state)
+{
+	struct pmr_hca_counters c;
+	struct ibv_wc wc;
+	struct ibv_mw *mw;
+	struct rc r, q;
+	uint32_t key;
+
+	(void)state;
+	/* Past the window (inside the MR): strict, refused. */
+	rc_open(&r, 4, 4, 7, MW_MR);
+	mw = ibv_alloc_mw(e.pd, IBV_MW_TYPE_2);
+	assert_non_null(mw);
+	key = ibv_inc_rkey(mw->rkey);
+	assert_int_equal(mw_bind(r.b, r.bcq, mw, r.bmr, r.bbuf + 512, 256,
+		IBV_ACCESS_REMOTE_READ, key), IBV_WC_SUCCESS);
+	assert_int_equal(mw_read(&r, r.bbuf + 512, key, 256), IBV_WC_SUCCESS);
+	assert_int_equal(mw_read(&r, r.bbuf + 640, key, 128), IBV_WC_SUCCESS);
+	assert_int_equal(mw_read(&r, r.bbuf + 640, key, 129),
+		IBV_WC_REM_ACCESS_ERR);
+	assert_int_equal(state_of(r.a), IBV_QPS_ERR);
+	assert_int_equal(state_of(r.b), IBV_QPS_ERR);
+	assert_int_equal(pmr_hca_counters_get(r.b, &c), 0);
+	assert_int_equal(c.mw_reads, 2);
+	assert_int_equal(c.mw_access_err, 1);
+	assert_int_equal(c.access_err, 1);
+	assert_int_equal(ibv_dealloc_mw(mw), 0);
+	rc_close(&r);
+	/* Before the window's start; a WRITE through a READ window. */
+	rc_open(&r, 4, 4, 7, MW_MR);
+	mw = ibv_alloc_mw(e.pd, IBV_MW_TYPE_2);
+	assert_non_null(mw);
+	key = ibv_inc_rkey(mw->rkey);
+	assert_int_equal(mw_bind(r.b, r.bcq, mw, r.bmr, r.bbuf + 512, 256,
+		IBV_ACCESS_REMOTE_READ, key), IBV_WC_SUCCESS);
+	assert_int_equal(mw_read(&r, r.bbuf + 511, key, 8),
+		IBV_WC_REM_ACCESS_ERR);
+	assert_int_equal(ibv_dealloc_mw(mw), 0);
+	rc_close(&r);
+	rc_open(&r, 4, 4, 7, MW_MR);
+	mw = ibv_alloc_mw(e.pd, IBV_MW_TYPE_2);
+	assert_non_null(mw);
+	key = ibv_inc_rkey(mw->rkey);
+	assert_int_equal(mw_bind(r.b, r.bcq, mw, r.bmr, r.bbuf, 256,
+		IBV_ACCESS_REMOTE_READ, key), IBV_WC_SUCCESS);
+	assert_int_equal(rc_post(r.a, IBV_WR_RDMA_WRITE, r.abuf, 8,
+		r.amr->lkey, r.bbuf, key, IBV_SEND_SIGNALED, 4), 0);
+	assert_int_equal(wc1(r.acq).status, IBV_WC_REM_ACCESS_ERR);
+	assert_int_equal(ibv_dealloc_mw(mw), 0);
+	rc_close(&r);
+	/* A window granting REMOTE_WRITE takes WRITEs, inside it. */
+	rc_open(&r, 4, 4, 7, MW_MR);
+	mw = ibv_alloc_mw(e.pd, IBV_MW_TYPE_2);
+	assert_non_null(mw);
+	key = ibv_inc_rkey(mw->rkey);
+	assert_int_equal(mw_bind(r.b, r.bcq, mw, r.bmr, r.bbuf + 1024, 64,
+		IBV_ACCESS_REMOTE_WRITE, key), IBV_WC_SUCCESS);
+	memset(r.abuf, 'w', 64);
+	assert_int_equal(rc_post(r.a, IBV_WR_RDMA_WRITE, r.abuf, 64,
+		r.amr->lkey, r.bbuf + 1024, key, IBV_SEND_SIGNALED, 5), 0);
+	wc = wc1(r.acq);
+	assert_int_equal(wc.status, IBV_WC_SUCCESS);
+	assert_int_equal(r.bbuf[1024 + 63], 'w');
+	assert_int_equal(r.bbuf[1024 + 64], 0);
+	assert_int_equal(pmr_hca_counters_get(r.b, &c), 0);
+	assert_int_equal(c.mw_writes, 1);
+	/* No READ through a WRITE-only window. */
+	assert_int_equal(mw_read(&r, r.bbuf + 1024, key, 8),
+		IBV_WC_REM_ACCESS_ERR);
+	assert_int_equal(ibv_dealloc_mw(mw), 0);
+	rc_close(&r);
+	/* Another pair on the same PD: its responder did not bind. */
+	rc_open(&r, 4, 4, 7, MW_MR);
+	rc_open(&q, 4, 4, 7, RC_ALL);
+	mw = ibv_alloc_mw(e.pd, IBV_MW_TYPE_2);
+	assert_non_null(mw);
+	key = ibv_inc_rkey(mw->rkey);
+	assert_int_equal(mw_bind(r.b, r.bcq, mw, r.bmr, r.bbuf, 256,
+		IBV_ACCESS_REMOTE_READ, key), IBV_WC_SUCCESS);
+	assert_int_equal(rc_post(q.a, IBV_WR_RDMA_READ, q.abuf, 64,
+		q.amr->lkey, r.bbuf, key, IBV_SEND_SIGNALED, 6), 0);
+	assert_int_equal(wc1(q.acq).status, IBV_WC_REM_ACCESS_ERR);
+	assert_int_equal(state_of(q.b), IBV_QPS_ERR);
+	assert_int_equal(pmr_hca_counters_get(q.b, &c), 0);
+	assert_int_equal(c.mw_access_err, 1);
+	assert_int_equal(mw_read(&r, r.bbuf, key, 64), IBV_WC_SUCCESS);
+	/* The MR's own key gives no remote access (the MR has none). */
+	assert_int_equal(mw_read(&r, r.bbuf, r.bmr->rkey, 64),
+		IBV_WC_REM_ACCESS_ERR);
+	assert_int_equal(ibv_dealloc_mw(mw), 0);
+	rc_close(&q);
+	rc_close(&r);
+}
+
+/* LOCAL_INV: only by the QP the window is bound to, only its current
+ * key; SEND_WITH_INV: the receiver's completion says so (IBV_WC_WITH_INV,
+ * invalidated_rkey) and the window is gone; a bad key there ends both
+ * QPs. */
+static void
+test_mw_invalidate(void **state)
+{
+	struct ibv_sge sge;
+	struct ibv_send_wr wr = { .wr_id = 7, .opcode = IBV_WR_SEND_WITH_INV,
+		.send_flags = IBV_SEND_SIGNALED, .sg_list = &sge,
+		.num_sge = 1 }, *bad;
+	struct pmr_hca_counters c;
+	struct ibv_wc wc;
+	struct ibv_mw *mw;
+	struct rc r;
+	uint32_t key;
+
+	(void)state;
+	rc_open(&r, 4, 4, 7, MW_MR);
+	mw = ibv_alloc_mw(e.pd, IBV_MW_TYPE_2);
+	assert_non_null(mw);
+	key = ibv_inc_rkey(mw->rkey);
+	assert_int_equal(mw_bind(r.b, r.bcq, mw, r.bmr, r.bbuf, 256,
+		IBV_ACCESS_REMOTE_READ, key), IBV_WC_SUCCESS);
+	/* The peer QP cannot invalidate it (strict: type 2B windows
+	 * belong to their QP). */
+	assert_int_equal(mw_local_inv(r.a, r.acq, key),
+		IBV_WC_LOC_QP_OP_ERR);
+	assert_int_equal(state_of(r.a), IBV_QPS_ERR);
+	assert_int_equal(ibv_dealloc_mw(mw), 0);
+	rc_close(&r);
+	/* A stale key (the allocation's): refused. */
+	rc_open(&r, 4, 4, 7, MW_MR);
+	mw = ibv_alloc_mw(e.pd, IBV_MW_TYPE_2);
+	assert_non_null(mw);
+	key = ibv_inc_rkey(mw->rkey);
+	assert_int_equal(mw_bind(r.b, r.bcq, mw, r.bmr, r.bbuf, 256,
+		IBV_ACCESS_REMOTE_READ, key), IBV_WC_SUCCESS);
+	assert_int_equal(mw_local_inv(r.b, r.bcq, mw->rkey),
+		IBV_WC_LOC_QP_OP_ERR);
+	assert_int_equal(state_of(r.b), IBV_QPS_ERR);
+	assert_int_equal(ibv_dealloc_mw(mw), 0);
+	rc_close(&r);
+	/* The current key: done, once. */
+	rc_open(&r, 4, 4, 7, MW_MR);
+	mw = ibv_alloc_mw(e.pd, IBV_MW_TYPE_2);
+	assert_non_null(mw);
+	key = ibv_inc_rkey(mw->rkey);
+	assert_int_equal(mw_bind(r.b, r.bcq, mw, r.bmr, r.bbuf, 256,
+		IBV_ACCESS_REMOTE_READ, key), IBV_WC_SUCCESS);
+	assert_int_equal(mw_local_inv(r.b, r.bcq, key), IBV_WC_SUCCESS);
+	assert_int_equal(mw_local_inv(r.b, r.bcq, key),
+		IBV_WC_LOC_QP_OP_ERR);
+	assert_int_equal(ibv_dealloc_mw(mw), 0);
+	rc_close(&r);
+	/* SEND_WITH_INV. */
+	rc_open(&r, 4, 4, 7, MW_MR);
+	mw = ibv_alloc_mw(e.pd, IBV_MW_TYPE_2);
+	assert_non_null(mw);
+	key = ibv_inc_rkey(mw->rkey);
+	assert_int_equal(mw_bind(r.b, r.bcq, mw, r.bmr, r.bbuf, 256,
+		IBV_ACCESS_REMOTE_READ, key), IBV_WC_SUCCESS);
+	assert_int_equal(rc_recv(r.b, r.bbuf + 1024, 64, r.bmr->lkey, 9), 0);
+	sge.addr = (uintptr_t)r.abuf;
+	sge.length = 8;
+	sge.lkey = r.amr->lkey;
+	wr.invalidate_rkey = key;
+	assert_int_equal(ibv_post_send(r.a, &wr, &bad), 0);
+	wc = wc1(r.acq);
+	assert_int_equal(wc.status, IBV_WC_SUCCESS);
+	assert_int_equal(wc.opcode, IBV_WC_SEND);
+	wc = wc1(r.bcq);
+	assert_int_equal(wc.status, IBV_WC_SUCCESS);
+	assert_int_equal(wc.opcode, IBV_WC_RECV);
+	assert_int_equal(wc.byte_len, 8);
+	assert_int_equal(wc.wc_flags, IBV_WC_WITH_INV);
+	assert_int_equal(wc.invalidated_rkey, key);
+	assert_int_equal(pmr_hca_counters_get(r.b, &c), 0);
+	assert_int_equal(c.mw_invalidates, 1);
+	assert_int_equal(mw_read(&r, r.bbuf, key, 8), IBV_WC_REM_ACCESS_ERR);
+	rc_close(&r);
+	/* Again, now that it is free: a bad key at the receiver. */
+	rc_open(&r, 4, 4, 7, MW_MR);
+	assert_int_equal(rc_recv(r.b, r.bbuf + 1024, 64, r.bmr->lkey, 9), 0);
+	sge.lkey = r.amr->lkey;
+	sge.addr = (uintptr_t)r.abuf;
+	assert_int_equal(ibv_post_send(r.a, &wr, &bad), 0);
+	assert_int_equal(wc1(r.acq).status, IBV_WC_REM_INV_REQ_ERR);
+	wc = wc1(r.bcq);
+	assert_int_equal(wc.status, IBV_WC_REM_INV_REQ_ERR);
+	assert_int_equal(state_of(r.a), IBV_QPS_ERR);
+	assert_int_equal(state_of(r.b), IBV_QPS_ERR);
+	assert_int_equal(ibv_dealloc_mw(mw), 0);
+	rc_close(&r);
+}
+
+/* A window's QP in ERR: LOCAL_INV there is flushed; the bound window is
+ * deallocated (unbinding it, so that its MR may go); a window whose QP
+ * was destroyed stays bound to nothing and is deallocated too. */
+static void
+test_mw_qp_err(void **state)
+{
+	struct pmr_hca_objects o;
+	struct ibv_wc wc;
+	struct ibv_send_wr wr = { .wr_id = 8, .opcode = IBV_WR_LOCAL_INV },
+		*bad;
+	struct ibv_mw *mw;
+	struct rc r;
+	uint32_t key;
+
+	(void)state;
+	rc_open(&r, 4, 4, 7, MW_MR);
+	mw = ibv_alloc_mw(e.pd, IBV_MW_TYPE_2);
+	assert_non_null(mw);
+	key = ibv_inc_rkey(mw->rkey);
+	assert_int_equal(mw_bind(r.b, r.bcq, mw, r.bmr, r.bbuf, 256,
+		IBV_ACCESS_REMOTE_READ, key), IBV_WC_SUCCESS);
+	assert_int_equal(pmr_hca_qp_force_err(r.b), 0);
+	wr.invalidate_rkey = key;
+	assert_int_equal(ibv_post_send(r.b, &wr, &bad), 0);
+	wc = wc1(r.bcq);
+	assert_int_equal(wc.status, IBV_WC_WR_FLUSH_ERR);
+	assert_int_equal(wc.opcode, IBV_WC_LOCAL_INV);
+	assert_int_equal(wc.wr_id, 8);
+	assert_int_equal(ibv_dereg_mr(r.bmr), EBUSY);
+	assert_int_equal(ibv_dealloc_mw(mw), 0);
+	assert_int_equal(pmr_hca_objects_get("hca0", &o), 0);
+	assert_int_equal(o.mws, 0);
+	rc_close(&r);	/* deregisters bmr: unbound now */
+	/* Its QP destroyed first. */
+	rc_open(&r, 4, 4, 7, MW_MR);
+	mw = ibv_alloc_mw(e.pd, IBV_MW_TYPE_2);
+	assert_non_null(mw);
+	assert_int_equal(mw_bind(r.b, r.bcq, mw, r.bmr, r.bbuf, 256,
+		IBV_ACCESS_REMOTE_READ, 0), IBV_WC_SUCCESS);
+	assert_int_equal(ibv_destroy_qp(r.b), 0);
+	r.b = NULL;
+	assert_int_equal(ibv_dealloc_mw(mw), 0);
+	rc_close(&r);
+}
+
 static void *
 blocking_get(void *arg)
 {
@@ -2167,6 +2705,14 @@ main(void)
 		T(test_rc_shared_cq),
 		T(test_events),
 #undef T
+#define M(f) cmocka_unit_test_setup_teardown(f, setup_mw, teardown_mw)
+		M(test_mw_alloc),
+		M(test_mw_bind_order),
+		M(test_mw_bind_checks),
+		M(test_mw_access),
+		M(test_mw_invalidate),
+		M(test_mw_qp_err),
+#undef M
 #define R(f) cmocka_unit_test_teardown(f, reset_teardown)
 		R(test_config_default),
 		R(test_config_parse),
