@@ -31,7 +31,9 @@
  * - every packet the queue delivered is in the worker's counters;
  * - every packet sent went to a peer, within the MTU and its msgbuf;
  * - every credit came back, the windows are empty, every pool of both
- *   workers is full again, and their session tables are consistent.
+ *   workers is full again, and their session tables are consistent;
+ * - neither worker (fuzzq has no RC) sent, took or read a descriptor,
+ *   offered a buffer or asked for a QP on a descriptor's account.
  * PMR_FUZZ_AVOID steers around what today's code still gets wrong.
  * The sessions are then brought back to their state after the handshake
  * (fuzz_worker_rpc.c), so that an input does the same on its own as
@@ -1274,6 +1276,16 @@ pools_check(struct pmr_worker *w)
 		FUZZ_CHECK(pmr_msgbuf_pool_in_use(mp) == 0);
 }
 
+/* fuzzq has no RC: a descriptor is never read, nothing ever offered. */
+static void
+rdv_check(struct pmr_worker *w)
+{
+	struct pmr_worker_stats st;
+
+	pmr_worker_stats_get(w, &st);
+	fz_rdv_check_none(&st);
+}
+
 static uint64_t
 rx_delivered(unsigned int q)
 {
@@ -1513,6 +1525,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pools_check(fz.cli);
 	fz_sessions_check(fz.srv);
 	fz_sessions_check(fz.cli);
+	rdv_check(fz.srv);
+	rdv_check(fz.cli);
 	FUZZ_CHECK(rx_delivered(FZ_SRV_Q) - srv_rx0 ==
 		rx_accounted(fz.srv) - srv_acc0);
 	FUZZ_CHECK(rx_delivered(FZ_CLI_Q) - cli_rx0 ==

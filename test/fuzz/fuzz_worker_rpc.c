@@ -204,6 +204,16 @@ fz_rx_accounted(const struct pmr_worker_stats *st)
 }
 
 void
+fz_rdv_check_none(const struct pmr_worker_stats *st)
+{
+	FUZZ_CHECK(st->rdv_descs_sent == 0 && st->rdv_descs_received == 0);
+	FUZZ_CHECK(st->rdv_reads == 0 && st->rdv_read_bytes == 0 &&
+		st->rdv_read_errors == 0);
+	FUZZ_CHECK(st->rdv_offers == 0 && st->rdv_reclaimed == 0);
+	FUZZ_CHECK(st->drops[RPC_DROP_RDV_NO_QP] == 0);
+}
+
+void
 fz_sessions_check(const struct pmr_worker *w)
 {
 	uint32_t i, reserved = 0;

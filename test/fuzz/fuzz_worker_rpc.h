@@ -166,6 +166,13 @@ unsigned int fz_srv_partial(const struct pmr_worker *w);
 uint64_t fz_rx_accounted(const struct pmr_worker_stats *st);
 
 /**
+ * w's queue has neither RC nor READ (fuzzq): check that nothing of the
+ * rendezvous ran (doc/rendezvous.md): no descriptor sent or taken, no
+ * READ, no offer, no QP asked for on a descriptor's account.
+ */
+void fz_rdv_check_none(const struct pmr_worker_stats *st);
+
+/**
  * Check w's session table: each number free at most once and only if its
  * session is free, the receive slots reserved those of the others.
  */
