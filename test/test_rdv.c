@@ -335,8 +335,9 @@ test_rdv_sizes(void **state)
 	assert_int_equal(ss.rdv_reads, want_req);
 	assert_int_equal(cs.rdv_reads, want_resp);
 	assert_int_equal(ss.rdv_read_bytes + cs.rdv_read_bytes, bytes);
-	assert_int_equal(cs.rdv_descs_sent, want_req);
-	assert_int_equal(ss.rdv_descs_sent, want_resp);
+	/* Each copy counts: the RTO may send one again (TCG is slow). */
+	assert_true(cs.rdv_descs_sent >= want_req);
+	assert_true(ss.rdv_descs_sent >= want_resp);
 	assert_int_equal(ss.rdv_descs_received, want_req);
 	assert_int_equal(cs.rdv_descs_received, want_resp);
 	assert_int_equal(cs.rdv_fallbacks + ss.rdv_fallbacks, 0);
