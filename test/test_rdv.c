@@ -515,8 +515,14 @@ test_rdv_never_done(void **state)
 		call_start(cli, &c[i]);
 	}
 	PMR_TEST_POLL_UNTIL(&env, c[RTE_DIM(c) - 1].runs == 1);
+	/*
+	 * Without windows, the first offer taken back fails the QP, which
+	 * resets the session: the others may end so (doc/rendezvous.md).
+	 */
 	for (i = 0; i < RTE_DIM(c); i++)
-		assert_int_equal(c[i].status, PMR_E_TIMEOUT);
+		assert_true(c[i].status == PMR_E_TIMEOUT ||
+			(!cli->rdv_mw && by_read(100 * 1024) &&
+			 c[i].status == PMR_E_SESSION_RESET));
 	cs = stats(cli);
 	if (by_read(100 * 1024)) {
 		assert_int_equal(cs.rdv_reclaimed, RTE_DIM(c));
