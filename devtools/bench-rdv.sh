@@ -16,7 +16,7 @@
 # Usage: devtools/bench-rdv.sh [SIZE [ITERS [CONCURRENCY]]]
 #   SIZE         request bytes (default 1048576)
 #   ITERS        measured requests per run (default 10000)
-#   CONCURRENCY  requests kept outstanding (default 8: more only queue
+#   CONCURRENCY  requests kept outstanding (default 4: more only queue
 #                behind the READs on the model's one CPU and make the
 #                descriptors time out and go again)
 # Environment:
@@ -33,7 +33,7 @@ cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.."
 
 size=${1:-1048576}
 iters=${2:-10000}
-conc=${3:-8}
+conc=${3:-4}
 build=${PMR_BENCH_BUILD:-build/release}
 hca_config=${PMR_HCA_CONFIG:-dev=hca0,mw=1}
 
