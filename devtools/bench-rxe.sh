@@ -166,7 +166,8 @@ rpcperf_guest() {
 # bandwidth on verbs over rxe0 in one process, the engine's rendezvous
 # threshold (messages over 16 KiB go by RDMA READ), at ib_read_bw's
 # message size (65536, its default) and at 1 MiB. Prints "*** rpcperf-bw
-# BYTES rc=N", then rpcperf's table and its path line.
+# BYTES rc=N", then rpcperf's table and its path line. PMR_RXE_BW_ARGS:
+# more rpcperf arguments for these runs (PMR_ variables reach the VM).
 rpcperf_bw_guest() {
 	local iters=$1 tmo=$2 rc=0 crc size n
 	local eal=(--no-pci --no-huge -m 1024 --no-shconf
@@ -178,7 +179,7 @@ rpcperf_bw_guest() {
 		timeout "$tmo" "$PMR_RPCPERF" -l 0-1 "${eal[@]}" -- -q \
 			-w bandwidth -s "$size" -n "$n" --warmup $((n / 10)) \
 			-c 8 --driver=verbs --driver-args=dev=rxe0 \
-			>/tmp/rpcperf.out 2>/tmp/rpcperf.err
+			${PMR_RXE_BW_ARGS:-} >/tmp/rpcperf.out 2>/tmp/rpcperf.err
 		crc=$?
 		echo "*** rpcperf-bw $size rc=$crc"
 		cat /tmp/rpcperf.out
