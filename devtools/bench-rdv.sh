@@ -87,9 +87,9 @@ run() {
 
 model=(LD_PRELOAD="$hca" PMR_HCA_CONFIG="$hca_config")
 verbs=(--driver=verbs --driver-args=dev=hca0)
-run read "${model[@]}" -- "${verbs[@]}" -w memcpy,bandwidth
-run dgram "${model[@]}" -- "${verbs[@]}" -w bandwidth --rdv-threshold=off
-run eth -- -w bandwidth
+run by_read "${model[@]}" -- "${verbs[@]}" -w memcpy,bandwidth
+run by_dgram "${model[@]}" -- "${verbs[@]}" -w bandwidth --rdv-threshold=off
+run on_eth -- -w bandwidth
 
 python3 - "$tmp" "$size" "$iters" "$conc" "$hca_config" <<'EOF'
 import json
@@ -97,21 +97,21 @@ import sys
 
 tmp, size, iters, conc, hca = sys.argv[1:]
 runs = {n: json.load(open('%s/%s.json' % (tmp, n)))
-        for n in ('read', 'dgram', 'eth')}
+        for n in ('by_read', 'by_dgram', 'on_eth')}
 
 
 def result(run, wl):
     return next(r for r in runs[run]['results'] if r['workload'] == wl)
 
 
-memcpy = result('read', 'memcpy')
+memcpy = result('by_read', 'memcpy')
 rows = [
     ('memcpy (baseline)', memcpy, None),
     ('verbs/model, by READ (threshold default)',
-     result('read', 'bandwidth'), 'read'),
+     result('by_read', 'bandwidth'), 'by_read'),
     ('verbs/model, by datagrams (--rdv-threshold=off)',
-     result('dgram', 'bandwidth'), 'dgram'),
-    ('eth ring pair (reference)', result('eth', 'bandwidth'), 'eth'),
+     result('by_dgram', 'bandwidth'), 'by_dgram'),
+    ('eth ring pair (reference)', result('on_eth', 'bandwidth'), 'on_eth'),
 ]
 print('%s B, %s requests, %s outstanding, PMR_HCA_CONFIG=%s\n'
       % (size, iters, conc, hca))
@@ -126,7 +126,7 @@ for name, r, _ in rows:
     print('| %s | %.1f | %.0f%% | %.1f | %d | %s |'
           % (name, r['gbps'], 100 * r['gbps'] / memcpy['gbps'],
              r['p50_us'], r['retransmissions'], ' | '.join(cells)))
-read = result('read', 'bandwidth')
+read = result('by_read', 'bandwidth')
 ratio = read['gbps'] / memcpy['gbps']
 print('\nREAD path: %.0f%% of memcpy (target >= 50%%): %s'
       % (100 * ratio, 'met' if ratio >= 0.5 else 'NOT met'))

@@ -176,6 +176,7 @@ rpcperf_bw_guest() {
 	for size in 65536 1048576; do
 		# As many bytes at 1 MiB as at 64 KiB would take too long.
 		n=$((size > 65536 ? iters / 4 : iters))
+		# shellcheck disable=SC2086
 		timeout "$tmo" "$PMR_RPCPERF" -l 0-1 "${eal[@]}" -- -q \
 			-w bandwidth -s "$size" -n "$n" --warmup $((n / 10)) \
 			-c 8 --driver=verbs --driver-args=dev=rxe0 \
