@@ -211,27 +211,40 @@ stats(struct pmr_worker *w)
 	return st;
 }
 
+/* The client's packet size and threshold, kept at set-up. */
+static uint32_t cli_plen, cli_threshold;
+
 /* The threshold in force (rpc_rdv_init()'s), UINT32_MAX for none. */
 static uint32_t
 threshold(void)
 {
-	return env.cli[0]->rdv_threshold;
+	return cli_threshold;
 }
 
 /* Does a message of len bytes go by READ on this run? */
 static bool
 by_read(uint32_t len)
 {
-	return len > pmr_worker_pkt_size(env.cli[0]) && len > threshold();
+	return len > cli_plen && len > threshold();
+}
+
+static void
+env_up(const struct pmr_worker_conf *conf)
+{
+	pmr_test_env_up(&env, 1, handlers, conf, conf);
+	cli_plen = pmr_worker_pkt_size(env.cli[0]);
+	cli_threshold = env.cli[0]->rdv_threshold;
 }
 
 static int
 setup(void **state)
 {
-	struct pmr_worker_conf conf = { .nb_msgbufs = 1024 };
+	/* 8 MiB as packets takes a while on a busy host with ASan. */
+	struct pmr_worker_conf conf = { .nb_msgbufs = 1024,
+		.req_timeout_ms = 30000 };
 
 	(void)state;
-	pmr_test_env_up(&env, 1, handlers, &conf, &conf);
+	env_up(&conf);
 	return 0;
 }
 
@@ -243,7 +256,7 @@ setup_short(void **state)
 		.req_timeout_ms = 300, .srv_state_timeout_ms = 300 };
 
 	(void)state;
-	pmr_test_env_up(&env, 1, handlers, &conf, &conf);
+	env_up(&conf);
 	return 0;
 }
 
@@ -255,7 +268,7 @@ setup_loss(void **state)
 			"reorder_tx=0.02,seed=7" };
 
 	(void)state;
-	pmr_test_env_up(&env, 1, handlers, &conf, &conf);
+	env_up(&conf);
 	return 0;
 }
 
@@ -322,8 +335,9 @@ test_rdv_sizes(void **state)
 	assert_int_equal(ss.rdv_reads, want_req);
 	assert_int_equal(cs.rdv_reads, want_resp);
 	assert_int_equal(ss.rdv_read_bytes + cs.rdv_read_bytes, bytes);
-	assert_int_equal(cs.rdv_descs_sent, want_req);
-	assert_int_equal(ss.rdv_descs_sent, want_resp);
+	/* Each copy counts: the RTO may send one again (TCG is slow). */
+	assert_true(cs.rdv_descs_sent >= want_req);
+	assert_true(ss.rdv_descs_sent >= want_resp);
 	assert_int_equal(ss.rdv_descs_received, want_req);
 	assert_int_equal(cs.rdv_descs_received, want_resp);
 	assert_int_equal(cs.rdv_fallbacks + ss.rdv_fallbacks, 0);
@@ -429,8 +443,8 @@ test_rdv_bad_key(void **state)
 	int s;
 
 	(void)state;
-	if (env.cli[0]->rdv == NULL)
-		skip();
+	if (env.cli[0]->rdv == NULL || threshold() == UINT32_MAX)
+		skip();	/* no QP unless asked: nothing to read with */
 	for (round = 0; round < 2; round++) {
 		s = pmr_test_connect(&env, env.cli[0], 0, &e);
 		PMR_TEST_POLL_UNTIL(&env, rpc_rc_pair_of(env.srv[0], 0) !=
@@ -524,10 +538,10 @@ test_rdv_never_done(void **state)
 	/* Responses: the client does not read for a while. */
 	s = pmr_test_connect(&env, cli, 0, &e);
 	r = (struct call){ .session = s, .type = T_ECHO, .seed = 10,
-		.req_len = 100 };
-	call_start(cli, &r);	/* the QP at both ends, small */
-	PMR_TEST_POLL_UNTIL(&env, r.runs == 1 &&
-			rpc_rc_pair_of(srv, 0) != NULL);
+		.req_len = 200 * 1024 };
+	call_start(cli, &r);	/* the QP at both ends: each read once */
+	PMR_TEST_POLL_UNTIL(&env, r.runs == 1);
+	assert_int_equal(r.status, PMR_OK);
 	r = (struct call){ .session = s, .type = T_SIZE, .id = 256 * 1024,
 		.req_len = 4 };
 	call_start(cli, &r);

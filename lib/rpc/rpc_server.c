@@ -111,8 +111,11 @@ srv_slot_clear(struct pmr_worker *w, struct pmr_srv_slot *req)
 	rpc_timer_slot_stop(w, req);
 	if (unlikely(req->offer != NULL)) {
 		/* Taken back: the reader did not say it was done. */
-		rpc_rdv_offer_drop(w, req->offer, false);
+		struct rpc_offer *o = req->offer;
+
+		/* First: dropping may reset the session (offer pool). */
 		req->offer = NULL;
+		rpc_rdv_offer_drop(w, o, false);
 	}
 	srv_input_release(w, req);
 	rpc_msgbuf_put(req->resp_buf);
@@ -188,8 +191,11 @@ srv_slot_recycle(struct pmr_worker *w, struct pmr_srv_slot *req)
 		 * The client sends the slot's next request only once it
 		 * read this response: the reader is done.
 		 */
-		rpc_rdv_offer_drop(w, req->offer, true);
+		struct rpc_offer *o = req->offer;
+
+		/* First: dropping may reset the session (offer pool). */
 		req->offer = NULL;
+		rpc_rdv_offer_drop(w, o, true);
 	}
 	/*
 	 * RESPONDED: the request's input and the offered buffer are gone
@@ -476,14 +482,16 @@ static void
 srv_rx_rfr(struct pmr_worker *w, struct rpc_session *s,
 		struct pmr_srv_slot *req, const struct pmr_pkthdr *h)
 {
-	if (unlikely(req->offer != NULL && req->state == SRV_RESPONDED)) {
+	struct rpc_offer *o = req->offer;
+
+	if (unlikely(o != NULL && req->state == SRV_RESPONDED)) {
 		/* By READ: only the ack (packet 1) says anything. */
 		if (h->pkt_num != 1) {
 			rpc_count_drop(w, RPC_DROP_STALE);
 			return;
 		}
-		rpc_rdv_offer_drop(w, req->offer, true);
-		req->offer = NULL;
+		req->offer = NULL;	/* first: see srv_slot_clear() */
+		rpc_rdv_offer_drop(w, o, true);
 		req->resp_pkts = 0;
 		return;
 	}
