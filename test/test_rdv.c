@@ -527,6 +527,12 @@ test_rdv_never_done(void **state)
 	if (by_read(100 * 1024)) {
 		assert_int_equal(cs.rdv_reclaimed, RTE_DIM(c));
 		assert_int_equal(cs.rdv_offers, 1 + RTE_DIM(c));
+		/*
+		 * Descriptors back off: 300 ms are 60 RTOs of 5 ms, but only
+		 * 5 + 10 + 20 + 40 + 80 + 160 ms of doubling ones.
+		 */
+		if (cli->rdv_mw)
+			assert_true(cs.retransmissions <= 7 * RTE_DIM(c));
 	}
 	assert_pools_full(cli);
 

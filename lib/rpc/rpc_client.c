@@ -236,6 +236,7 @@ request_submit(struct pmr_worker *w, int session, uint8_t req_type,
 	r->req_type = req_type;
 	r->in_window = false;
 	r->rdv = RPC_RDV_NONE;
+	r->rto_shift = 0;
 	/* Deadline order is submit order (see pmr_request_timeout()). */
 	rpc_timer_creq_add(w, r, rte_get_timer_cycles());
 	if (s->state != PMR_SESSION_CONNECTED) {
@@ -437,6 +438,7 @@ creq_finish(struct pmr_worker *w, struct rpc_creq *r, struct pmr_rx_pkt *pkt)
 		r->resp.mb = NULL;	/* as a free record has it */
 	}
 	r->rdv = RPC_RDV_NONE;		/* offer and reading are done */
+	r->rto_shift = 0;
 	rpc_creq_put(w, r);
 }
 
@@ -798,6 +800,14 @@ rpc_client_retransmit(struct pmr_worker *w, struct rpc_creq *r)
 	struct rpc_session *s = &w->sessions[r->session];
 
 	s->credits += (uint16_t)(r->num_tx - r->num_rx);
+	/*
+	 * A descriptor answered by nothing yet: the server may be reading
+	 * it, which can take longer than an RTO; resending it sooner gains
+	 * nothing. Back off, up to 64 RTOs.
+	 */
+	if (unlikely(r->rdv != RPC_RDV_NONE) && r->num_rx == 0 &&
+	    r->rto_shift < RPC_RDV_RTO_SHIFT_MAX)
+		r->rto_shift++;
 	r->num_tx = r->num_rx;
 	w->stats.retransmissions++;
 	creq_tx(w, s, r);

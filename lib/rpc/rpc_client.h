@@ -45,6 +45,12 @@ struct rpc_creq {
 	 */
 	uint8_t rdv;
 	bool reading;
+	/*
+	 * The RTO of its next retransmission is w->rto << rto_shift: a
+	 * descriptor's doubles each time (a READ may take longer than the
+	 * RTO); 0 for every other request and in a free record.
+	 */
+	uint8_t rto_shift;
 	struct rpc_offer *offer;
 };
 

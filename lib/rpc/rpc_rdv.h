@@ -26,6 +26,9 @@ enum rpc_rdv_path {
 	RPC_RDV_READY,		/* by READ: the descriptor may go */
 };
 
+/* A descriptor's RTO backs off to rto << this at most (rpc_client.c). */
+#define RPC_RDV_RTO_SHIFT_MAX 6
+
 /* Offers at once per worker (both roles). */
 #define RPC_RDV_OFFERS_MAX 1024
 
