@@ -225,7 +225,8 @@ rpcperf_worker_conf(const struct rpcperf_config *cfg, uint32_t max_size,
 	 * to datagrams (the engine's default is nb_large_msgbufs, 1 for
 	 * messages up to 64 KiB).
 	 */
-	conf->nb_offer_msgbufs = (uint16_t)RTE_MIN(inflight, (uint32_t)UINT16_MAX);
+	conf->nb_offer_msgbufs = (uint16_t)RTE_MIN(inflight,
+			(uint32_t)UINT16_MAX);
 	conf->max_sessions = RTE_MAX(sessions + 1, 256u);
 	conf->max_requests = RTE_MAX(4096u, 2 * concurrency);
 }

@@ -226,7 +226,7 @@ pmr_pkt_token_decode(const void *buf, uint32_t len, struct pmr_pkt_token *t)
  */
 struct pmr_pkt_desc {
 	uint64_t addr;		/**< The message's first byte. */
-	uint32_t rkey;		/**< A window's key, or the offer pool's. */
+	uint32_t rkey;		/**< A window's key, or the offer pool's */
 };
 
 /** Bytes of a descriptor's payload: addr (le64), rkey (le32), 4 zero. */
@@ -316,8 +316,9 @@ pmr_pkthdr_check_size(uint8_t type, uint16_t pkt_num, uint32_t msg_size,
  * whole message; credit returns and requests for response carry no
  * payload; a TOKEN packet is packet 0 of a PMR_PKT_TOKEN_LEN message,
  * whole, with request type and number 0; a descriptor is packet 0 of a
- * message of 1 or more bytes with a PMR_PKT_DESC_LEN payload. Where a packet's payload lies in
- * its message is for the receiver's state to check.
+ * message of 1 or more bytes with a PMR_PKT_DESC_LEN payload. Where a
+ * packet's payload lies in its message is for the receiver's state to
+ * check.
  *
  * @return PMR_PKTHDR_OK with h filled, or an enum pmr_pkthdr_err.
  */

@@ -44,13 +44,13 @@ struct rpc_offer {
 	struct pmr_msgbuf *mb;		/* exposed bytes: mb->data, len */
 	/* Client: the request's msgbuf, a TX reference held on it. */
 	struct pmr_msgbuf *ref_mb;
-	struct rpc_creq *creq;		/* owner (client), until dropped */
+	struct rpc_creq *creq;		/* owner (client) until dropped */
 	struct pmr_srv_slot *slot;	/* owner (server), until dropped */
 	uint32_t len;
 	uint32_t rkey;
 	uint16_t session;
 	uint8_t state;
-	bool client;			/* a request's (else a response's) */
+	bool client;			/* a request's, else a response's */
 	bool dropped;
 	bool done;			/* the reader said so */
 };
@@ -240,7 +240,7 @@ offer_expose(struct pmr_worker *w, uint16_t sn, struct rpc_offer *o,
 	o->len = len;
 	if (w->rdv_mw) {
 		if (pmr_transport_mem_key(w->q, mb->data, len, &key) != 0)
-			return -ENOENT;	/* unregistered: no window on it */
+			return -ENOENT;	/* unregistered: no window */
 		op.lkey = key.lkey;
 		op.mw = pmr_transport_mw_alloc(w->q);
 		if (op.mw == NULL)

@@ -22,7 +22,7 @@
 /* A client request's path (rpc_creq.rdv). */
 enum rpc_rdv_path {
 	RPC_RDV_NONE = 0,	/* datagrams */
-	RPC_RDV_WAIT,		/* by READ: its QP or its BIND not there yet */
+	RPC_RDV_WAIT,		/* by READ: its QP or BIND not there yet */
 	RPC_RDV_READY,		/* by READ: the descriptor may go */
 };
 
