@@ -542,6 +542,9 @@ test_rdv_never_done(void **state)
 		pmr_test_env_poll(&env);
 	for (i = 0; i < RTE_DIM(c); i++)
 		assert_int_equal(exec_count[100 + i], 0);
+	/* Its READs went through windows invalidated since: refused. */
+	if (by_read(100 * 1024) && cli->rdv_mw)
+		assert_true(stats(srv).rdv_read_errors >= 1);
 	pmr_session_destroy(cli, s);
 	PMR_TEST_POLL_UNTIL(&env, pmr_msgbuf_pool_in_use(
 			pmr_worker_pool(srv, 1)) == 0 &&
