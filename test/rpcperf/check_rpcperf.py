@@ -498,8 +498,11 @@ def mode_lcores():
         p = subprocess.run([RPCPERF] + eal + ['--'] +
                            [a for a in args if a != '--json'],
                            capture_output=True, text=True, timeout=300)
+        # Not the histograms' lines, nor bandwidth's and mixed's path
+        # counters ("mixed path: reads ...").
         names = [line.split()[0] for line in p.stdout.splitlines()[1:]
-                 if line and not line.startswith(('latency/', 'rate/'))]
+                 if line and not line.startswith(('latency/', 'rate/'))
+                 and line.split()[1:2] != ['path:']]
         want = []
         for wl in wls:
             want += ['%s@%d' % (wl, i) for i in ids] + [wl]
