@@ -45,7 +45,12 @@ run_case() {
 	echo "rdv_kill_vm: $name: ready after $((SECONDS - start)) s," \
 		"$victim killed" >&2
 	kill -KILL "$kill"
+	# Reaped: its QPs destroyed and its memory unpinned, so that nothing
+	# of it answers a READ any more. (rxe takes about 50 s under TCG to
+	# destroy a QP with a window still bound on it, the offerer's.)
 	wait "$kill" 2>/dev/null
+	echo "rdv_kill_vm: $name: $victim reaped after" \
+		"$((SECONDS - start)) s" >&2
 	touch "$RDV_KILL_FILE.killed"
 	wait "$survivor"
 	rc=$?
