@@ -26,14 +26,17 @@
  * still moves 8 MiB by READ.
  *
  * Offerer killed: "offerer_client" sends one 8 MiB request by READ (both
- * ends' QPs up) and writes F.armed; "offerer_server" stops polling its
+ * ends' QPs up) and writes F.armed; "offerer_server" answers 128 small
+ * requests of its own client worker (so that the slot of that first
+ * request recycles its answer's buffer for the next), stops polling its
  * serving worker, so that it cannot read the next request before the
  * client dies, and writes F.frozen; the client then offers a second
  * request, writes F.ready once its descriptor went (rdv_descs_sent), and
  * keeps polling (sending the descriptor again) until it is killed. Once
  * F.killed is there the server polls again: it takes the descriptor,
  * posts its READ, which fails (retries exhausted, or flushed when the
- * session is reset at the peer timeout); its buffer comes back, the
+ * session is reset at the peer timeout; or the reset comes first and the
+ * descriptor is dropped unread); every buffer comes back, the
  * handler never ran for that request, and it serves a request of 8 MiB
  * from a live client (a worker of its own process) by READ.
  */
