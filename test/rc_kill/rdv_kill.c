@@ -17,8 +17,9 @@
  * it answers the first and holds the rest in its handler (on rxe a READ
  * may complete within the poll that posted it). Once it has posted the
  * READ of the second (rdv_reads over its answers: the READ still out, or
- * the handler holding the request) it stops polling and writes F.ready. "reader_client" sends 8 MiB requests to it one after
- * another until one fails: that one was offered (a window bound on the
+ * the handler holding the request) it stops polling and writes F.ready.
+ * "reader_client" sends 8 MiB requests to it one after another until one
+ * fails: that one was offered (a window bound on the
  * pair's QP) when the server died. It fails at the peer timeout (the
  * session reset) or at its own timeout; the offer is taken back
  * (rdv_reclaimed: the window invalidated, or deallocated on a QP in ERR),
