@@ -349,6 +349,13 @@ rpc_server_rdv_read_done(struct pmr_worker *w, struct pmr_srv_slot *req,
 		 */
 		rpc_msgbuf_put(req->req.mb);
 		req->req.mb = NULL;
+		/*
+		 * The slot's own response buffer too: a recycled slot keeps
+		 * its last response as one (srv_slot_recycle()), and a FREE
+		 * slot is never cleared again.
+		 */
+		rpc_msgbuf_put(req->resp_buf);
+		req->resp_buf = NULL;
 		req->state = SRV_FREE;
 		req->gen++;
 		if (req->orphaned && s->closing && s->srv_active == 0 &&
