@@ -15,7 +15,11 @@
 # the driver's default signaling and with every send signalled (as
 # ib_send_lat does), and its drv-latency (the driver's ping-pong without
 # the engine; one process, not with --smoke), and a second table: its
-# round trips next to ib_send_lat -c UD's, with the ratio. perftest's
+# round trips next to ib_send_lat -c UD's, with the ratio. Then (not with
+# --smoke) rpcperf's bandwidth in one process at ib_read_bw's size (64
+# KiB) and 1 MiB, the engine's rendezvous threshold (by READ), and a
+# third table: its Gb/s against ib_read_bw's, the ratio, and the path
+# counters saying the messages went by READ. perftest's
 # send latency tests report half of each ping-pong round trip (one way:
 # print_report_lat() in perftest_parameters.c divides by 2 for sends, not
 # for reads and atomics); rpcperf reports whole round trips, so the
@@ -113,6 +117,7 @@ rpcperf_guest() {
 		((crc == 0)) || { cat /tmp/rpcperf.err; rc=1; }
 	done
 	((smoke)) && return "$rc"
+	rpcperf_bw_guest "$iters" "$tmo" || rc=1
 	# The driver alone: its ping-pong between two QPs, no engine.
 	for sig in 64 1; do
 		timeout "$tmo" "$PMR_RPCPERF" -l 0-1 "${eal[@]}" -- \
@@ -157,6 +162,33 @@ rpcperf_guest() {
 	return "$rc"
 }
 
+# In the VM, after the latency runs (not with --smoke): rpcperf's
+# bandwidth on verbs over rxe0 in one process, the engine's rendezvous
+# threshold (messages over 16 KiB go by RDMA READ), at ib_read_bw's
+# message size (65536, its default) and at 1 MiB. Prints "*** rpcperf-bw
+# BYTES rc=N", then rpcperf's table and its path line. PMR_RXE_BW_ARGS:
+# more rpcperf arguments for these runs (PMR_ variables reach the VM).
+rpcperf_bw_guest() {
+	local iters=$1 tmo=$2 rc=0 crc size n
+	local eal=(--no-pci --no-huge -m 1024 --no-shconf
+		--log-level=lib.eal:error)
+
+	for size in 65536 1048576; do
+		# As many bytes at 1 MiB as at 64 KiB would take too long.
+		n=$((size > 65536 ? iters / 4 : iters))
+		# shellcheck disable=SC2086
+		timeout "$tmo" "$PMR_RPCPERF" -l 0-1 "${eal[@]}" -- -q \
+			-w bandwidth -s "$size" -n "$n" --warmup $((n / 10)) \
+			-c 8 --driver=verbs --driver-args=dev=rxe0 \
+			${PMR_RXE_BW_ARGS:-} >/tmp/rpcperf.out 2>/tmp/rpcperf.err
+		crc=$?
+		echo "*** rpcperf-bw $size rc=$crc"
+		cat /tmp/rpcperf.out
+		((crc == 0)) || { cat /tmp/rpcperf.err; rc=1; }
+	done
+	return "$rc"
+}
+
 # Prints the table of raw output $1 (a run's wall time $2); returns 0 if
 # each test ran and gave its figures. perftest's result line follows its header line (" #bytes ..."): latency
 # tests give t_min, t_typical, t_avg and the 99% percentile in µs (t_min
@@ -181,6 +213,7 @@ parse() {
 	/^setup / { cpus = $2; iters = $3 }
 	# The rpcperf part: compare() reads it.
 	/^\+\+\+ / { flush(); want = 0; next }
+	/^\*\*\* / { flush(); want = 0; next }
 	/^=== / {
 		flush()
 		name = $0
@@ -313,6 +346,74 @@ compare() {
 	}' "$1"
 }
 
+# The third table: rpcperf's bandwidth on rxe0 against ib_read_bw's, in
+# raw output $1; nothing when it has no rpcperf-bw part. Returns 0 if each
+# such run ran and gave its figures.
+bwcompare() {
+	awk '
+	function ratio(a, b) {
+		return b > 0 ? sprintf("%.2f", a / b) : "?"
+	}
+	/^=== / { rd = ($0 ~ /^=== ib_read_bw rc=/); want = 0; bw = 0; next }
+	rd && /^ #bytes/ { want = 1; next }
+	rd && want && $1 ~ /^[0-9]+$/ && NF >= 5 && $4 ~ /^[0-9.]+$/ {
+		pbytes = $1; pbw = $4; want = 0
+	}
+	/^\+\+\+ / { rd = 0; bw = 0; next }
+	/^\*\*\* rpcperf-bw / {
+		rd = 0; bw = 1
+		runs[++n] = $3
+		rc = $4
+		sub(/rc=/, "", rc)
+		if (rc != 0) {
+			bad++
+			print "bench-rxe: rpcperf bandwidth " $3 " failed " \
+				"(rc " rc ")" > "/dev/stderr"
+		}
+		next
+	}
+	bw && $1 == "bandwidth" && NF >= 13 && $3 ~ /^[0-9]+$/ {
+		got[n] = 1; gbps[n] = $11; retr[n] = $12; p50[n] = $5
+	}
+	bw && $1 == "bandwidth" && $2 == "path:" {
+		line = $0
+		sub(/^bandwidth path: /, "", line)
+		path[n] = line
+	}
+	END {
+		if (n == 0)
+			exit 0
+		print ""
+		print "rpcperf bandwidth on rxe0 (verbs driver, one process, " \
+			"rendezvous threshold the engine'"'"'s), same boot, " \
+			"against ib_read_bw (BW average); the ratio is " \
+			"rpcperf over ib_read_bw."
+		print ""
+		print "| run | bytes | Gb/s | p50 µs | retrans | ratio | path |"
+		print "| --- | ---: | ---: | ---: | ---: | ---: | --- |"
+		if (pbw == "") {
+			bad++
+			print "bench-rxe: no ib_read_bw figures to compare " \
+				"with" > "/dev/stderr"
+		} else {
+			printf "| perftest ib_read_bw | %s | %s | | | 1.00 | |\n",
+				pbytes, pbw
+		}
+		for (i = 1; i <= n; i++) {
+			if (!got[i]) {
+				bad++
+				print "bench-rxe: no figures for rpcperf " \
+					"bandwidth " runs[i] > "/dev/stderr"
+				continue
+			}
+			printf "| rpcperf bandwidth | %s | %s | %s | %s | %s " \
+				"| %s |\n", runs[i], gbps[i], p50[i], retr[i],
+				ratio(gbps[i], pbw), path[i]
+		}
+		exit (bad > 0)
+	}' "$1"
+}
+
 if [[ ${1:-} == --guest ]]; then
 	guest "$2" "$3" "$4"
 	exit
@@ -322,6 +423,7 @@ if [[ ${1:-} == --parse ]]; then
 	parse "$2" "?"
 	prc=$?
 	compare "$2" || prc=1
+	bwcompare "$2" || prc=1
 	exit "$prc"
 fi
 
@@ -349,7 +451,7 @@ rpcperf=${PMR_RPCPERF:-build/release/apps/rpcperf/rpcperf}
 if [[ -x $rpcperf ]]; then
 	PMR_RPCPERF=$(readlink -f "$rpcperf")
 	export PMR_RPCPERF
-	timeout=$((timeout + (smoke ? 20 : 120)))
+	timeout=$((timeout + (smoke ? 20 : 240)))
 else
 	unset PMR_RPCPERF
 fi
@@ -370,6 +472,7 @@ wall=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
 parse "$out" "$wall"
 parse_rc=$?
 compare "$out" || parse_rc=1
+bwcompare "$out" || parse_rc=1
 if ((rc != 0 || parse_rc != 0)); then
 	if ((rc == 0 || rc == 1)); then
 		echo "bench-rxe: failed (VM exit $rc); perftest said:" >&2

@@ -806,6 +806,292 @@ defect5_correct_client_served(void **state)
 	assert_int_equal(pmr_session_destroy(env.cli[0], s), 0);
 }
 
+/*
+ * Descriptors (issue 17, doc/rendezvous.md "Wire"): a REQ_DESC or
+ * RESP_DESC names a message to pull by RDMA READ over the session's RC
+ * QP. An eth queue has neither RC nor READ, so its worker reads nothing
+ * (no rendezvous state at all): a descriptor, however it is sized, is a
+ * packet no correct peer sends it, dropped as bad_packet (never
+ * rdv_no_qp: there is no QP to ask for), reading nothing, allocating
+ * nothing, taking no slot or credit, running no handler, and leaving the
+ * session working.
+ */
+
+/* The pools' msgbufs in use, of each class. */
+struct pools_use {
+	unsigned int n[3];
+};
+
+static struct pools_use
+pools_use(const struct pmr_worker *w)
+{
+	struct pools_use u;
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(u.n); i++)
+		u.n[i] = pmr_worker_pool(w, i) != NULL ? in_use(w, i) : 0;
+	return u;
+}
+
+static void
+assert_pools_use(const struct pmr_worker *w, const struct pools_use *u)
+{
+	struct pools_use now = pools_use(w);
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(u->n); i++)
+		assert_int_equal(now.n[i], u->n[i]);
+}
+
+/* The rendezvous counters of w, all 0: nothing read, offered, sent. */
+static void
+assert_no_rdv(const struct pmr_worker *w)
+{
+	struct pmr_worker_stats st = stats(w);
+
+	assert_int_equal(st.rdv_descs_sent, 0);
+	assert_int_equal(st.rdv_descs_received, 0);
+	assert_int_equal(st.rdv_reads, 0);
+	assert_int_equal(st.rdv_read_bytes, 0);
+	assert_int_equal(st.rdv_read_errors, 0);
+	assert_int_equal(st.rdv_offers, 0);
+	assert_int_equal(st.rdv_reclaimed, 0);
+}
+
+/* A descriptor's payload in payload[]: a message at addr, key rkey. */
+static uint32_t
+desc_payload(uint64_t addr, uint32_t rkey)
+{
+	const struct pmr_pkt_desc d = { .addr = addr, .rkey = rkey };
+
+	pmr_pkt_desc_encode(payload, &d);
+	return PMR_PKT_DESC_LEN;
+}
+
+/*
+ * Both workers idle, every session closed: every msgbuf of every pool
+ * back (the server freed what its sessions kept).
+ */
+static void
+assert_pools_full(void)
+{
+	const struct pools_use zero = { { 0 } };
+
+	PMR_TEST_POLL_UNTIL(&env, srv_sessions() == 0);
+	poll_n(100);
+	assert_pools_use(env.srv[0], &zero);
+	assert_pools_use(env.cli[0], &zero);
+}
+
+/*
+ * REQ_DESC at a server session claiming sizes a READ would carry (one
+ * byte over a packet up to the largest message), more (the largest + 1,
+ * 4 GiB - 1), and one packet's or less: each dropped at once as a bad
+ * packet, nothing allocated; the slots they named then serve real
+ * requests.
+ */
+static void
+desc_req_at_server_dropped(void **state)
+{
+	const uint32_t plen = pmr_worker_pkt_size(env.srv[0]);
+	const uint32_t max = pmr_worker_max_msg_size(env.srv[0]);
+	const uint32_t size[] = { plen + 1, 4 * plen, MIB, max, max + 1,
+		UINT32_MAX, 1, 16, plen };
+	struct pmr_worker_stats st0, st;
+	struct pmr_test_sess_ev e;
+	struct pools_use u;
+	uint64_t no_qp, bad;
+	unsigned int i, window;
+	uint64_t num;
+	int s;
+
+	(void)state;
+	s = pmr_test_connect(&env, env.cli[0], 0, &e);
+	assert_int_equal(call_run(env.cli[0], s, T_ECHO, 100), PMR_OK);
+	poll_n(100);
+	window = env.cli[0]->window;
+	st0 = stats(env.srv[0]);
+	u = pools_use(env.srv[0]);
+	no_qp = drops(env.srv[0], "rdv_no_qp");
+	bad = drops(env.srv[0], "bad_packet");
+	/*
+	 * Each slot's next number: slot 0 answered request 0, so window;
+	 * the others their index. A dropped descriptor leaves it so.
+	 */
+	for (i = 0; i < RTE_DIM(size); i++) {
+		num = i % window == 0 ? window : i % window;
+		craft_tx(env.cli[0], s, PMR_PKT_REQ_DESC, T_ECHO, 0, size[i],
+				num, 0, desc_payload(
+					UINT64_C(0x7f0000001000) + i * 4096,
+					0x1234 + i));
+	}
+	PMR_TEST_POLL_UNTIL(&env, stats(env.srv[0]).rx_drops ==
+			st0.rx_drops + RTE_DIM(size));
+	poll_n(100);
+	st = stats(env.srv[0]);
+	assert_int_equal(drops(env.srv[0], "bad_packet") - bad,
+			RTE_DIM(size));
+	assert_int_equal(drops(env.srv[0], "rdv_no_qp"), no_qp);
+	assert_int_equal(st.reqs_handled, st0.reqs_handled);
+	assert_int_equal(nb_held, 0);
+	assert_int_equal(st.tx_pkts, st0.tx_pkts);
+	assert_pools_use(env.srv[0], &u);
+	assert_no_rdv(env.srv[0]);
+	assert_no_rdv(env.cli[0]);
+	/* No slot was taken: a request in each goes through. */
+	for (i = 0; i < 2 * window; i++)
+		assert_int_equal(call_run(env.cli[0], s, T_ECHO, 100), PMR_OK);
+	assert_int_equal(stats(env.srv[0]).reqs_handled,
+			st0.reqs_handled + 2 * window);
+	assert_int_equal(pmr_session_destroy(env.cli[0], s), 0);
+	assert_pools_full();
+}
+
+/*
+ * Copies of one descriptor, as a client's RTO would resend it, and a
+ * flood over every slot (64 numbers, each of the 8 slots' next 8): each
+ * dropped, none holding a credit or a slot.
+ */
+static void
+desc_req_copies_dropped(void **state)
+{
+	const uint32_t plen = pmr_worker_pkt_size(env.srv[0]);
+	struct pmr_worker_stats st0;
+	struct pmr_test_sess_ev e;
+	struct pools_use u;
+	unsigned int i, n = 0;
+	int s;
+
+	(void)state;
+	s = pmr_test_connect(&env, env.cli[0], 0, &e);
+	st0 = stats(env.srv[0]);
+	u = pools_use(env.srv[0]);
+	for (i = 0; i < 8; i++, n++)
+		craft_tx(env.cli[0], s, PMR_PKT_REQ_DESC, T_HOLD, 0, 8 * plen,
+				0, 0, desc_payload(0x10000, 7));
+	for (i = 0; i < 64; i++, n++)
+		craft_tx(env.cli[0], s, PMR_PKT_REQ_DESC, T_HOLD, 0,
+				(i + 2) * plen, i, 0,
+				desc_payload(0x10000 + i * plen, 7));
+	PMR_TEST_POLL_UNTIL(&env, stats(env.srv[0]).rx_drops ==
+			st0.rx_drops + n);
+	poll_n(100);
+	/* Numbers i: slot i % 8, 1 to 8 windows ahead, all in range. */
+	assert_int_equal(drops(env.srv[0], "bad_packet") -
+			st0.drops[RPC_DROP_BAD_PKT], n);
+	assert_int_equal(nb_held, 0);
+	assert_int_equal(stats(env.srv[0]).reqs_handled, st0.reqs_handled);
+	assert_int_equal(drops(env.srv[0], "over_credits"), 0);
+	assert_int_equal(drops(env.srv[0], "slot_busy"), 0);
+	assert_pools_use(env.srv[0], &u);
+	assert_no_rdv(env.srv[0]);
+	/* Held requests fill every credit: none was taken. */
+	for (i = 0; i < env.cli[0]->credits; i++)
+		craft_tx(env.cli[0], s, PMR_PKT_REQ, T_HOLD, 0, 64, i, 0, 64);
+	PMR_TEST_POLL_UNTIL(&env, nb_held == env.cli[0]->credits);
+	answer_held();
+	poll_n(100);
+	assert_int_equal(pmr_session_destroy(env.cli[0], s), 0);
+	assert_pools_full();
+}
+
+/*
+ * A RESP_DESC to a client whose request the server holds: dropped,
+ * whatever size it claims; the request neither completes nor fails by
+ * it, and the real response completes it.
+ */
+static void
+desc_resp_at_client_dropped(void **state)
+{
+	const uint32_t plen = pmr_worker_pkt_size(env.cli[0]);
+	const uint32_t max = pmr_worker_max_msg_size(env.cli[0]);
+	const uint32_t size[] = { plen + 1, MIB, max, max + 1, UINT32_MAX,
+		1, plen };
+	struct pmr_worker_stats st0;
+	struct pmr_test_sess_ev e;
+	struct pools_use u;
+	struct call c;
+	unsigned int i;
+	int s, ss;
+
+	(void)state;
+	s = pmr_test_connect(&env, env.cli[0], 0, &e);
+	ss = srv_session_of(s);
+	call_start(env.cli[0], s, T_HOLD, 16, &c);
+	PMR_TEST_POLL_UNTIL(&env, nb_held == 1);
+	poll_n(100);
+	st0 = stats(env.cli[0]);
+	u = pools_use(env.cli[0]);
+	/* Request 0 of the session, in slot 0. */
+	for (i = 0; i < RTE_DIM(size); i++)
+		craft_tx(env.srv[0], ss, PMR_PKT_RESP_DESC, T_HOLD, 0,
+				size[i], 0, 0,
+				desc_payload(0x7f0000002000, 0x99));
+	PMR_TEST_POLL_UNTIL(&env, stats(env.cli[0]).rx_drops ==
+			st0.rx_drops + RTE_DIM(size));
+	poll_n(100);
+	assert_int_equal(stats(env.cli[0]).drops[RPC_DROP_BAD_PKT] -
+			st0.drops[RPC_DROP_BAD_PKT], RTE_DIM(size));
+	assert_int_equal(drops(env.cli[0], "rdv_no_qp"), 0);
+	/* The credit the request took is still out; nothing completed. */
+	assert_int_equal(env.cli[0]->sessions[s].credits,
+			env.cli[0]->credits - 1);
+	assert_int_equal(c.runs, 0);
+	assert_pools_use(env.cli[0], &u);
+	assert_no_rdv(env.cli[0]);
+	assert_no_rdv(env.srv[0]);
+	answer_held();
+	PMR_TEST_POLL_UNTIL(&env, c.runs == 1);
+	assert_int_equal(c.status, PMR_OK);
+	assert_int_equal(c.len, 0);
+	assert_int_equal(pmr_session_destroy(env.cli[0], s), 0);
+	assert_pools_full();
+}
+
+/*
+ * Descriptors the other way round (REQ_DESC to a client, RESP_DESC to a
+ * server), and a REQ_DESC whose payload has a reserved byte set: the
+ * header alone is valid, the packet is not.
+ */
+static void
+desc_wrong_role_and_payload(void **state)
+{
+	const uint32_t plen = pmr_worker_pkt_size(env.srv[0]);
+	uint64_t role_srv, role_cli, bad;
+	struct pmr_test_sess_ev e;
+	struct pools_use us, uc;
+	int s, ss;
+
+	(void)state;
+	s = pmr_test_connect(&env, env.cli[0], 0, &e);
+	ss = srv_session_of(s);
+	us = pools_use(env.srv[0]);
+	uc = pools_use(env.cli[0]);
+	role_srv = drops(env.srv[0], "wrong_role");
+	role_cli = drops(env.cli[0], "wrong_role");
+	bad = drops(env.srv[0], "bad_packet");
+	craft_tx(env.cli[0], s, PMR_PKT_RESP_DESC, T_ECHO, 0, 4 * plen, 0, 0,
+			desc_payload(0x1000, 1));
+	craft_tx(env.srv[0], ss, PMR_PKT_REQ_DESC, T_ECHO, 0, 4 * plen, 0, 0,
+			desc_payload(0x1000, 1));
+	desc_payload(0x1000, 1);
+	payload[PMR_PKT_DESC_LEN - 1] = 0x80;
+	craft_tx(env.cli[0], s, PMR_PKT_REQ_DESC, T_ECHO, 0, 4 * plen, 0, 0,
+			PMR_PKT_DESC_LEN);
+	PMR_TEST_POLL_UNTIL(&env, drops(env.cli[0], "wrong_role") ==
+			role_cli + 1);
+	PMR_TEST_POLL_UNTIL(&env, drops(env.srv[0], "bad_packet") ==
+			bad + 1);
+	poll_n(100);
+	assert_int_equal(drops(env.srv[0], "wrong_role"), role_srv + 1);
+	assert_pools_use(env.srv[0], &us);
+	assert_pools_use(env.cli[0], &uc);
+	assert_no_rdv(env.srv[0]);
+	assert_int_equal(call_run(env.cli[0], s, T_ECHO, 100), PMR_OK);
+	assert_int_equal(pmr_session_destroy(env.cli[0], s), 0);
+	assert_pools_full();
+}
+
 int
 main(int argc, char **argv)
 {
@@ -844,6 +1130,14 @@ main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(
 			defect5_correct_client_served, setup_defect5_client,
 			teardown),
+		cmocka_unit_test_setup_teardown(desc_req_at_server_dropped,
+			setup_default, teardown),
+		cmocka_unit_test_setup_teardown(desc_req_copies_dropped,
+			setup_default, teardown),
+		cmocka_unit_test_setup_teardown(desc_resp_at_client_dropped,
+			setup_default, teardown),
+		cmocka_unit_test_setup_teardown(desc_wrong_role_and_payload,
+			setup_default, teardown),
 	};
 
 	if (argc > 1)

@@ -520,6 +520,43 @@ test_register_invalid(void **state)
 	assert_null(pmr_transport_find("fake_nocreate"));
 	assert_int_equal(rte_errno, ENOENT);
 	assert_null(pmr_transport_find("fake_name_16_chr"));
+
+	/* RC needs rc_fail; windows need RC and the mw callbacks: copies of
+	 * a built-in driver with RC and windows (verbs), each missing one,
+	 * are refused; a whole copy is taken. */
+	{
+		static struct pmr_transport_driver bad, whole;
+		const struct pmr_transport_driver *rc;
+
+		rc = pmr_transport_find("verbs");
+		if (rc == NULL ||
+		    (rc->caps.flags & PMR_TRANSPORT_CAP_MW) == 0)
+			return;
+		bad = *rc;
+		bad.name = "rc_nofail";
+		bad.rc_fail = NULL;
+		assert_int_equal(pmr_transport_register(&bad), -EINVAL);
+		bad = *rc;
+		bad.name = "mw_nofree";
+		bad.mw_free = NULL;
+		assert_int_equal(pmr_transport_register(&bad), -EINVAL);
+		bad = *rc;
+		bad.name = "mw_norkey";
+		bad.mw_rkey = NULL;
+		assert_int_equal(pmr_transport_register(&bad), -EINVAL);
+		bad = *rc;
+		bad.name = "mw_noalloc";
+		bad.mw_alloc = NULL;
+		assert_int_equal(pmr_transport_register(&bad), -EINVAL);
+		bad = *rc;
+		bad.name = "mw_norc";
+		bad.caps.flags &= ~PMR_TRANSPORT_CAP_RC;
+		assert_int_equal(pmr_transport_register(&bad), -EINVAL);
+		assert_int_equal(pmr_transport_count(), count);
+		whole = *rc;
+		whole.name = "rc_whole";
+		assert_int_equal(pmr_transport_register(&whole), 0);
+	}
 }
 
 static void

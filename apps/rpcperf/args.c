@@ -87,6 +87,11 @@ rpcperf_usage(const char *prog)
 		"      --credits=N        session credits: packets in flight per\n"
 		"                         session (default: 8)\n"
 		"      --rto-us=US        retransmission timeout (default: 5000)\n"
+		"      --rdv-threshold=N|off messages over N bytes (and one\n"
+		"                         packet) go by RDMA READ where the\n"
+		"                         queue can; 1: every multi-packet one,\n"
+		"                         off: none (default: the engine's,\n"
+		"                         16 KiB) (doc/rendezvous.md)\n"
 		"      --faults=SPEC      inject faults on every worker, e.g.\n"
 		"                         drop_tx=0.005,drop_rx=0.005 (doc/faults.md)\n"
 		"      --driver=NAME      the workers' transport driver: eth\n"
@@ -216,6 +221,7 @@ enum {
 	OPT_SERVER, OPT_CONNECT, OPT_NEXUS, OPT_DEVARGS, OPT_REMOTE_WORKERS,
 	OPT_REMOTE_WORKER,
 	OPT_CLIENT_LCORES, OPT_DURATION, OPT_DRIVER, OPT_DRIVER_ARGS,
+	OPT_RDV_THRESHOLD,
 };
 
 static const struct option longopts[] = {
@@ -228,6 +234,7 @@ static const struct option longopts[] = {
 	{ "faults", required_argument, NULL, OPT_FAULTS },
 	{ "credits", required_argument, NULL, OPT_CREDITS },
 	{ "rto-us", required_argument, NULL, OPT_RTO },
+	{ "rdv-threshold", required_argument, NULL, OPT_RDV_THRESHOLD },
 	{ "driver", required_argument, NULL, OPT_DRIVER },
 	{ "driver-args", required_argument, NULL, OPT_DRIVER_ARGS },
 	{ "eth-args", required_argument, NULL, OPT_ETH_ARGS },
@@ -549,6 +556,16 @@ rpcperf_parse_args(int argc, char **argv, struct rpcperf_config *cfg)
 		case OPT_RTO:
 			ret = parse_u64("rto-us", optarg, 1, 10000000, &v);
 			cfg->rto_us = (uint32_t)v;
+			break;
+		case OPT_RDV_THRESHOLD:
+			if (strcmp(optarg, "off") == 0) {
+				cfg->rdv_threshold = PMR_RDV_OFF;
+				break;
+			}
+			/* PMR_RDV_OFF is "off", not a number. */
+			ret = parse_u64("rdv-threshold", optarg, 1,
+					PMR_RDV_OFF - 1, &v);
+			cfg->rdv_threshold = (uint32_t)v;
 			break;
 		case OPT_FAULTS:
 			cfg->faults = optarg;

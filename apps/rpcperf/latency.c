@@ -219,3 +219,22 @@ rpcperf_print_ratios(const struct rpcperf_result *r, unsigned int n)
 			r[i].p50 / base->p50, r[i].p99 / base->p99);
 	}
 }
+
+void
+rpcperf_print_paths(const struct rpcperf_result *r, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		const struct rpcperf_path *p = &r[i].path;
+
+		if (!r[i].has_path || r[i].iters == 0)
+			continue;
+		printf("%s path: reads %" PRIu64 ", read_bytes %" PRIu64
+			", read_errors %" PRIu64 ", descs_sent %" PRIu64
+			", fallbacks %" PRIu64 ", copied_bytes %" PRIu64 "\n",
+			r[i].workload, p->reads, p->read_bytes,
+			p->read_errors, p->descs_sent, p->fallbacks,
+			p->copied_bytes);
+	}
+}

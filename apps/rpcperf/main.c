@@ -126,8 +126,10 @@ run_rpc(const struct rpcperf_config *cfg, const struct rpcperf_workload *wl,
 		fprintf(stderr, "rpcperf: %s: %s\n", wl->name,
 			strerror(-ret));
 	}
-	if (ret == 0)
+	if (ret == 0) {
 		ret = rpcperf_run_results(&run, r, cdf_csv);
+		r->has_path = wl->path_counters;
+	}
 	rpcperf_run_down(&run);
 	return ret;
 }
@@ -346,6 +348,7 @@ main(int argc, char **argv)
 	for (i = 0; i < cfg.nb_workloads; i++)
 		rpcperf_print_result(&results[i]);
 	rpcperf_print_ratios(results, cfg.nb_workloads);
+	rpcperf_print_paths(results, cfg.nb_workloads);
 out:
 	for (i = 0; i < cfg.nb_workloads; i++)
 		rpcperf_result_free(&results[i]);

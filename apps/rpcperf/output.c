@@ -92,6 +92,14 @@ json_config(FILE *f, const struct rpcperf_config *cfg)
 		"    \"faults\": ", cfg->size, cfg->iters, cfg->warmup,
 		cfg->concurrency, cfg->sessions, cfg->credits, cfg->rto_us);
 	json_str(f, cfg->faults);
+	/* null: the engine's default; "off": never by READ. */
+	fputs(",\n    \"rdv_threshold\": ", f);
+	if (cfg->rdv_threshold == PMR_RDV_OFF)
+		json_str(f, "off");
+	else if (cfg->rdv_threshold == 0)
+		fputs("null", f);
+	else
+		fprintf(f, "%" PRIu32, cfg->rdv_threshold);
 	fputs(",\n    \"driver\": ", f);
 	json_str(f, cfg->driver);
 	fputs(",\n    \"driver_args\": ", f);
@@ -163,6 +171,16 @@ json_result(FILE *f, const struct rpcperf_result *r)
 	json_str(f, r->workload);
 	fputs(", ", f);
 	json_stats(f, r);
+	if (r->has_path)
+		fprintf(f, ", \"path\": {\"reads\": %" PRIu64
+			", \"read_bytes\": %" PRIu64
+			", \"read_errors\": %" PRIu64
+			", \"descs_sent\": %" PRIu64
+			", \"fallbacks\": %" PRIu64
+			", \"copied_bytes\": %" PRIu64 "}",
+			r->path.reads, r->path.read_bytes,
+			r->path.read_errors, r->path.descs_sent,
+			r->path.fallbacks, r->path.copied_bytes);
 	/* RPC workloads: a row per client lcore. */
 	fputs(", \"lcores\": [", f);
 	for (k = 0; k < r->nb_lcores; k++) {

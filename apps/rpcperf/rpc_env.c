@@ -218,6 +218,15 @@ rpcperf_worker_conf(const struct rpcperf_config *cfg, uint32_t max_size,
 	conf->faults = cfg->faults;
 	conf->session_credits = cfg->credits;
 	conf->rto_us = cfg->rto_us;
+	conf->rdv_threshold = cfg->rdv_threshold;
+	/*
+	 * Without memory windows a message goes by READ only from an offer
+	 * buffer: as many as may be in flight, or large messages fall back
+	 * to datagrams (the engine's default is nb_large_msgbufs, 1 for
+	 * messages up to 64 KiB).
+	 */
+	conf->nb_offer_msgbufs = (uint16_t)RTE_MIN(inflight,
+			(uint32_t)UINT16_MAX);
 	conf->max_sessions = RTE_MAX(sessions + 1, 256u);
 	conf->max_requests = RTE_MAX(4096u, 2 * concurrency);
 }
@@ -579,6 +588,22 @@ rpcperf_client_drops(const struct rpcperf_run *run, unsigned int k)
 	return n;
 }
 
+/* Add what w's path counters moved by since st0 to p. */
+static void
+path_add(struct rpcperf_path *p, struct pmr_worker *w,
+		const struct pmr_worker_stats *st0)
+{
+	struct pmr_worker_stats st;
+
+	pmr_worker_stats_get(w, &st);
+	p->reads += st.rdv_reads - st0->rdv_reads;
+	p->read_bytes += st.rdv_read_bytes - st0->rdv_read_bytes;
+	p->read_errors += st.rdv_read_errors - st0->rdv_read_errors;
+	p->descs_sent += st.rdv_descs_sent - st0->rdv_descs_sent;
+	p->fallbacks += st.rdv_fallbacks - st0->rdv_fallbacks;
+	p->copied_bytes += st.copied_bytes - st0->copied_bytes;
+}
+
 int
 rpcperf_run_wait(struct rpcperf_run *run)
 {
@@ -609,6 +634,11 @@ rpcperf_run_wait(struct rpcperf_run *run)
 		c->s.drops = rpcperf_client_drops(run, k);
 		c->s.sessions = c->nb_sessions;
 		c->s.client_heap = c->heap;
+		memset(&c->s.path, 0, sizeof(c->s.path));
+		path_add(&c->s.path, c->worker, &c->st0);
+		/* In-process, server k answers client k. */
+		if (k < run->nb_servers)
+			path_add(&c->s.path, run->servers[k], &c->srv0);
 	}
 	return ret;
 }
@@ -788,5 +818,16 @@ rpcperf_run_results(struct rpcperf_run *run, struct rpcperf_result *r,
 			cdf_csv);
 	for (k = 0; k < run->nb_clients && r->lcores != NULL; k++)
 		r->lcores[k].lcore = (int)run->clients[k].lcore;
+	memset(&r->path, 0, sizeof(r->path));
+	for (k = 0; k < run->nb_clients; k++) {
+		const struct rpcperf_path *p = &run->clients[k].s.path;
+
+		r->path.reads += p->reads;
+		r->path.read_bytes += p->read_bytes;
+		r->path.read_errors += p->read_errors;
+		r->path.descs_sent += p->descs_sent;
+		r->path.fallbacks += p->fallbacks;
+		r->path.copied_bytes += p->copied_bytes;
+	}
 	return ret;
 }

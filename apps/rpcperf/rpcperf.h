@@ -44,6 +44,11 @@ struct rpcperf_config {
 	const char *faults;	/* fault injection on both workers */
 	uint16_t credits;	/* session credits, 0: the default */
 	uint32_t rto_us;	/* retransmission timeout, 0: the default */
+	/*
+	 * --rdv-threshold: pmr_worker_conf.rdv_threshold of every worker
+	 * (0: the engine's default, PMR_RDV_OFF: --rdv-threshold=off).
+	 */
+	uint32_t rdv_threshold;
 	enum rpcperf_mode mode;
 	const char *nexus;	/* this process's nexus, NULL: the default */
 	const char *connect;	/* --connect: the server's nexus */
@@ -72,6 +77,21 @@ struct rpcperf_config {
 };
 
 /*
+ * The path large messages took in a run (doc/rendezvous.md): the
+ * pmr_worker_stats counters of the run's workers, client and in-process
+ * server, summed, as they moved during the run.
+ */
+struct rpcperf_path {
+	uint64_t reads;		/* rdv_reads: messages fetched by READ */
+	uint64_t read_bytes;	/* rdv_read_bytes */
+	uint64_t read_errors;	/* rdv_read_errors */
+	uint64_t descs_sent;	/* rdv_descs_sent */
+	uint64_t fallbacks;	/* rdv_fallbacks: over the threshold, sent
+				 * as datagrams all the same */
+	uint64_t copied_bytes;	/* copied_bytes: reassembly, offers */
+};
+
+/*
  * Round-trip samples of one run, in TSC cycles. Up to cap are kept; past
  * that (interactive runs, which go on until "stop") the oldest are
  * overwritten, so the percentiles are those of the latest cap.
@@ -89,6 +109,7 @@ struct rpcperf_samples {
 	uint32_t sessions;	/* sessions the run used */
 	uint64_t bytes;		/* request bytes measured, 0: size each */
 	size_t client_heap;	/* bytes the client worker took */
+	struct rpcperf_path path; /* RPC workloads */
 };
 
 /* Summary of a run, in microseconds (rate in million round trips/s). */
@@ -105,6 +126,9 @@ struct rpcperf_result {
 	uint64_t drops;
 	uint32_t sessions;
 	size_t client_heap;
+	/* RPC workloads with path counters (bandwidth, mixed). */
+	bool has_path;
+	struct rpcperf_path path;
 	/* The total's rows per client lcore (RPC workloads), or NULL. */
 	struct rpcperf_result *lcores;
 	unsigned int nb_lcores;
@@ -130,6 +154,8 @@ struct rpcperf_workload {
 	 * --driver.
 	 */
 	bool eth_only;
+	/* Its summary says the path large messages took. */
+	bool path_counters;
 	int (*run)(const struct rpcperf_config *cfg,
 			struct rpcperf_samples *samples);
 	void (*spec)(const struct rpcperf_config *cfg,
@@ -349,6 +375,8 @@ void rpcperf_print_header(void);
 /* r's row, and its per-lcore rows first when it has more than one. */
 void rpcperf_print_result(const struct rpcperf_result *r);
 void rpcperf_print_ratios(const struct rpcperf_result *r, unsigned int n);
+/* The path counters of the results that have them, a line each. */
+void rpcperf_print_paths(const struct rpcperf_result *r, unsigned int n);
 
 /* output.c: --json and --histogram (doc/rpcperf.md). */
 #define RPCPERF_CDF_POINTS 1000	/* CDF steps from 0 to 100 percent */

@@ -28,5 +28,6 @@ const struct rpcperf_workload rpcperf_wl_bandwidth = {
 	.name = "bandwidth",
 	.help = "--size-byte requests one way, empty responses: Gb/s",
 	.one_at_a_time = false,
+	.path_counters = true,
 	.spec = bandwidth_spec,
 };

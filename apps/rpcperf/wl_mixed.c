@@ -43,5 +43,6 @@ const struct rpcperf_workload rpcperf_wl_mixed = {
 	.name = "mixed",
 	.help = "echo RPCs: 80% 32 B, 15% 1 KiB, 4% 16 KiB, 1% 256 KiB",
 	.one_at_a_time = false,
+	.path_counters = true,
 	.spec = mixed_spec,
 };

@@ -16,6 +16,9 @@
  * off-path sender cannot find it by trying; the session's data address
  * learns it from a TOKEN packet (struct pmr_pkt_token), never from a
  * nexus datagram.
+ *
+ * Version 3 (issue 17): descriptors of messages sent by RDMA READ
+ * (PMR_PKT_REQ_DESC, PMR_PKT_RESP_DESC; doc/rendezvous.md).
  */
 
 #include <errno.h>
@@ -31,7 +34,7 @@ extern "C" {
 #endif
 
 #define PMR_PKTHDR_MAGIC 0xa7	/**< First byte of every packet. */
-#define PMR_PKTHDR_VERSION 2	/**< Wire version this build speaks. */
+#define PMR_PKTHDR_VERSION 3	/**< Wire version this build speaks. */
 #define PMR_REQ_NUM_BITS 56	/**< Request numbers wrap past 2^56. */
 #define PMR_REQ_NUM_MASK ((UINT64_C(1) << PMR_REQ_NUM_BITS) - 1)
 
@@ -50,6 +53,14 @@ enum pmr_pkt_type {
 	 * session's token in the header, struct pmr_pkt_token as payload.
 	 */
 	PMR_PKT_TOKEN = 5,
+	/**
+	 * Client to server: a request sent by RDMA READ, in place of its
+	 * packets (the request's only packet, answered by response packet
+	 * 0); struct pmr_pkt_desc as payload, msg_size the request's size.
+	 */
+	PMR_PKT_REQ_DESC = 6,
+	/** Server to client: response packet 0 of a response sent by READ. */
+	PMR_PKT_RESP_DESC = 7,
 	PMR_PKT_TYPE_MAX
 };
 
@@ -208,6 +219,56 @@ pmr_pkt_token_decode(const void *buf, uint32_t len, struct pmr_pkt_token *t)
 	return 0;
 }
 
+/**
+ * The payload of a descriptor packet (PMR_PKT_REQ_DESC, _RESP_DESC): where
+ * the message lies at its sender and the key that reads it there; its
+ * size is the header's msg_size.
+ */
+struct pmr_pkt_desc {
+	uint64_t addr;		/**< The message's first byte. */
+	uint32_t rkey;		/**< A window's key, or the offer pool's */
+};
+
+/** Bytes of a descriptor's payload: addr (le64), rkey (le32), 4 zero. */
+#define PMR_PKT_DESC_LEN 16
+
+/** Write d as a descriptor's payload (PMR_PKT_DESC_LEN bytes). */
+static inline void
+pmr_pkt_desc_encode(void *buf, const struct pmr_pkt_desc *d)
+{
+	uint8_t *p = (uint8_t *)buf;
+	uint64_t w0 = rte_cpu_to_le_64(d->addr);
+	uint64_t w1 = rte_cpu_to_le_64((uint64_t)d->rkey);
+
+	memcpy(p, &w0, sizeof(w0));
+	memcpy(p + 8, &w1, sizeof(w1));
+}
+
+/**
+ * Decode a descriptor's payload of len bytes (what follows a header
+ * pmr_pkthdr_decode() accepted).
+ *
+ * @return 0 with d filled, or -EINVAL: wrong length, reserved bytes not
+ *   zero.
+ */
+static inline int
+pmr_pkt_desc_decode(const void *buf, uint32_t len, struct pmr_pkt_desc *d)
+{
+	const uint8_t *p = (const uint8_t *)buf;
+	uint64_t w0, w1;
+
+	if (len != PMR_PKT_DESC_LEN)
+		return -EINVAL;
+	memcpy(&w0, p, sizeof(w0));
+	memcpy(&w1, p + 8, sizeof(w1));
+	w1 = rte_le_to_cpu_64(w1);
+	if ((w1 >> 32) != 0)
+		return -EINVAL;
+	d->addr = rte_le_to_cpu_64(w0);
+	d->rkey = (uint32_t)w1;
+	return 0;
+}
+
 /*
  * pmr_pkthdr_decode()'s checks of a header's sizes, type against payload,
  * and status, from the wire words w0 (type, request type, packet number)
@@ -232,6 +293,11 @@ pmr_pkthdr_check_size(uint8_t type, uint16_t pkt_num, uint32_t msg_size,
 		if ((uint8_t)(w0 >> 24) != 0 ||
 		    (rs & PMR_REQ_NUM_MASK) != 0)
 			return PMR_PKTHDR_E_RESERVED;
+	} else if (type == PMR_PKT_REQ_DESC || type == PMR_PKT_RESP_DESC) {
+		if (pkt_num != 0)
+			return PMR_PKTHDR_E_PKT_NUM;
+		if (len != PMR_PKT_DESC_LEN || msg_size == 0)
+			return PMR_PKTHDR_E_SIZE;
 	} else if (unlikely(len != 0)) {
 		return PMR_PKTHDR_E_SIZE;
 	}
@@ -249,8 +315,10 @@ pmr_pkthdr_check_size(uint8_t type, uint16_t pkt_num, uint32_t msg_size,
  * bytes (0 only for an empty message), and only packet 0 may hold the
  * whole message; credit returns and requests for response carry no
  * payload; a TOKEN packet is packet 0 of a PMR_PKT_TOKEN_LEN message,
- * whole, with request type and number 0. Where a packet's payload lies in
- * its message is for the receiver's state to check.
+ * whole, with request type and number 0; a descriptor is packet 0 of a
+ * message of 1 or more bytes with a PMR_PKT_DESC_LEN payload. Where a
+ * packet's payload lies in its message is for the receiver's state to
+ * check.
  *
  * @return PMR_PKTHDR_OK with h filled, or an enum pmr_pkthdr_err.
  */
@@ -262,7 +330,8 @@ pmr_pkthdr_decode(const void *buf, uint32_t len, struct pmr_pkthdr *h)
 	uint8_t type;
 
 	RTE_BUILD_BUG_ON(4 * sizeof(w0) != PMR_PKTHDR_LEN);
-	RTE_BUILD_BUG_ON(PMR_PKT_REQ != 1 || PMR_PKT_RESP != 2);
+	RTE_BUILD_BUG_ON(PMR_PKT_REQ != 1 || PMR_PKT_RESP != 2 ||
+		PMR_PKT_RFR != PMR_PKT_CR + 1);
 	if (unlikely(len < PMR_PKTHDR_LEN))
 		return PMR_PKTHDR_E_SHORT;
 	/* Four scalar loads (one array would go through the stack). */
@@ -316,7 +385,7 @@ pmr_pkthdr_decode(const void *buf, uint32_t len, struct pmr_pkthdr *h)
 	if (likely(((w1 >> 32) | (rs >> PMR_REQ_NUM_BITS)) == 0 &&
 		   (type <= PMR_PKT_RESP ?
 		    (w0 >> 48) == 0 && (uint32_t)w1 == len :
-		    type != PMR_PKT_TOKEN && len == 0)))
+		    (uint8_t)(type - PMR_PKT_CR) <= 1 && len == 0)))
 		return PMR_PKTHDR_OK;
 	if (unlikely((w1 >> 32) != 0))
 		return PMR_PKTHDR_E_RESERVED;

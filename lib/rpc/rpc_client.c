@@ -23,6 +23,7 @@
 #include "rpc_client.h"
 #include "rpc_client_rx.h"
 #include "rpc_private.h"
+#include "rpc_rdv.h"
 #include "rpc_session.h"
 #include "rpc_timers.h"
 #include "rpc_tx.h"
@@ -51,6 +52,9 @@ creq_tx_slow(struct pmr_worker *w, struct rpc_session *s, struct rpc_creq *r)
 
 	if (r->num_tx >= total)
 		return;
+	/* By READ: nothing goes before the offer is readable. */
+	if (unlikely(r->rdv == RPC_RDV_WAIT))
+		return;
 	h = (struct pmr_pkthdr){
 		.req_type = r->req_type,
 		.dest_session = s->remote_session,
@@ -64,7 +68,9 @@ creq_tx_slow(struct pmr_worker *w, struct rpc_session *s, struct rpc_creq *r)
 			return;
 		}
 		s->credits--;
-		if (r->num_tx < r->req_pkts) {
+		if (unlikely(r->rdv != RPC_RDV_NONE && r->num_tx == 0)) {
+			rpc_rdv_tx_req_desc(w, s, r);	/* in its place */
+		} else if (r->num_tx < r->req_pkts) {
 			h.pkt_type = PMR_PKT_REQ;
 			h.pkt_num = (uint16_t)r->num_tx;
 			h.msg_size = r->mb->len;
@@ -143,6 +149,9 @@ creq_enter_window(struct pmr_worker *w, struct rpc_session *s,
 	s->window[i] = r;
 	s->in_flight++;
 	w->stats.reqs_sent++;
+	/* Large: by READ, if it can (rpc_rdv.c decides; 1 packet then). */
+	if (unlikely(r->req_pkts > 1) && w->rdv != NULL)
+		rpc_rdv_client_prepare(w, r->session, r);
 	/*
 	 * Requests already waiting for credits go first: a new one takes
 	 * its turn with them, or one that keeps being issued as others
@@ -226,6 +235,8 @@ request_submit(struct pmr_worker *w, int session, uint8_t req_type,
 	r->session = (uint16_t)session;
 	r->req_type = req_type;
 	r->in_window = false;
+	r->rdv = RPC_RDV_NONE;
+	r->rto_shift = 0;
 	/* Deadline order is submit order (see pmr_request_timeout()). */
 	rpc_timer_creq_add(w, r, rte_get_timer_cycles());
 	if (s->state != PMR_SESSION_CONNECTED) {
@@ -426,6 +437,8 @@ creq_finish(struct pmr_worker *w, struct rpc_creq *r, struct pmr_rx_pkt *pkt)
 		rpc_msgbuf_put(r->resp.mb);
 		r->resp.mb = NULL;	/* as a free record has it */
 	}
+	r->rdv = RPC_RDV_NONE;		/* offer and reading are done */
+	r->rto_shift = 0;
 	rpc_creq_put(w, r);
 }
 
@@ -503,8 +516,16 @@ rpc_completing_poll(struct pmr_worker *w)
 	pmr_transport_tx_flush(w->q);
 	for (r = TAILQ_FIRST(&w->completing); r != NULL; r = tmp) {
 		tmp = TAILQ_NEXT(r, next);
-		if (pmr_msgbuf_tx_pending(r->mb) != 0)
+		if (pmr_msgbuf_tx_pending(r->mb) != 0) {
+			/*
+			 * An offer holds a reference until its window is
+			 * invalidated: drop it now (once), the reference
+			 * goes when that completed.
+			 */
+			if (unlikely(r->offer != NULL))
+				rpc_rdv_creq_done(w, r);
 			continue;
+		}
 		TAILQ_REMOVE(&w->completing, r, next);
 		creq_finish(w, r, r->has_resp ? &r->resp_pkt : NULL);
 		n++;
@@ -563,6 +584,7 @@ creq_rx_resp(struct pmr_worker *w, struct rpc_creq *r,
 	if (!rpc_msg_rx_fits(&r->resp, j, h->msg_size, pkt->len))
 		return -EPROTO;
 	rpc_msg_rx_put(&r->resp, j, pkt->data, pkt->len);
+	w->stats.copied_bytes += pkt->len;
 	return 0;
 }
 
@@ -646,7 +668,21 @@ rpc_client_rx(struct pmr_worker *w, uint16_t sn, const struct pmr_pkthdr *h,
 				RPC_DROP_ORDER);
 		return false;
 	}
-	if (h->pkt_type == PMR_PKT_RESP) {
+	if (unlikely(h->pkt_type == PMR_PKT_RESP_DESC)) {
+		/* The response by READ: r completes when it is read. */
+		ret = rpc_rdv_client_read(w, sn, r, h, pkt);
+		if (ret == -EPROTO)
+			rpc_count_drop(w, RPC_DROP_BAD_PKT);
+		if (ret == -EPROTO || ret == -EAGAIN)
+			return false;
+		r->num_rx++;
+		s->credits++;
+		if (ret != 0) {
+			creq_complete(w, r, ret == -EMSGSIZE ? PMR_E_MSGSIZE :
+					PMR_E_NOMEM, NULL);
+			r = NULL;
+		}
+	} else if (h->pkt_type == PMR_PKT_RESP) {
 		ret = creq_rx_resp(w, r, h, pkt);
 		if (unlikely(ret == -EPROTO)) {
 			rpc_count_drop(w, RPC_DROP_BAD_PKT);
@@ -674,6 +710,35 @@ rpc_client_rx(struct pmr_worker *w, uint16_t sn, const struct pmr_pkthdr *h,
 	}
 	session_next(w, s, sn, r);
 	return kept;
+}
+
+void
+rpc_client_rdv_send(struct pmr_worker *w, struct rpc_creq *r)
+{
+	struct rpc_session *s = &w->sessions[r->session];
+
+	if (r->rdv == RPC_RDV_WAIT && r->offer != NULL)
+		r->rdv = RPC_RDV_READY;		/* its BIND completed */
+	if (r->in_window && s->state == PMR_SESSION_CONNECTED && !s->closing)
+		creq_tx(w, s, r);
+}
+
+void
+rpc_client_rdv_read_done(struct pmr_worker *w, struct rpc_creq *r, bool ok)
+{
+	struct rpc_session *s = &w->sessions[r->session];
+
+	if (!r->in_window)
+		return;		/* completed already: completing waits */
+	if (!ok) {
+		/* Its pair failed: the session is reset next. */
+		creq_complete(w, r, PMR_E_SESSION_RESET, NULL);
+		return;
+	}
+	r->resp.mb->len = r->resp.size;
+	creq_ack(w, s, r);
+	creq_complete(w, r, PMR_OK, NULL);
+	session_next(w, s, r->session, NULL);
 }
 
 /*
@@ -735,6 +800,14 @@ rpc_client_retransmit(struct pmr_worker *w, struct rpc_creq *r)
 	struct rpc_session *s = &w->sessions[r->session];
 
 	s->credits += (uint16_t)(r->num_tx - r->num_rx);
+	/*
+	 * A descriptor answered by nothing yet: the server may be reading
+	 * it, which can take longer than an RTO; resending it sooner gains
+	 * nothing. Back off, up to 64 RTOs.
+	 */
+	if (unlikely(r->rdv != RPC_RDV_NONE) && r->num_rx == 0 &&
+	    r->rto_shift < RPC_RDV_RTO_SHIFT_MAX)
+		r->rto_shift++;
 	r->num_tx = r->num_rx;
 	w->stats.retransmissions++;
 	creq_tx(w, s, r);

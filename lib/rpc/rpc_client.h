@@ -38,6 +38,20 @@ struct rpc_creq {
 	enum pmr_status status;
 	struct pmr_rx_pkt resp_pkt;	/* valid if has_resp */
 	bool has_resp;
+	/*
+	 * By READ (rpc_rdv.h): enum rpc_rdv_path, the request's offer, a
+	 * READ of the response outstanding. NONE, NULL, false in a free
+	 * record (creq_finish()).
+	 */
+	uint8_t rdv;
+	bool reading;
+	/*
+	 * The RTO of its next retransmission is w->rto << rto_shift: a
+	 * descriptor's doubles each time (a READ may take longer than the
+	 * RTO); 0 for every other request and in a free record.
+	 */
+	uint8_t rto_shift;
+	struct rpc_offer *offer;
 };
 
 bool rpc_client_rx(struct pmr_worker *w, uint16_t sn,

@@ -23,7 +23,8 @@
  * rx_accept of a client session CONNECTED and not closing, and of no
  * other (rpc_session_rx_update()): the hot paths test it alone.
  */
-#define RPC_RX_CLIENT (RTE_BIT32(PMR_PKT_RESP) | RTE_BIT32(PMR_PKT_CR))
+#define RPC_RX_CLIENT (RTE_BIT32(PMR_PKT_RESP) | RTE_BIT32(PMR_PKT_CR) | \
+		RTE_BIT32(PMR_PKT_RESP_DESC))
 
 void rpc_session_kick(struct pmr_worker *w, struct rpc_session *s);
 

@@ -49,6 +49,8 @@ enum rpc_drop {
 	RPC_DROP_CREDITS,	/* the session holds rx_reserve unanswered */
 	RPC_DROP_EXPIRED,	/* for a request whose slot state timed out */
 	RPC_DROP_PKT_SIZE,	/* payload over the session's packet size */
+	RPC_DROP_RDV_NO_QP,	/* a descriptor for a session without its RC
+				 * QP yet (asked for; sent again at the RTO) */
 	RPC_DROP_MAX
 };
 
@@ -73,6 +75,7 @@ struct rpc_creq;
 struct pmr_srv_slot;
 struct rpc_rc;
 struct rpc_rc_pair;
+struct rpc_rdv;
 TAILQ_HEAD(rpc_creq_list, rpc_creq);
 TAILQ_HEAD(rpc_srv_list, pmr_srv_slot);
 
@@ -183,7 +186,8 @@ struct pmr_worker {
 	 * through rpc_tx_flush_slow() (nb_tx_free != 0), which clears it.
 	 */
 	bool tx_free[2 * PMR_BURST_MAX];
-	uint8_t tx_hdr[PMR_BURST_MAX][PMR_PKTHDR_LEN];
+	/* Headers gathered with a payload slice, or with a descriptor. */
+	uint8_t tx_hdr[PMR_BURST_MAX][PMR_PKTHDR_LEN + PMR_PKT_DESC_LEN];
 	/* Received packets neither side kept: released once per poll. */
 	struct pmr_rx_pkt rx_rel[PMR_BURST_MAX + 1];
 	uint16_t nb_rx_rel;
@@ -250,6 +254,17 @@ struct pmr_worker {
 
 	/* RC QPs and one-sided operations (rpc_rc.c), NULL until asked. */
 	struct rpc_rc *rc;
+	/*
+	 * Large messages by READ (rpc_rdv.c): offers, the offer pool; NULL
+	 * on a queue that cannot READ. Messages over rdv_threshold go so
+	 * (UINT32_MAX: none); rdv_eager: sessions ask for their QP as soon
+	 * as they are connected; rdv_mw: exposed by windows, else copied
+	 * into the offer pool.
+	 */
+	struct rpc_rdv *rdv;
+	uint32_t rdv_threshold;
+	bool rdv_eager;
+	bool rdv_mw;
 
 	/* Control. */
 	struct pmr_nexus *nx;
@@ -282,8 +297,9 @@ struct pmr_worker {
 
 /*
  * After a change of s's state, closing flag or role: a connected server
- * session takes requests and requests for response, a connected client
- * one responses and credit returns; others none.
+ * session takes requests (and their descriptors) and requests for
+ * response, a connected client one responses (and their descriptors) and
+ * credit returns; others none.
  */
 static inline void
 rpc_session_rx_update(struct rpc_session *s)
@@ -291,9 +307,11 @@ rpc_session_rx_update(struct rpc_session *s)
 	if (s->state != PMR_SESSION_CONNECTED || s->closing)
 		s->rx_accept = 0;
 	else if (s->client)
-		s->rx_accept = RTE_BIT32(PMR_PKT_RESP) | RTE_BIT32(PMR_PKT_CR);
+		s->rx_accept = RTE_BIT32(PMR_PKT_RESP) | RTE_BIT32(PMR_PKT_CR) |
+			RTE_BIT32(PMR_PKT_RESP_DESC);
 	else
-		s->rx_accept = RTE_BIT32(PMR_PKT_REQ) | RTE_BIT32(PMR_PKT_RFR);
+		s->rx_accept = RTE_BIT32(PMR_PKT_REQ) | RTE_BIT32(PMR_PKT_RFR) |
+			RTE_BIT32(PMR_PKT_REQ_DESC);
 }
 
 /* After a change of s's plen or hs_pending: its rx_max. */

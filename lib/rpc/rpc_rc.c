@@ -23,6 +23,7 @@
 #include <rte_tailq.h>
 
 #include "rpc_rc.h"
+#include "rpc_rdv.h"
 #include "rpc_session.h"
 
 /* A QP the nexus handed over. */
@@ -177,41 +178,108 @@ rpc_rc_nb_qps(const struct pmr_worker *w)
 	return w->rc == NULL ? 0 : w->rc->nb_pairs;
 }
 
-int
-rpc_rc_post(struct pmr_worker *w, int session,
+/* Post op on p for session (its completion runs cb). */
+static int
+pair_post(struct pmr_worker *w, struct rpc_rc_pair *p, int session,
 		const struct pmr_transport_rc_op *op, rpc_rc_cb_t cb,
 		void *arg)
 {
-	struct rpc_session *s = session_of(w, session);
 	struct pmr_transport_rc_op o;
-	struct rpc_rc *rc;
+	struct rpc_rc *rc = w->rc;
 	struct rpc_rc_op *e;
 	uint32_t idx;
 
-	if (s == NULL || op == NULL || cb == NULL ||
-	    s->state == PMR_SESSION_FREE)
-		return -EINVAL;
-	if (s->rc_state != RPC_RC_READY || s->rc->down || s->rc->broken)
-		return -ENOTCONN;
-	rc = w->rc;
 	if (rc->nb_free == 0)
 		return -ENOBUFS;
 	idx = rc->free[rc->nb_free - 1];
 	e = &rc->ops[idx];
 	o = *op;
 	o.cookie = ((uint64_t)++rc->gen << 32) | idx;
-	if (pmr_transport_rc_post(w->q, s->rc->rc, &o, 1) != 1)
+	if (pmr_transport_rc_post(w->q, p->rc, &o, 1) != 1)
 		return -ENOBUFS;
 	rc->nb_free--;
-	e->pair = s->rc;
+	e->pair = p;
 	e->gen = rc->gen;
 	e->session = (uint16_t)session;
 	e->cb = cb;
 	e->arg = arg;
-	s->rc->outstanding++;
+	p->outstanding++;
 	__atomic_store_n(&rc->outstanding, rc->outstanding + 1,
 			__ATOMIC_RELAXED);
 	return 0;
+}
+
+int
+rpc_rc_post(struct pmr_worker *w, int session,
+		const struct pmr_transport_rc_op *op, rpc_rc_cb_t cb,
+		void *arg)
+{
+	struct rpc_session *s = session_of(w, session);
+
+	if (s == NULL || op == NULL || cb == NULL ||
+	    s->state == PMR_SESSION_FREE)
+		return -EINVAL;
+	if (s->rc_state != RPC_RC_READY || s->rc->down || s->rc->broken)
+		return -ENOTCONN;
+	return pair_post(w, s->rc, session, op, cb, arg);
+}
+
+struct rpc_rc_pair *
+rpc_rc_pair_of(const struct pmr_worker *w, int session)
+{
+	const struct rpc_session *s = session_of(w, session);
+
+	if (s == NULL || s->rc_state != RPC_RC_READY || s->rc->down ||
+	    s->rc->broken)
+		return NULL;
+	return s->rc;
+}
+
+int
+rpc_rc_pair_post(struct pmr_worker *w, struct rpc_rc_pair *p, int session,
+		const struct pmr_transport_rc_op *op, rpc_rc_cb_t cb,
+		void *arg)
+{
+	if (p->broken)
+		return -ENOTCONN;
+	return pair_post(w, p, session, op, cb, arg);
+}
+
+void
+rpc_rc_pair_pin(struct rpc_rc_pair *p)
+{
+	p->outstanding++;
+}
+
+bool
+rpc_rc_pair_broken(const struct rpc_rc_pair *p)
+{
+	return p->broken;
+}
+
+static void pair_release(struct pmr_worker *w, struct rpc_rc_pair *p);
+static void pair_broken(struct pmr_worker *w, struct rpc_rc_pair *p);
+
+void
+rpc_rc_pair_unpin(struct pmr_worker *w, struct rpc_rc_pair *p)
+{
+	/* Inside a completion's callback its operation still counts. */
+	if (--p->outstanding == 0 && p->down)
+		pair_release(w, p);
+}
+
+int
+rpc_rc_pair_fail(struct pmr_worker *w, struct rpc_rc_pair *p)
+{
+	int ret = 0;
+
+	if (!p->broken) {
+		ret = pmr_transport_rc_fail(w->q, p->rc);
+		if (!p->down)
+			pair_broken(w, p);
+		p->broken = true;
+	}
+	return ret;
 }
 
 /* Give a drained pair back to the nexus. */
@@ -292,11 +360,15 @@ rpc_rc_poll(struct pmr_worker *w)
 		rc->free[rc->nb_free++] = idx;
 		__atomic_store_n(&rc->outstanding, rc->outstanding - 1,
 				__ATOMIC_RELAXED);
-		p->outstanding--;
+		/*
+		 * The operation still counts in p->outstanding while its
+		 * callback runs, so that what the callback lets go of
+		 * (rpc_rc_pair_unpin()) never releases p under us.
+		 */
 		e->cb(w, e->session, cpl[i].status, e->arg);
 		if (cpl[i].status != PMR_RC_OK && !p->broken && !p->down)
 			pair_broken(w, p);
-		if (p->down && p->outstanding == 0)
+		if (--p->outstanding == 0 && p->down)
 			pair_release(w, p);
 	}
 	return n;
@@ -390,9 +462,12 @@ sm_down(struct pmr_worker *w, const struct pmr_sm_msg *m)
 void
 rpc_rc_sm_msg(struct pmr_worker *w, const struct pmr_sm_msg *m)
 {
-	if (m->type == PMR_SM_RC_READY)
+	if (m->type == PMR_SM_RC_READY) {
 		sm_ready(w, m);
-	else
+		/* What waited for the QP goes on (or falls back). */
+		if (m->local_session < w->max_sessions)
+			rpc_rdv_session_rc(w, m->local_session);
+	} else
 		sm_down(w, m);
 }
 

@@ -86,6 +86,23 @@ int rpc_rc_post(struct pmr_worker *w, int session,
 		void *arg);
 
 /*
+ * Rendezvous (rpc_rdv.c) holds the pair an offer's window is bound on:
+ * the session's pair (ready, not given back, not failed) or NULL; a pin
+ * keeps it linked (RC_DOWN waits for unpins as for completions); posts
+ * on a pinned pair go on after RC_DOWN (an invalidate must), not after it
+ * failed (-ENOTCONN); rpc_rc_pair_fail() moves its QP to ERR and resets
+ * its sessions, as a failed operation does.
+ */
+struct rpc_rc_pair *rpc_rc_pair_of(const struct pmr_worker *w, int session);
+int rpc_rc_pair_post(struct pmr_worker *w, struct rpc_rc_pair *p,
+		int session, const struct pmr_transport_rc_op *op,
+		rpc_rc_cb_t cb, void *arg);
+void rpc_rc_pair_pin(struct rpc_rc_pair *p);
+void rpc_rc_pair_unpin(struct pmr_worker *w, struct rpc_rc_pair *p);
+bool rpc_rc_pair_broken(const struct rpc_rc_pair *p);
+int rpc_rc_pair_fail(struct pmr_worker *w, struct rpc_rc_pair *p);
+
+/*
  * The worker's QPs linked (ready), given back but not yet drained
  * (draining), and its operations outstanding. Thread: any (telemetry);
  * each count is read whole, together they may be out of step.

@@ -18,6 +18,8 @@
 #include <rte_per_lcore.h>
 
 #include "rpc_private.h"
+#include "rpc_rc.h"
+#include "rpc_rdv.h"
 #include "rpc_server.h"
 #include "rpc_server_rx.h"
 #include "rpc_session.h"
@@ -31,6 +33,11 @@ srv_tx_resp_slow(struct pmr_worker *w, struct rpc_session *s,
 {
 	struct pmr_pkthdr h;
 
+	if (unlikely(req->offer != NULL)) {
+		/* By READ: its descriptor, once the window is bound. */
+		rpc_rdv_tx_resp_desc(w, s, req);
+		return;
+	}
 	h = (struct pmr_pkthdr){
 		.pkt_type = PMR_PKT_RESP,
 		.req_type = req->req_type,
@@ -96,7 +103,20 @@ srv_input_release(struct pmr_worker *w, struct pmr_srv_slot *req)
 static void
 srv_slot_clear(struct pmr_worker *w, struct pmr_srv_slot *req)
 {
+	if (unlikely(req->state == SRV_READING)) {
+		/* A READ writes into req.mb: its completion frees it. */
+		req->orphaned = true;
+		return;
+	}
 	rpc_timer_slot_stop(w, req);
+	if (unlikely(req->offer != NULL)) {
+		/* Taken back: the reader did not say it was done. */
+		struct rpc_offer *o = req->offer;
+
+		/* First: dropping may reset the session (offer pool). */
+		req->offer = NULL;
+		rpc_rdv_offer_drop(w, o, false);
+	}
 	srv_input_release(w, req);
 	rpc_msgbuf_put(req->resp_buf);
 	req->resp_buf = NULL;
@@ -151,8 +171,8 @@ rpc_server_expire(struct pmr_worker *w, struct pmr_srv_slot *req)
 {
 	if (req->state == SRV_RECEIVING)
 		w->stats.srv_reclaimed++;
-	else if (req->resp_mb != NULL)	/* not a status, nor acked */
-		w->stats.resps_expired++;
+	else if (req->resp_mb != NULL || req->offer != NULL)
+		w->stats.resps_expired++;	/* not a status, nor acked */
 	srv_slot_clear(w, req);
 }
 
@@ -166,6 +186,17 @@ srv_slot_recycle(struct pmr_worker *w, struct pmr_srv_slot *req)
 {
 	struct pmr_msgbuf *mb = req->resp_mb;
 
+	if (unlikely(req->offer != NULL)) {
+		/*
+		 * The client sends the slot's next request only once it
+		 * read this response: the reader is done.
+		 */
+		struct rpc_offer *o = req->offer;
+
+		/* First: dropping may reset the session (offer pool). */
+		req->offer = NULL;
+		rpc_rdv_offer_drop(w, o, true);
+	}
 	/*
 	 * RESPONDED: the request's input and the offered buffer are gone
 	 * (pmr_respond()). A single-packet response was queued in place
@@ -246,6 +277,109 @@ srv_large_held(const struct pmr_worker *w, const struct rpc_session *s)
 }
 
 /*
+ * A REQ_DESC: a new request of the slot, sent by READ. The slot takes its
+ * number now (at most once), reads it into a msgbuf of its own and hands
+ * it to the handler when the READ completed (rpc_server_rdv_read_done()).
+ * Nothing is kept of a descriptor dropped.
+ */
+static bool
+srv_desc_start(struct pmr_worker *w, struct rpc_session *s,
+		struct pmr_srv_slot *req, const struct pmr_pkthdr *h,
+		const struct pmr_rx_pkt *pkt)
+{
+	struct pmr_pkt_desc d;
+	struct pmr_msgbuf *mb = NULL;
+
+	/* Only what a correct client sends: more than one packet. */
+	if (w->rdv == NULL || h->msg_size <= s->plen ||
+	    pmr_pkt_desc_decode(pkt->data, pkt->len, &d) != 0) {
+		rpc_count_drop(w, RPC_DROP_BAD_PKT);
+		return false;
+	}
+	if (rpc_rc_pair_of(w, req->session) == NULL) {
+		if (s->rc_state != RPC_RC_WANTED)
+			rpc_rc_want(w, req->session);
+		rpc_count_drop(w, RPC_DROP_RDV_NO_QP);
+		return false;
+	}
+	if (unlikely(!srv_may_hold(w, s)))
+		return false;
+	if (req->state != SRV_FREE)
+		srv_slot_recycle(w, req);
+	req->req_num = h->req_num;
+	req->req_type = h->req_type;
+	req->resp_status = PMR_OK;
+	req->resp_pkts = 0;
+	req->orphaned = false;
+	/* One packet taken: a copy of it is a duplicate (srv_rx_same()). */
+	req->req = (struct rpc_msg_rx){ .size = h->msg_size, .pkts = 1,
+		.num_rx = 1 };
+	w->stats.rdv_descs_received++;
+	if (h->msg_size > w->max_msg)
+		;	/* no buffer for it */
+	else if (h->msg_size > w->pool_cap[RPC_NB_CLASSES - 2] &&
+		 srv_large_held(w, s) >= w->max_large_sess)
+		w->stats.large_refused++;
+	else
+		mb = rpc_msgbuf_alloc(w, h->msg_size);
+	req->req.mb = mb;
+	if (mb == NULL || rpc_rdv_srv_read(w, req->session, req, &d) != 0) {
+		rpc_msgbuf_put(mb);
+		req->req.mb = NULL;
+		srv_answer_status(w, s, req, PMR_E_NOMEM);
+		return false;
+	}
+	req->state = SRV_READING;
+	s->srv_active++;	/* as a handler's: the session waits for it */
+	return false;
+}
+
+void
+rpc_server_rdv_read_done(struct pmr_worker *w, struct pmr_srv_slot *req,
+		bool ok)
+{
+	struct rpc_session *s = &w->sessions[req->session];
+
+	if (s->srv_active != 0)	/* 0: the worker is going */
+		s->srv_active--;
+	if (unlikely(req->orphaned || !ok)) {
+		/*
+		 * Its session went, or its pair failed (the session is
+		 * reset next): never run; a copy of it is dropped.
+		 */
+		rpc_msgbuf_put(req->req.mb);
+		req->req.mb = NULL;
+		/*
+		 * The slot's own response buffer too: a recycled slot keeps
+		 * its last response as one (srv_slot_recycle()), and a FREE
+		 * slot is never cleared again.
+		 */
+		rpc_msgbuf_put(req->resp_buf);
+		req->resp_buf = NULL;
+		req->state = SRV_FREE;
+		req->gen++;
+		if (req->orphaned && s->closing && s->srv_active == 0 &&
+		    s->state != PMR_SESSION_FREE)
+			rpc_session_release(w, req->session, false);
+		return;
+	}
+	/* What the handler reads (pmr_req_data()): in place, no copy. */
+	req->has_pkt = false;
+	req->pkt.data = req->req.mb->data;
+	req->pkt.len = req->req.size;
+	srv_handle(w, s, req);
+}
+
+void
+rpc_server_rdv_ready(struct pmr_worker *w, struct pmr_srv_slot *req)
+{
+	struct rpc_session *s = &w->sessions[req->session];
+
+	if (req->state == SRV_RESPONDED && s->state == PMR_SESSION_CONNECTED)
+		srv_tx_resp(w, s, req, 0);
+}
+
+/*
  * Packet 0 of a new request in its slot, with the slot's previous request
  * untouched if it is dropped. True if the packet was kept (a
  * single-packet request, read in place by the handler).
@@ -258,6 +392,8 @@ srv_req_start(struct pmr_worker *w, struct rpc_session *s,
 	bool single = pkt->len == h->msg_size;
 	struct rpc_msg_rx m = { .pkts = 1 };
 
+	if (unlikely(h->pkt_type == PMR_PKT_REQ_DESC))
+		return srv_desc_start(w, s, req, h, pkt);
 	if (single) {
 		if (unlikely(!srv_may_hold(w, s)))
 			return false;
@@ -300,6 +436,7 @@ srv_req_start(struct pmr_worker *w, struct rpc_session *s,
 		return false;
 	}
 	rpc_msg_rx_put(&req->req, 0, pkt->data, pkt->len);
+	w->stats.copied_bytes += pkt->len;
 	req->state = SRV_RECEIVING;
 	rpc_timer_slot_start(w, req);
 	srv_tx_cr(w, s, req, 0);
@@ -321,6 +458,7 @@ srv_req_more(struct pmr_worker *w, struct rpc_session *s,
 	}
 	if (k + 1 == req->req.pkts && !srv_may_hold(w, s))
 		return;
+	w->stats.copied_bytes += pkt->len;
 	if (!rpc_msg_rx_put(&req->req, k, pkt->data, pkt->len)) {
 		srv_tx_cr(w, s, req, (uint16_t)k);
 		return;
@@ -351,6 +489,19 @@ static void
 srv_rx_rfr(struct pmr_worker *w, struct rpc_session *s,
 		struct pmr_srv_slot *req, const struct pmr_pkthdr *h)
 {
+	struct rpc_offer *o = req->offer;
+
+	if (unlikely(o != NULL && req->state == SRV_RESPONDED)) {
+		/* By READ: only the ack (packet 1) says anything. */
+		if (h->pkt_num != 1) {
+			rpc_count_drop(w, RPC_DROP_STALE);
+			return;
+		}
+		req->offer = NULL;	/* first: see srv_slot_clear() */
+		rpc_rdv_offer_drop(w, o, true);
+		req->resp_pkts = 0;
+		return;
+	}
 	if (req->state != SRV_RESPONDED || req->resp_mb == NULL ||
 	    h->pkt_num == 0 || h->pkt_num > req->resp_pkts) {
 		/* Not for a kept response of several packets. */
@@ -373,6 +524,8 @@ srv_rx_same(struct pmr_worker *w, struct rpc_session *s,
 {
 	if (h->pkt_type == PMR_PKT_RFR) {
 		srv_rx_rfr(w, s, req, h);
+	} else if (req->state == SRV_READING) {
+		rpc_count_drop(w, RPC_DROP_BUSY);	/* read already */
 	} else if (req->state == SRV_RECEIVING &&
 		   h->pkt_num == req->req.num_rx) {
 		srv_req_more(w, s, req, h, pkt);
@@ -420,10 +573,12 @@ rpc_server_rx(struct pmr_worker *w, uint16_t sn,
 
 	/* The common case first: the first packet of a new request. */
 	if (likely(d - w->window <= (RPC_REQ_SKIP_MAX - 1u) * w->window)) {
-		if (likely(h->pkt_type == PMR_PKT_REQ && h->pkt_num == 0 &&
-			   req->state != SRV_HANDLING))
+		if (likely((h->pkt_type == PMR_PKT_REQ ||
+			    h->pkt_type == PMR_PKT_REQ_DESC) &&
+			   h->pkt_num == 0 && req->state != SRV_HANDLING &&
+			   req->state != SRV_READING))
 			return srv_req_start(w, s, req, h, pkt);
-		if (req->state == SRV_HANDLING)
+		if (req->state == SRV_HANDLING || req->state == SRV_READING)
 			/* The client gave up on it; its slot is still busy. */
 			rpc_count_drop(w, RPC_DROP_BUSY);
 		else
@@ -643,8 +798,15 @@ srv_respond_slow(struct pmr_req_ref ref, struct pmr_msgbuf *resp)
 		return -EMSGSIZE;
 	}
 	req->state = SRV_RESPONDED;
-	req->resp_mb = resp;
-	req->resp_pkts = rpc_msg_pkts(resp->len, s->plen);
+	if (unlikely(rpc_rdv_wanted(w, s, resp->len)) &&
+	    rpc_rdv_srv_offer(w, req->session, req, resp)) {
+		/* By READ: the offer owns resp; one descriptor answers. */
+		req->resp_mb = NULL;
+		req->resp_pkts = 1;
+	} else {
+		req->resp_mb = resp;
+		req->resp_pkts = rpc_msg_pkts(resp->len, s->plen);
+	}
 	rpc_timer_slot_start(w, req);
 	srv_tx_resp(w, s, req, 0);
 	w->stats.resps_sent++;
@@ -743,7 +905,7 @@ rpc_server_session_orphan(struct pmr_worker *w, struct rpc_session *s)
 	for (i = 0; i < w->window; i++) {
 		struct pmr_srv_slot *req = &s->srv[i];
 
-		if (req->state == SRV_HANDLING)
+		if (req->state == SRV_HANDLING || req->state == SRV_READING)
 			req->orphaned = true;
 		else if (req->state != SRV_FREE)
 			srv_slot_clear(w, req);

@@ -18,6 +18,7 @@ enum rpc_srv_state {
 	SRV_RECEIVING,		/* packets of a multi-packet request */
 	SRV_HANDLING,		/* with the handler */
 	SRV_RESPONDED,		/* response kept for retransmissions */
+	SRV_READING,		/* a READ of the request outstanding */
 };
 
 /*
@@ -61,6 +62,8 @@ struct pmr_srv_slot {
 	struct pmr_msgbuf *resp_mb;	/* NULL for an empty or error one */
 	uint32_t resp_pkts;		/* set when RESPONDED */
 	uint32_t tx_round;		/* w->tx_bursts when queued in place */
+	/* The response offered by READ (resp_mb NULL then), or NULL. */
+	struct rpc_offer *offer;
 };
 
 bool rpc_server_rx(struct pmr_worker *w, uint16_t sn,

@@ -551,8 +551,12 @@ rpc_session_up(struct pmr_worker *w, uint16_t sn)
 	rpc_hs_stop(w, s);
 	s->state = PMR_SESSION_CONNECTED;
 	rpc_session_rx_update(s);
-	/* Before the application hears of it: its QP is on the way. */
-	if (unlikely(s->rc_eager))
+	/*
+	 * Before the application hears of it: its QP is on the way (asked
+	 * for every session of a worker that sends large messages by READ,
+	 * doc/rendezvous.md).
+	 */
+	if (unlikely(s->rc_eager || w->rdv_eager))
 		rpc_rc_want(w, sn);
 	if (s->cb != NULL)
 		s->cb(w, sn, PMR_SESSION_EV_CONNECTED, 0, s->cb_arg);
@@ -641,6 +645,9 @@ sm_connect_in(struct pmr_worker *w, const struct pmr_sm_msg *m)
 	r.pkt_size = w->plen;
 	rpc_sm_send(w, &r);
 	rpc_hs_server_start(w, (uint16_t)sn);
+	/* After the ACCEPT: the nexus has the session UP then. */
+	if (w->rdv_eager)
+		rpc_rc_want(w, (uint16_t)sn);
 }
 
 static void

@@ -88,7 +88,8 @@ creq_list_rto(struct pmr_worker *w, struct rpc_creq_list *list, uint64_t now)
 			creq_unlink(list, r);
 			continue;
 		}
-		if (r->num_tx == r->num_rx || now - r->last_tx < w->rto)
+		if (r->num_tx == r->num_rx ||
+		    now - r->last_tx < (w->rto << r->rto_shift))
 			continue;
 		rpc_client_retransmit(w, r);
 	}

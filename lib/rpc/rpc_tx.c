@@ -226,6 +226,27 @@ rpc_tx_pkt(struct pmr_worker *w, const struct rpc_session *s,
 	w->stats.tx_bytes += len;
 }
 
+/*
+ * Queue a descriptor (rpc_rdv.c): header and payload gathered from the
+ * burst's header slot, no msgbuf.
+ */
+void
+rpc_tx_desc(struct pmr_worker *w, const struct rpc_session *s,
+		const struct pmr_pkthdr *h, const struct pmr_pkt_desc *d)
+{
+	struct pmr_tx_pkt *p = rpc_tx_next(w, false);
+	uint16_t idx = (uint16_t)(p - w->tx);
+
+	pmr_pkthdr_encode(w->tx_hdr[idx], h);
+	pmr_pkt_desc_encode(w->tx_hdr[idx] + PMR_PKTHDR_LEN, d);
+	p->peer = s->peer;
+	p->mb = NULL;
+	p->data = NULL;
+	p->len = 0;
+	p->hdr = w->tx_hdr[idx];
+	p->hdr_len = PMR_PKTHDR_LEN + PMR_PKT_DESC_LEN;
+}
+
 /* Is mb in the TX burst not sent yet? */
 bool
 rpc_tx_queued(const struct pmr_worker *w, const struct pmr_msgbuf *mb)

@@ -23,6 +23,8 @@ void rpc_tx_flush_full(struct pmr_worker *w);
 void rpc_tx_pkt(struct pmr_worker *w, const struct rpc_session *s,
 		const struct pmr_pkthdr *h, struct pmr_msgbuf *mb,
 		uint32_t plen);
+void rpc_tx_desc(struct pmr_worker *w, const struct rpc_session *s,
+		const struct pmr_pkthdr *h, const struct pmr_pkt_desc *d);
 void rpc_txfree_push(struct pmr_worker *w, struct pmr_msgbuf *mb);
 void rpc_txfree_poll(struct pmr_worker *w);
 bool rpc_tx_queued(const struct pmr_worker *w, const struct pmr_msgbuf *mb);

@@ -19,6 +19,7 @@
 #include "rpc_msg.h"
 #include "rpc_private.h"
 #include "rpc_rc.h"
+#include "rpc_rdv.h"
 #include "rpc_server.h"
 #include "rpc_session.h"
 #include "rpc_tx.h"
@@ -77,6 +78,7 @@ static const char *const drop_names[RPC_DROP_MAX] = {
 	[RPC_DROP_CREDITS] = "over_credits",
 	[RPC_DROP_EXPIRED] = "expired",
 	[RPC_DROP_PKT_SIZE] = "over_pkt_size",
+	[RPC_DROP_RDV_NO_QP] = "rdv_no_qp",
 };
 
 const char *
@@ -359,6 +361,8 @@ pmr_worker_create(struct pmr_nexus *nx, const struct pmr_worker_conf *conf)
 	ret = worker_pools_create(w, conf, w->headroom, socket);
 	for (c = 0; ret == 0 && c < RPC_NB_CLASSES; c++)
 		ret = pmr_transport_mem_register(w->q, w->pools[c]);
+	if (ret == 0)
+		ret = rpc_rdv_init(w, conf, caps.flags);
 	if (ret != 0)
 		goto fail;
 
@@ -370,6 +374,7 @@ pmr_worker_create(struct pmr_nexus *nx, const struct pmr_worker_conf *conf)
 	rpc_telemetry_add(w);
 	return w;
 fail:
+	rpc_rdv_destroy(w);
 	worker_pools_free(w, &c_ret);
 	pmr_transport_queue_destroy(w->q);
 	worker_free(w);
@@ -394,6 +399,9 @@ worker_drain(struct pmr_worker *w)
 				PMR_BURST_MAX)) > 0)
 			pmr_transport_rx_release(w->q, rx, nb);
 		pmr_transport_tx_flush(w->q);
+		/* Offers' invalidates and READs complete there. */
+		if (w->rc != NULL)
+			rpc_rc_poll(w);
 		rpc_completing_poll(w);
 		rpc_txfree_poll(w);
 		if ((TAILQ_EMPTY(&w->completing) &&
@@ -448,6 +456,7 @@ pmr_worker_destroy(struct pmr_worker *w)
 	worker_drain(w);
 	/* Its QPs drained: the nexus destroys them at detach. */
 	rpc_rc_destroy(w);
+	rpc_rdv_destroy(w);
 	if (!TAILQ_EMPTY(&w->completing) || w->txfree.head != w->txfree.tail)
 		RPC_LOG(ERR, "worker %u: the driver still holds sent buffers "
 			"after %u ms", w->worker_id, SHUTDOWN_WAIT_MS);

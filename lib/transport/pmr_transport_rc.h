@@ -223,8 +223,10 @@ int pmr_transport_rc_state(struct pmr_transport_queue *q,
 /**
  * Post up to n operations on rc, in order. Operations beyond the QP's
  * read credits or send queue wait in the driver and are posted as
- * completions return them (by rc_poll); only a full operation table
- * refuses. A QP known to be in ERR refuses all. Thread: the queue's lcore.
+ * completions return them (by rc_poll); a full operation table refuses,
+ * and so does a BIND or INVALIDATE the driver cannot do (a window not in
+ * the state it needs, memory no registration with bind rights holds). A
+ * QP known to be in ERR refuses all. Thread: the queue's lcore.
  *
  * @return Operations accepted (each gets exactly one completion).
  */

@@ -85,7 +85,11 @@ pmr_transport_register(const struct pmr_transport_driver *drv)
 	     (drv->mem_register_access == NULL || drv->rc_create == NULL ||
 	      drv->rc_connect == NULL || drv->rc_destroy == NULL ||
 	      drv->rc_state == NULL || drv->rc_post == NULL ||
-	      drv->rc_poll == NULL)))
+	      drv->rc_poll == NULL || drv->rc_fail == NULL)) ||
+	    ((drv->caps.flags & PMR_TRANSPORT_CAP_MW) != 0 &&
+	     ((drv->caps.flags & PMR_TRANSPORT_CAP_RC) == 0 ||
+	      drv->mw_alloc == NULL || drv->mw_free == NULL ||
+	      drv->mw_rkey == NULL)))
 		return -EINVAL;
 
 	rte_spinlock_lock(&registry_lock);

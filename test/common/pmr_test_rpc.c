@@ -73,6 +73,18 @@ pmr_test_setup_get(void)
 	return NULL;
 }
 
+uint32_t
+pmr_test_rdv_threshold(void)
+{
+	const char *s = getenv("PMR_TEST_RDV_THRESHOLD");
+
+	if (s == NULL || s[0] == '\0')
+		return 0;
+	if (strcmp(s, "off") == 0)
+		return PMR_RDV_OFF;
+	return (uint32_t)strtoul(s, NULL, 0);
+}
+
 bool
 pmr_test_setup_is_eth(void)
 {
@@ -136,6 +148,8 @@ worker_on(struct pmr_test_env *env, const struct pmr_worker_conf *base,
 	conf.worker_id = id;
 	if (conf.driver == NULL)
 		conf.driver = env->setup->driver;
+	if (conf.rdv_threshold == 0)
+		conf.rdv_threshold = pmr_test_rdv_threshold();
 	assert_int_equal(env->setup->devargs(env, pair, end, args,
 			sizeof(args)), 0);
 	n = strlen(args);

@@ -80,6 +80,12 @@ const struct pmr_test_setup *pmr_test_setup_get(void);
  */
 bool pmr_test_setup_is_eth(void);
 
+/*
+ * PMR_TEST_RDV_THRESHOLD: a worker's rdv_threshold when its test's conf
+ * leaves it 0 ("off": PMR_RDV_OFF; a number; unset: 0, the default).
+ */
+uint32_t pmr_test_rdv_threshold(void);
+
 #ifdef PMR_TEST_SETUP_VERBS
 extern const struct pmr_test_setup pmr_test_setup_verbs;
 #endif

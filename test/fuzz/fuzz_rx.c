@@ -22,7 +22,10 @@
  * - a decoded packet header keeps the rules of pmr_pkthdr_decode() and
  *   re-encodes to the same PMR_PKTHDR_LEN (32) bytes; a TOKEN packet's
  *   payload that pmr_pkt_token_decode() takes re-encodes to the same
- *   PMR_PKT_TOKEN_LEN bytes;
+ *   PMR_PKT_TOKEN_LEN bytes; a descriptor (version 3) is packet 0 of a
+ *   non-empty message with exactly PMR_PKT_DESC_LEN payload bytes, which
+ *   pmr_pkt_desc_decode() takes iff its reserved bytes are zero and
+ *   which then re-encode to the same;
  * - pmr_pkthdr_whole(), the data path's shape test, takes exactly the
  *   requests and responses decode accepts whole in packet 0 with status
  *   0, and fills the same fields.
@@ -77,6 +80,27 @@ check_token(const uint8_t *p, uint32_t len)
 		return;
 	FUZZ_CHECK(t.hs_id != 0 && t.credits != 0);
 	pmr_pkt_token_encode(again, &t);
+	FUZZ_CHECK(memcmp(again, p, sizeof(again)) == 0);
+}
+
+/*
+ * A descriptor's payload (REQ_DESC, RESP_DESC): decode takes the
+ * PMR_PKT_DESC_LEN bytes the header let through exactly when the reserved
+ * bytes are zero, and encode gives them back.
+ */
+static void
+check_desc(const uint8_t *p, uint32_t len)
+{
+	static const uint8_t zero[4];
+	uint8_t again[PMR_PKT_DESC_LEN];
+	struct pmr_pkt_desc d;
+	int ret;
+
+	ret = pmr_pkt_desc_decode(p, len, &d);
+	FUZZ_CHECK((ret == 0) == (memcmp(p + 12, zero, sizeof(zero)) == 0));
+	if (ret != 0)
+		return;
+	pmr_pkt_desc_encode(again, &d);
 	FUZZ_CHECK(memcmp(again, p, sizeof(again)) == 0);
 }
 
@@ -137,7 +161,15 @@ check_pkthdr(const uint8_t *pkt, uint32_t len)
 		FUZZ_CHECK(h.msg_size == payload && h.pkt_num == 0);
 		FUZZ_CHECK(h.req_type == 0 && h.req_num == 0);
 		check_token(pkt + PMR_PKTHDR_LEN, payload);
+	} else if (h.pkt_type == PMR_PKT_REQ_DESC ||
+		   h.pkt_type == PMR_PKT_RESP_DESC) {
+		/* Packet 0 of a non-empty message, its descriptor whole. */
+		FUZZ_CHECK(payload == PMR_PKT_DESC_LEN);
+		FUZZ_CHECK(h.pkt_num == 0 && h.msg_size != 0);
+		check_desc(pkt + PMR_PKTHDR_LEN, payload);
 	} else {
+		FUZZ_CHECK(h.pkt_type == PMR_PKT_CR ||
+			   h.pkt_type == PMR_PKT_RFR);
 		FUZZ_CHECK(payload == 0);
 	}
 

@@ -11,8 +11,10 @@
  * client requests of any size and type, handlers that answer at once,
  * later, twice, with an error or through a stale handle, forged packets
  * to either worker (valid token and source or not, numbers picked
- * relative to a slot's current ones), the wire dropping, duplicating,
- * reordering or altering packets, TX queues refusing packets and
+ * relative to a slot's current ones; descriptors of messages sent by
+ * READ among them, which fuzzq's queues, without RC, never read), the
+ * wire dropping, duplicating, reordering or altering packets (a type
+ * changed to a descriptor's too), TX queues refusing packets and
  * zero-copy completions coming late, time passing, sessions closed (also
  * from continuations), a pending request's msgbuf given again.
  *
@@ -29,7 +31,9 @@
  * - every packet the queue delivered is in the worker's counters;
  * - every packet sent went to a peer, within the MTU and its msgbuf;
  * - every credit came back, the windows are empty, every pool of both
- *   workers is full again, and their session tables are consistent.
+ *   workers is full again, and their session tables are consistent;
+ * - neither worker (fuzzq has no RC) sent, took or read a descriptor,
+ *   offered a buffer or asked for a QP on a descriptor's account.
  * PMR_FUZZ_AVOID steers around what today's code still gets wrong.
  * The sessions are then brought back to their state after the handshake
  * (fuzz_worker_rpc.c), so that an input does the same on its own as
@@ -810,6 +814,15 @@ op_inject(bool to_srv)
 			cv.num_rx - (cv.req_pkts - 1));
 		total = (uint16_t)cv.resp_pkts;
 	}
+	if (f & 0x80) {
+		/*
+		 * A descriptor (a message sent by READ): the one of the
+		 * packet's direction, or (type bits 1) the other's.
+		 */
+		bool req = to_srv != (((f >> 3) & 3) == 1);
+
+		h.pkt_type = req ? FZ_PKT_REQ_DESC : FZ_PKT_RESP_DESC;
+	}
 	if (f & 1)
 		h.token ^= 1 + in_u8();
 	if (f & 4)
@@ -840,6 +853,9 @@ op_inject(bool to_srv)
 		case 2: len = l >> 2; break;
 		default: len = RTE_MIN(h.msg_size, fz.plen); break;
 		}
+	} else if (f & 0x80) {
+		/* Its descriptor, or l >> 2 bytes (mode 2). */
+		len = (l & 3) == 2 ? l >> 2 : fz_desc_len();
 	} else {
 		len = (l & 3) == 2 ? l >> 2 : 0;
 	}
@@ -849,6 +865,16 @@ op_inject(bool to_srv)
 		pkt[hl + i] = (uint8_t)(seed + i * 13);
 	if (len > 0)
 		pkt[hl] &= 0x7f;	/* never a magic */
+	/*
+	 * A descriptor's payload: mode 0 an address and key from the seed,
+	 * 1 the same with a reserved byte set, 3 address and key 0.
+	 */
+	if ((f & 0x80) != 0 && (l & 3) != 2)
+		fz_desc_write(pkt + hl, (l & 3) == 3 ? 0 :
+				UINT64_C(0x00007f0000001000) |
+				(uint64_t)seed << 16,
+				(l & 3) == 3 ? 0 : 0x100u | seed,
+				(l & 3) == 1);
 	if (to_srv)
 		fz.forged_srv = true;
 	else
@@ -862,6 +888,9 @@ op_inject(bool to_srv)
 static void
 wire_mutate(unsigned int q, unsigned int pos, uint8_t how)
 {
+	/* Not TOKEN: the handshake's, not a session's packets. */
+	static const uint8_t mutated_type[6] = { FZ_PKT_REQ, FZ_PKT_RESP,
+		FZ_PKT_CR, FZ_PKT_RFR, FZ_PKT_REQ_DESC, FZ_PKT_RESP_DESC };
 	uint32_t len, hl = fz_hdr_len();
 	struct fz_hdr h;
 	uint8_t *pkt;
@@ -876,7 +905,7 @@ wire_mutate(unsigned int q, unsigned int pos, uint8_t how)
 	case 2: h.pkt_num = (uint16_t)(h.pkt_num + 1 + (how >> 3)); break;
 	case 3: h.pkt_num = (uint16_t)(h.pkt_num - 1); break;
 	case 4: h.msg_size ^= 1u << (how >> 3); break;
-	case 5: h.pkt_type = 1 + (how >> 3) % 4; break;
+	case 5: h.pkt_type = mutated_type[(how >> 3) % 6]; break;
 	case 6: h.status = (how >> 3) & 15; break;
 	default: h.req_type = how >> 3; break;
 	}
@@ -1247,6 +1276,16 @@ pools_check(struct pmr_worker *w)
 		FUZZ_CHECK(pmr_msgbuf_pool_in_use(mp) == 0);
 }
 
+/* fuzzq has no RC: a descriptor is never read, nothing ever offered. */
+static void
+rdv_check(struct pmr_worker *w)
+{
+	struct pmr_worker_stats st;
+
+	pmr_worker_stats_get(w, &st);
+	fz_rdv_check_none(&st);
+}
+
 static uint64_t
 rx_delivered(unsigned int q)
 {
@@ -1269,7 +1308,8 @@ rx_accounted(struct pmr_worker *w)
 static void
 trace_rx(unsigned int id, const uint8_t *pkt, uint32_t len, uint64_t src)
 {
-	static const char *const types[] = { "?", "REQ", "RESP", "CR", "RFR" };
+	static const char *const types[] = { "?", "REQ", "RESP", "CR", "RFR",
+		"TOKEN", "REQ_DESC", "RESP_DESC" };
 	struct fz_hdr h;
 
 	if (!fz_hdr_read(pkt, len, &h)) {
@@ -1280,7 +1320,8 @@ trace_rx(unsigned int id, const uint8_t *pkt, uint32_t len, uint64_t src)
 	printf("    %s <- %" PRIu64 ": %s sess %u req %" PRIu64 " pkt %u "
 		"size %u status %u type %u len %u\n",
 		id == FZ_SRV_Q ? "srv" : "cli", src,
-		types[h.pkt_type < 5 ? h.pkt_type : 0], h.dest_session,
+		types[h.pkt_type < RTE_DIM(types) ? h.pkt_type : 0],
+		h.dest_session,
 		h.req_num, h.pkt_num, h.msg_size, h.status, h.req_type,
 		len - fz_hdr_len());
 }
@@ -1484,6 +1525,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pools_check(fz.cli);
 	fz_sessions_check(fz.srv);
 	fz_sessions_check(fz.cli);
+	rdv_check(fz.srv);
+	rdv_check(fz.cli);
 	FUZZ_CHECK(rx_delivered(FZ_SRV_Q) - srv_rx0 ==
 		rx_accounted(fz.srv) - srv_acc0);
 	FUZZ_CHECK(rx_delivered(FZ_CLI_Q) - cli_rx0 ==

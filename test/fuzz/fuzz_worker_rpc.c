@@ -33,6 +33,22 @@ fz_hdr_write(uint8_t *buf, const struct fz_hdr *h)
 			h->req_num, h->status);
 }
 
+uint32_t
+fz_desc_len(void)
+{
+	return PMR_PKT_DESC_LEN;
+}
+
+void
+fz_desc_write(uint8_t *buf, uint64_t addr, uint32_t rkey, bool bad)
+{
+	const struct pmr_pkt_desc d = { .addr = addr, .rkey = rkey };
+
+	pmr_pkt_desc_encode(buf, &d);
+	if (bad)
+		buf[PMR_PKT_DESC_LEN - 1] = 0x80;
+}
+
 bool
 fz_hdr_read(const uint8_t *buf, uint32_t len, struct fz_hdr *h)
 {
@@ -185,6 +201,16 @@ fz_rx_accounted(const struct pmr_worker_stats *st)
 		n += st->drops[i];
 	/* TOKEN packets (rpc_hs_rx_token()): taken, or dropped. */
 	return n + st->tokens_received + st->drops[RPC_DROP_TOKEN_PKT];
+}
+
+void
+fz_rdv_check_none(const struct pmr_worker_stats *st)
+{
+	FUZZ_CHECK(st->rdv_descs_sent == 0 && st->rdv_descs_received == 0);
+	FUZZ_CHECK(st->rdv_reads == 0 && st->rdv_read_bytes == 0 &&
+		st->rdv_read_errors == 0);
+	FUZZ_CHECK(st->rdv_offers == 0 && st->rdv_reclaimed == 0);
+	FUZZ_CHECK(st->drops[RPC_DROP_RDV_NO_QP] == 0);
 }
 
 void

@@ -43,7 +43,19 @@ enum {
 	FZ_PKT_RESP,
 	FZ_PKT_CR,
 	FZ_PKT_RFR,
+	FZ_PKT_TOKEN,
+	FZ_PKT_REQ_DESC,	/**< A request sent by RDMA READ (version 3). */
+	FZ_PKT_RESP_DESC,	/**< A response sent by RDMA READ. */
 };
+
+/** Bytes of a descriptor's payload. */
+uint32_t fz_desc_len(void);
+
+/**
+ * Write a descriptor's payload (fz_desc_len() bytes) into buf: a message
+ * at addr read with rkey; bad: its reserved bytes not zero.
+ */
+void fz_desc_write(uint8_t *buf, uint64_t addr, uint32_t rkey, bool bad);
 
 /** Write h as a header into buf (fz_hdr_len() bytes). */
 void fz_hdr_write(uint8_t *buf, const struct fz_hdr *h);
@@ -152,6 +164,13 @@ unsigned int fz_srv_partial(const struct pmr_worker *w);
  * delivers must be one of them.
  */
 uint64_t fz_rx_accounted(const struct pmr_worker_stats *st);
+
+/**
+ * w's queue has neither RC nor READ (fuzzq): check that nothing of the
+ * rendezvous ran (doc/rendezvous.md): no descriptor sent or taken, no
+ * READ, no offer, no QP asked for on a descriptor's account.
+ */
+void fz_rdv_check_none(const struct pmr_worker_stats *st);
 
 /**
  * Check w's session table: each number free at most once and only if its

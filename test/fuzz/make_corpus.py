@@ -44,9 +44,11 @@ IP_MF = 0x2000
 
 # pmr_pkthdr.h
 PKTHDR_MAGIC = 0xa7
-PKTHDR_VERSION = 2
+PKTHDR_VERSION = 3
 PKT_REQ, PKT_RESP, PKT_CR, PKT_RFR, PKT_TOKEN = 1, 2, 3, 4, 5
+PKT_REQ_DESC, PKT_RESP_DESC = 6, 7
 PKT_TOKEN_LEN = 16
+PKT_DESC_LEN = 16
 
 # nexus_wire.h
 NEXUS_MAGIC = 0x4e524d50
@@ -89,6 +91,14 @@ def token_pkt(hs_id=0x0123456789abcdef, server_session=9, credits=8,
     kw.setdefault('req_num', 0)
     return (pkthdr(PKT_TOKEN, PKT_TOKEN_LEN, **kw) +
             struct.pack('<QHHI', hs_id, server_session, credits, 0))
+
+
+def desc_pkt(pkt_type=PKT_REQ_DESC, msg_size=1 << 20,
+             addr=0x00007f0012345000, rkey=0xdeadbeef, reserved=0, **kw):
+    """A descriptor packet (version 3): header, then addr, rkey,
+    reserved."""
+    return (pkthdr(pkt_type, msg_size, **kw) +
+            struct.pack('<QII', addr, rkey, reserved))
 
 
 def frame(payload, flags=0, udp_cksum=False, ip_options=b'', frag=IP_DF,
@@ -135,6 +145,10 @@ def rx_corpus():
         'rfr_ip_options.bin': frame(pkthdr(PKT_RFR, 5000, pkt_num=4),
                                     ip_options=bytes([1, 1, 1, 0])),
         'token.bin': frame(token_pkt(), udp_cksum=True),
+        'req_desc.bin': frame(desc_pkt(), udp_cksum=True),
+        'resp_desc.bin': frame(desc_pkt(PKT_RESP_DESC, 0x30000,
+                                        addr=0x00007f00abcd0040, rkey=0x11)),
+        'desc_msg_size_1.bin': frame(desc_pkt(msg_size=1, addr=0, rkey=0)),
         # Accepted only thanks to the NIC's checksum flags.
         'offload_bad_cksums.bin': frame(
             pkthdr(PKT_REQ, 32) + data(32), udp_cksum=True,
@@ -155,6 +169,22 @@ def rx_corpus():
         'miss_token_credits.bin': frame(token_pkt(credits=0)),
         'miss_pkt_num.bin': frame(pkthdr(PKT_RESP, 16, pkt_num=1) +
                                   data(16)),
+        # A version-2 peer (before descriptors).
+        'miss_pkthdr_version2.bin': frame(pkthdr(PKT_REQ, 16, version=2) +
+                                          data(16)),
+        # Descriptors, one rule broken each (doc/rendezvous.md, "Wire").
+        'miss_desc_empty.bin': frame(desc_pkt()[:32]),
+        'miss_desc_empty_size0.bin': frame(
+            pkthdr(PKT_RESP_DESC, 0)),
+        'miss_desc_len15.bin': frame(desc_pkt()[:-1]),
+        'miss_desc_len17.bin': frame(desc_pkt() + b'\0'),
+        'miss_desc_reserved.bin': frame(desc_pkt(reserved=1)),
+        'miss_desc_pkt_num.bin': frame(desc_pkt(pkt_num=1)),
+        'miss_desc_msg_size0.bin': frame(desc_pkt(msg_size=0)),
+        'miss_desc_status.bin': frame(desc_pkt(PKT_RESP_DESC, status=1)),
+        'miss_desc_hdr_reserved.bin': frame(
+            pkthdr(PKT_REQ_DESC, 4096, reserved=1) +
+            struct.pack('<QII', 0x1000, 7, 0)),
     }
 
 

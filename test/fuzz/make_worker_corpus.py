@@ -58,11 +58,46 @@ def wire(client_q, action, pos=0, how=None):
 def inject(to_srv, f=0, slot=0, sess=0, r=0, p=0, m=0, l=0, seed=0,
            extra=b''):
     """A forged packet: f flags (1 bad token, 2 stranger source, 4 other
-    session, bits 3-4 type, 0x20 status, 0x40 request type), r the
-    request number mode, p the packet number mode, m the size mode, l
-    the payload mode; extra: the bytes the flags and modes read."""
+    session, bits 3-4 type, 0x20 status, 0x40 request type, 0x80 a
+    descriptor: DESC_OWN or DESC_OTHER), r the request number mode, p the
+    packet number mode, m the size mode (size_* below), l the payload
+    mode (for a descriptor: DESC_GOOD, DESC_RESERVED, DESC_ZERO, or
+    desc_len(n)); extra: the bytes the flags and modes read."""
     return bytes([INJECT_SRV if to_srv else INJECT_CLI, f,
                   sess | slot << 1, r, p, m, l, seed]) + extra
+
+
+# Descriptors (inject f): REQ_DESC to the server, RESP_DESC to the client;
+# or the other direction's.
+DESC_OWN, DESC_OTHER = 0x80, 0x80 | 1 << 3
+# Their payload (inject l): address and key from the seed, the same with a
+# reserved byte set, address and key 0; desc_len(n): n bytes, no descriptor.
+DESC_GOOD, DESC_RESERVED, DESC_ZERO = 0, 1, 3
+
+
+def desc_len(n):
+    return 2 | n << 2
+
+
+# inject m, the message size: n bytes (n < 32); n packets; n packets and 1
+# byte; the largest message; over it by 1 + n (n < 32); any (extra bytes).
+def size_bytes(n):
+    return 1 | n << 3
+
+
+def size_pkts(n):
+    return 2 | (n - 1) << 3
+
+
+def size_pkts_1(n):
+    return 3 | n << 3
+
+
+SIZE_MAX, SIZE_ANY = 4, 6
+
+
+def size_over(n=0):
+    return 5 | n << 3
 
 
 def complete(client_q, n=0):
@@ -148,6 +183,61 @@ SEEDS = {
     'forged_status': request(rtype=DEFER) + poll() +
     inject(False, f=0x20, m=0, l=0, extra=bytes([4])) + poll() +
     respond() + poll(),
+    # Descriptors (version 3) on sessions without an RC QP (fuzzq has
+    # none): dropped, nothing allocated, the sessions go on.
+    'desc_req_to_server': inject(True, f=DESC_OWN, r=1,
+                                 m=size_pkts_1(4)) + poll() +
+    request() + poll(),
+    'desc_req_sizes': inject(True, f=DESC_OWN, r=1, m=size_pkts(1)) +
+    inject(True, f=DESC_OWN, r=1, m=size_bytes(1), seed=1) +
+    inject(True, f=DESC_OWN, r=1, m=SIZE_MAX, seed=2) +
+    inject(True, f=DESC_OWN, r=1, m=size_over(), seed=3) +
+    inject(True, f=DESC_OWN, r=1, m=SIZE_ANY,
+           extra=b'\xff\xff\xff\xff') + poll() + request() + poll(),
+    'desc_req_copies': inject(True, f=DESC_OWN, r=0, m=size_pkts_1(2)) +
+    inject(True, f=DESC_OWN, r=0, m=size_pkts_1(2)) +
+    request(rtype=DEFER) + poll() +
+    inject(True, f=DESC_OWN, r=5, m=size_pkts_1(2)) + poll() +
+    respond() + poll(),
+    'desc_req_bad': inject(True, f=DESC_OWN, r=1, m=size_pkts_1(1),
+                           l=DESC_RESERVED) +
+    inject(True, f=DESC_OWN, r=1, m=size_pkts_1(1), l=desc_len(0)) +
+    inject(True, f=DESC_OWN, r=1, m=size_pkts_1(1), l=desc_len(15)) +
+    inject(True, f=DESC_OWN, r=1, m=size_pkts_1(1), l=desc_len(17)) +
+    inject(True, f=DESC_OWN, r=1, p=7, m=size_pkts_1(1)) +
+    inject(True, f=DESC_OWN, r=1, m=size_bytes(0)) +
+    inject(True, f=DESC_OWN | 0x20, r=1, m=size_pkts_1(1),
+           extra=bytes([2])) +
+    inject(True, f=DESC_OWN, r=1, m=size_pkts_1(1), l=DESC_ZERO) +
+    poll() + request() + poll(),
+    'desc_req_forged': inject(True, f=DESC_OWN | 1, r=1, m=size_pkts_1(1),
+                              extra=bytes([9])) +
+    inject(True, f=DESC_OWN | 2, r=1, m=size_pkts_1(1)) +
+    inject(True, f=DESC_OWN | 4, r=1, m=size_pkts_1(1),
+           extra=bytes([2])) + poll() + request() + poll(),
+    'desc_resp_to_client': request(rtype=DEFER) + poll() +
+    inject(False, f=DESC_OWN, r=0, m=size_pkts_1(4)) + poll() +
+    respond() + poll(),
+    'desc_resp_sizes': request(rtype=DEFER) + poll() +
+    inject(False, f=DESC_OWN, m=size_pkts(1)) +
+    inject(False, f=DESC_OWN, m=SIZE_MAX, seed=1) +
+    inject(False, f=DESC_OWN, m=size_over(3), seed=2) +
+    inject(False, f=DESC_OWN, m=SIZE_ANY, extra=b'\x00\x00\x00\x80') +
+    poll() + respond() + poll(),
+    'desc_resp_bad': request(rtype=DEFER) + poll() +
+    inject(False, f=DESC_OWN, m=size_pkts_1(1), l=DESC_RESERVED) +
+    inject(False, f=DESC_OWN, m=size_pkts_1(1), l=desc_len(0)) +
+    inject(False, f=DESC_OWN, m=size_pkts_1(1), l=desc_len(17)) +
+    inject(False, f=DESC_OWN | 0x20, m=size_pkts_1(1), extra=bytes([3])) +
+    inject(False, f=DESC_OWN, r=4, m=size_pkts_1(1)) +
+    poll() + respond() + poll(),
+    'desc_wrong_direction': request(rtype=DEFER) + poll() +
+    inject(True, f=DESC_OTHER, r=1, m=size_pkts_1(1)) +
+    inject(False, f=DESC_OTHER, m=size_pkts_1(1)) + poll() +
+    respond() + poll(),
+    'desc_wire_altered': request(size=SZ_2P) + poll(1, 1) +
+    wire(False, 3, 0, 5 | 4 << 3) + wire(False, 3, 1, 5 | 4 << 3) +
+    poll(n=8) * 3,
 }
 
 

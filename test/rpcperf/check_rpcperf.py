@@ -34,6 +34,10 @@ MODE:
              with every round trip counted and no drop; the model
              carried the packets; bad --driver, --driver-args and the
              eth-only ring refused with exit 2
+  rdv        --rdv-threshold on the model (PMR_HCA_LIB), with memory
+             windows and without: bandwidth at 64 KiB with 1 has every
+             request read (reads, bytes, no fallback, no error), with off
+             none; bad values refused with exit 2
 
 EAL arguments: PMR_TEST_EAL_ARGS if set (as the cmocka tests take it),
 else "-l 0-1 --no-pci --no-huge -m 512 --no-shconf".
@@ -207,6 +211,9 @@ RESULT_KEYS = {'workload', 'bytes', 'iters', 'min_us', 'p50_us', 'p90_us',
                'retransmissions', 'drops'}
 LCORE_KEYS = RESULT_KEYS - {'workload'} | {'lcore'}
 RESULT_KEYS = RESULT_KEYS | {'lcores'}
+PATH_WORKLOADS = ('bandwidth', 'mixed')
+PATH_KEYS = {'reads', 'read_bytes', 'read_errors', 'descs_sent',
+             'fallbacks', 'copied_bytes'}
 RATIO_KEYS = {'workload', 'baseline', 'p50', 'p99'}
 # Options that are not config keys of the same name.
 CONFIG_NAME = {'workload': 'workloads', 'server': 'mode'}
@@ -262,7 +269,14 @@ def check_doc(d, args, opts, where):
           where + ': results in the order asked')
     for r in res:
         w = '%s: %s' % (where, r.get('workload'))
-        check(set(r) == RESULT_KEYS, w + ': keys ' + str(sorted(r)))
+        # bandwidth and mixed say the path their large messages took.
+        want = RESULT_KEYS | ({'path'} if r.get('workload') in
+                              PATH_WORKLOADS else set())
+        check(set(r) == want, w + ': keys ' + str(sorted(r)))
+        if 'path' in want:
+            check(set(r['path']) == PATH_KEYS and
+                  all(is_int(v) for v in r['path'].values()),
+                  w + ': path ' + str(r['path']))
         check(is_int(r['bytes']) and is_int(r['iters']) and
               is_int(r['retransmissions']) and is_int(r['drops']),
               w + ': integer fields')
@@ -484,8 +498,11 @@ def mode_lcores():
         p = subprocess.run([RPCPERF] + eal + ['--'] +
                            [a for a in args if a != '--json'],
                            capture_output=True, text=True, timeout=300)
+        # Not the histograms' lines, nor bandwidth's and mixed's path
+        # counters ("mixed path: reads ...").
         names = [line.split()[0] for line in p.stdout.splitlines()[1:]
-                 if line and not line.startswith(('latency/', 'rate/'))]
+                 if line and not line.startswith(('latency/', 'rate/'))
+                 and line.split()[1:2] != ['path:']]
         want = []
         for wl in wls:
             want += ['%s@%d' % (wl, i) for i in ids] + [wl]
@@ -1023,13 +1040,74 @@ def mode_verbs():
     print('verbs: %d bad settings refused' % len(bad))
 
 
+def mode_rdv():
+    """--rdv-threshold on the model: READs, or datagrams when off."""
+    lib = os.environ.get('PMR_HCA_LIB')
+    if not check(lib and os.path.exists(lib), 'PMR_HCA_LIB: %s' % lib):
+        return
+    opts = long_options(help_text())
+    size = 65536
+    # With windows (mw=1) and without (offer buffers, copied once).
+    for hca in ('dev=hca0,mw=1', 'dev=hca0'):
+        env = dict(os.environ, LD_PRELOAD=lib, PMR_HCA_CONFIG=hca)
+        for thr in ('1', 'off'):
+            args = ['--driver=verbs', '--driver-args=dev=hca0', '--json',
+                    '-q', '-n', str(ITERS), '--warmup', str(WARMUP),
+                    '-s', str(size), '-w', 'bandwidth',
+                    '--rdv-threshold=' + thr]
+            where = '%s --rdv-threshold=%s' % (hca, thr)
+            p = subprocess.run([RPCPERF] + EAL + ['--'] + args,
+                               capture_output=True, text=True,
+                               timeout=300, env=env)
+            if not check(p.returncode == 0, '%s: exit %d: %s'
+                         % (where, p.returncode, p.stderr[-2000:])):
+                continue
+            d = json.loads(p.stdout)
+            res = check_doc(d, {'workloads': ['bandwidth'],
+                                'iters': ITERS, 'warmup': WARMUP},
+                            opts, where)
+            check(d['config']['rdv_threshold'] ==
+                  (1 if thr == '1' else 'off'),
+                  where + ': config.rdv_threshold %s'
+                  % d['config']['rdv_threshold'])
+            path = res[0]['path']
+            msgs = ITERS + WARMUP
+            if thr == '1':
+                # Every request read by the server, whole, none lost
+                # (a descriptor is counted each time it is sent).
+                check(path['reads'] == msgs and
+                      path['descs_sent'] >= msgs and
+                      path['read_bytes'] == msgs * size and
+                      path['read_errors'] == 0 and
+                      path['fallbacks'] == 0,
+                      where + ': path ' + str(path))
+                # Windows: nothing copied; offer buffers: each once.
+                check(path['copied_bytes'] ==
+                      (0 if 'mw=1' in hca else msgs * size),
+                      where + ': copied_bytes ' + str(path))
+            else:
+                # Datagrams: reassembled, so copied, never read.
+                check(path['reads'] == 0 and path['descs_sent'] == 0 and
+                      path['fallbacks'] == 0 and
+                      path['copied_bytes'] >= msgs * size,
+                      where + ': path ' + str(path))
+            print('rdv %s: %s' % (where, path))
+    # The option's bad values are refused before anything runs.
+    for bad in ('0', 'on', '4294967295', '-1'):
+        p = run(['--rdv-threshold=' + bad, '-w', 'latency'])
+        check(p.returncode == 2 and 'rdv-threshold' in p.stderr,
+              '--rdv-threshold=%s: exit %d: %s'
+              % (bad, p.returncode, p.stderr[-500:]))
+
+
 def main():
     modes = {'args': mode_args, 'json': mode_json, 'faults': mode_faults,
              'workloads': mode_workloads, 'progress': mode_progress,
              'lcores': mode_lcores, 'placement': mode_placement,
              'churn': mode_churn, 'interactive': mode_interactive,
              'memif_alone': mode_memif_alone, 'plot': mode_plot,
-             'remote_worker': mode_remote_worker, 'verbs': mode_verbs}
+             'remote_worker': mode_remote_worker, 'verbs': mode_verbs,
+             'rdv': mode_rdv}
     if len(sys.argv) != 2 or sys.argv[1] not in modes:
         sys.exit('usage: check_rpcperf.py ' + '|'.join(modes))
     modes[sys.argv[1]]()

@@ -13,11 +13,18 @@
  * is hit; bursts; a bad rkey (and memory registered local-only) failing
  * cleanly with both ends in ERR while another pair on the same queues
  * goes on, then a fresh pair working; destroy with ops outstanding
- * releasing everything.
+ * releasing everything. Memory windows (a device with type-2B windows:
+ * rxe, the model configured with mw=1): a window bound to a buffer is
+ * READ through by the peer QP with exact bytes, invalidated, then READ
+ * no more; a rebinding has a new key; a BIND on a QP in ERR completes
+ * flushed and its window is deallocated; a BIND posted behind READs that
+ * wait for read credits waits behind them too; rc_fail flushes what is
+ * posted and what waits; mw=0 takes the windows away.
  *
  * A device that cannot bring an RC QP to RTS (the model before it has RC)
  * skips the whole program (77), unless PMR_RC_REQUIRE=1 or in the VM
- * (PMR_VM_GUEST), where it fails.
+ * (PMR_VM_GUEST), where it fails. A device without windows skips the
+ * window cases, unless PMR_MW_REQUIRE=1 or in the VM (rxe has them).
  */
 
 #include <errno.h>
@@ -45,11 +52,17 @@
 #define MAX_MSG 65536u
 #define RD_CREDITS 4u
 #define WAIT_SECS 20
+/* Window pool: local-only registration, with the right to bind. */
+#define WIN_CAP (256u << 10)
 
 static const struct pmr_transport_driver *drv;
 static struct rte_mempool *pool;	/* 3 msgbufs of BIG: remote access */
 static struct rte_mempool *pool_local;	/* registered local-only */
+static struct rte_mempool *pool_win;	/* local-only: windows bind in it */
 static char devargs[96];
+/* The device has windows (a queue with default devargs has CAP_MW). */
+static bool mw_avail;
+static bool mw_require;
 
 /* A connected pair of RC QPs between two queues. */
 struct rc_pair {
@@ -76,6 +89,7 @@ queue(void)
 		PMR_TRANSPORT_ACCESS_REMOTE_READ |
 		PMR_TRANSPORT_ACCESS_REMOTE_WRITE), 0);
 	assert_int_equal(pmr_transport_mem_register(q, pool_local), 0);
+	assert_int_equal(pmr_transport_mem_register(q, pool_win), 0);
 	return q;
 }
 
@@ -86,6 +100,11 @@ queue_close(struct pmr_transport_queue *q)
 	assert_int_equal(vd_xstat(q, "rc_ops_outstanding"), 0);
 	assert_int_equal(pmr_transport_mem_unregister(q, pool), 0);
 	assert_int_equal(pmr_transport_mem_unregister(q, pool_local), 0);
+	assert_int_equal(pmr_transport_mem_unregister(q, pool_win), 0);
+	/* Every window given back, none lost: what is alive is cached. */
+	assert_int_equal(vd_xstat(q, "mw_live"), vd_xstat(q, "mw_cached"));
+	assert_int_equal(vd_xstat(q, "mw_allocated") -
+		vd_xstat(q, "mw_deallocated"), vd_xstat(q, "mw_live"));
 	pmr_transport_queue_destroy(q);
 }
 
@@ -192,7 +211,7 @@ test_rc_devargs(void **state)
 {
 	static const char *const bad[] = {
 		"rc_sq=3", "rc_sq=8192", "rc_sq=100", "rc_rd=0", "rc_rd=256",
-		"rc_max_msg=100", "rc_sq=8,rc_sq=16",
+		"rc_max_msg=100", "rc_sq=8,rc_sq=16", "mw=2", "mw=-1",
 	};
 	const char *dev = getenv("PMR_VERBS_DEV");
 	char da[128];
@@ -625,6 +644,558 @@ test_rc_destroy_outstanding(void **state)
 #endif
 }
 
+/* Post one op on rc of q and wait for its completion: its status. */
+static uint8_t
+op_wait(struct pmr_transport_queue *q, struct pmr_transport_rc *rc,
+		const struct pmr_transport_rc_op *op)
+{
+	struct pmr_transport_rc_cpl c;
+
+	assert_int_equal(pmr_transport_rc_post(q, rc, op, 1), 1);
+	poll_n(q, &c, 1);
+	assert_true(c.rc == rc);
+	assert_int_equal(c.cookie, op->cookie);
+	return c.status;
+}
+
+static struct pmr_transport_rc_op
+bind_op(struct pmr_transport_mw *mw, void *local, uint32_t len,
+		uint64_t cookie)
+{
+	return (struct pmr_transport_rc_op){ .type = PMR_RC_OP_BIND,
+		.local = local, .len = len, .mw = mw, .cookie = cookie };
+}
+
+static struct pmr_transport_rc_op
+inval_op(struct pmr_transport_mw *mw, uint64_t cookie)
+{
+	return (struct pmr_transport_rc_op){ .type = PMR_RC_OP_INVALIDATE,
+		.mw = mw, .cookie = cookie };
+}
+
+static bool
+queue_has_mw(struct pmr_transport_queue *q)
+{
+	struct pmr_transport_caps caps;
+
+	pmr_transport_queue_caps(q, &caps);
+	return (caps.flags & PMR_TRANSPORT_CAP_MW) != 0;
+}
+
+/* The window cases need a device with windows: skip, or fail where it
+ * must have them. */
+static void
+need_mw(void)
+{
+	if (mw_avail)
+		return;
+	if (mw_require)
+		fail_msg("%s: no memory windows (PMR_TRANSPORT_CAP_MW)",
+			devargs);
+	skip();
+}
+
+#ifdef VRC_HCA_MW
+/* The model's windows alive on every device. */
+static uint32_t
+model_mws(void)
+{
+	struct pmr_hca_objects o;
+
+	assert_int_equal(pmr_hca_objects_get(NULL, &o), 0);
+	return o.mws;
+}
+#endif
+
+/*
+ * A window bound on qb's RC QP to bytes of a local-only buffer: qa's QP
+ * (its peer) READs exactly them through its key, not through the
+ * buffer's own rkey; invalidated, the key reads nothing and the pair is
+ * in ERR. The window, FREE again, goes back to the cache; bound again on
+ * a fresh pair it has a new key, and the old one reads nothing.
+ */
+static void
+test_rc_mw_bind_read(void **state)
+{
+	enum { OFF = 100, LEN = 5000 };
+	struct pmr_transport_queue *qa, *qb;
+	struct pmr_transport_rc_op op;
+	struct pmr_transport_mkey wk;
+	struct pmr_transport_mw *mw;
+	struct pmr_msgbuf *wb;
+	struct rc_pair p;
+	struct side dst, rem;
+	uint64_t live0, cached0;
+	uint32_t rkey, rkey2;
+	uint8_t *win, stack_buf[64];
+
+	(void)state;
+	need_mw();
+	qa = queue();
+	qb = queue();
+	assert_true(queue_has_mw(qa) && queue_has_mw(qb));
+	pair_open(&p, qa, qb);
+	side_get(&dst, qa);
+	side_get(&rem, qb);
+	wb = pmr_msgbuf_alloc(pool_win, WIN_CAP);
+	assert_non_null(wb);
+	win = pmr_msgbuf_data(wb);
+	vd_fill(win, WIN_CAP, 41);
+	assert_int_equal(pmr_transport_mem_key(qb, win, WIN_CAP, &wk), 0);
+	/* Windows made at set-up, all in the cache. */
+	live0 = vd_xstat(qb, "mw_live");
+	cached0 = vd_xstat(qb, "mw_cached");
+	assert_true(live0 >= 1);
+	assert_int_equal(cached0, live0);
+	mw = pmr_transport_mw_alloc(qb);
+	assert_non_null(mw);
+	assert_int_equal(vd_xstat(qb, "mw_cached"), cached0 - 1);
+	assert_int_equal(vd_xstat(qb, "mw_grown"), 0);
+
+	/* Refused at post, nothing posted: bytes registered with remote
+	 * rights of their own (no right to bind), memory not registered,
+	 * no bytes, no window; an INVALIDATE of a window not bound. */
+	op = bind_op(mw, rem.p, 64, 1);
+	assert_int_equal(pmr_transport_rc_post(qb, p.b, &op, 1), 0);
+	op = bind_op(mw, stack_buf, sizeof(stack_buf), 2);
+	assert_int_equal(pmr_transport_rc_post(qb, p.b, &op, 1), 0);
+	op = bind_op(mw, win, 0, 3);
+	assert_int_equal(pmr_transport_rc_post(qb, p.b, &op, 1), 0);
+	op = bind_op(NULL, win, 64, 4);
+	assert_int_equal(pmr_transport_rc_post(qb, p.b, &op, 1), 0);
+	op = inval_op(mw, 5);
+	assert_int_equal(pmr_transport_rc_post(qb, p.b, &op, 1), 0);
+	assert_int_equal(vd_xstat(qb, "mw_refused"), 5);
+	assert_int_equal(vd_xstat(qb, "rc_ops_outstanding"), 0);
+	assert_int_equal(vd_xstat(qb, "rc_wrs"), 0);
+
+	op = bind_op(mw, win + OFF, LEN, 10);
+	assert_int_equal(op_wait(qb, p.b, &op), PMR_RC_OK);
+	/* A bound window cannot be bound again. */
+	assert_int_equal(pmr_transport_rc_post(qb, p.b, &op, 1), 0);
+	rkey = pmr_transport_mw_rkey(qb, mw);
+	fprintf(stderr, "# window rkey 0x%x, its MR's 0x%x\n", rkey,
+		wk.rkey);
+	assert_true(rkey != wk.rkey);
+	/* The peer READs exactly the window's bytes. */
+	memset(dst.p, 0, LEN + 1);
+	one_op(&p, PMR_RC_OP_READ, dst.p, dst.key.lkey,
+		(uintptr_t)win + OFF, rkey, LEN, PMR_RC_OK);
+	assert_memory_equal(dst.p, win + OFF, LEN);
+	assert_int_equal(dst.p[LEN], 0);
+	memset(dst.p, 0, 64);
+	one_op(&p, PMR_RC_OP_READ, dst.p, dst.key.lkey,
+		(uintptr_t)win + OFF + 1000, rkey, 64, PMR_RC_OK);
+	assert_memory_equal(dst.p, win + OFF + 1000, 64);
+	/* Invalidated: the key reads nothing, and the READ fails the pair
+	 * as any remote access error does. */
+	op = inval_op(mw, 11);
+	assert_int_equal(op_wait(qb, p.b, &op), PMR_RC_OK);
+	one_op(&p, PMR_RC_OP_READ, dst.p, dst.key.lkey,
+		(uintptr_t)win + OFF, rkey, 64, PMR_RC_REMOTE_ACCESS);
+	assert_int_equal(pmr_transport_rc_state(qa, p.a), PMR_RC_STATE_ERR);
+	wait_state(qb, p.b, PMR_RC_STATE_ERR);
+	assert_int_equal(vd_xstat(qb, "mw_binds"), 1);
+	assert_int_equal(vd_xstat(qb, "mw_invalidates"), 1);
+	/* Invalidated OK: back to the cache, not deallocated. */
+	pmr_transport_mw_free(qb, mw);
+	assert_int_equal(vd_xstat(qb, "mw_cached"), cached0);
+	assert_int_equal(vd_xstat(qb, "mw_deallocated"), 0);
+	pair_close(&p);
+
+	/* Bound again (the cache's window: no new one), on a fresh pair:
+	 * a new key; the old key reads nothing. */
+	pair_open(&p, qa, qb);
+	mw = pmr_transport_mw_alloc(qb);
+	assert_non_null(mw);
+	assert_int_equal(vd_xstat(qb, "mw_grown"), 0);
+	op = bind_op(mw, win, 4096, 12);
+	assert_int_equal(op_wait(qb, p.b, &op), PMR_RC_OK);
+	rkey2 = pmr_transport_mw_rkey(qb, mw);
+	assert_true(rkey2 != wk.rkey);
+	memset(dst.p, 0, 4096);
+	one_op(&p, PMR_RC_OP_READ, dst.p, dst.key.lkey, (uintptr_t)win,
+		rkey2, 4096, PMR_RC_OK);
+	assert_memory_equal(dst.p, win, 4096);
+	/* The buffer's own rkey gives nothing (no remote rights). */
+	one_op(&p, PMR_RC_OP_READ, dst.p, dst.key.lkey, (uintptr_t)win,
+		wk.rkey, 64, PMR_RC_REMOTE_ACCESS);
+	wait_state(qb, p.b, PMR_RC_STATE_ERR);
+	pair_close(&p);
+	pair_open(&p, qa, qb);
+	/* Another pair: the window is bound on the old one's QP only. */
+	one_op(&p, PMR_RC_OP_READ, dst.p, dst.key.lkey, (uintptr_t)win,
+		rkey2, 64, PMR_RC_REMOTE_ACCESS);
+	wait_state(qb, p.b, PMR_RC_STATE_ERR);
+	pair_close(&p);
+	/* A fresh pair, maybe in the slots of the one the window is bound
+	 * on: it takes no INVALIDATE of it. */
+	pair_open(&p, qa, qb);
+	op = inval_op(mw, 13);
+	assert_int_equal(pmr_transport_rc_post(qb, p.b, &op, 1), 0);
+#ifdef VRC_MODEL
+	{
+		/* The model limits a READ to the window's bytes (rxe to its
+		 * MR's: doc/testing.md): a fresh window, and a READ running
+		 * 32 bytes past it. */
+		struct pmr_transport_mw *w2 = pmr_transport_mw_alloc(qb);
+
+		assert_non_null(w2);
+		op = bind_op(w2, win, 4096, 14);
+		assert_int_equal(op_wait(qb, p.b, &op), PMR_RC_OK);
+		one_op(&p, PMR_RC_OP_READ, dst.p, dst.key.lkey,
+			(uintptr_t)win + 4096 - 32, pmr_transport_mw_rkey(qb,
+			w2), 64, PMR_RC_REMOTE_ACCESS);
+		wait_state(qb, p.b, PMR_RC_STATE_ERR);
+		pmr_transport_mw_free(qb, w2);
+		assert_int_equal(vd_xstat(qb, "mw_deallocated"), 1);
+		live0--;
+	}
+#endif
+	/* Still bound (its QP gone): deallocated, never cached. */
+	pmr_transport_mw_free(qb, mw);
+	assert_int_equal(vd_xstat(qb, "mw_live"), live0 - 1);
+	assert_int_equal(vd_xstat(qb, "mw_cached"), live0 - 1);
+	assert_int_equal(vd_xstat(qb, "mw_allocated") -
+		vd_xstat(qb, "mw_deallocated"), live0 - 1);
+	pair_close(&p);
+	assert_int_equal(pmr_msgbuf_free(wb), 0);
+	side_put(&dst);
+	side_put(&rem);
+	queue_close(qa);
+	queue_close(qb);
+#ifdef VRC_HCA_MW
+	assert_int_equal(model_mws(), 0);
+#endif
+}
+
+/*
+ * Windows whose QP is in ERR: a BIND on a QP that went to ERR (its peer's
+ * bad READ; the driver does not know it yet) completes flushed, an
+ * INVALIDATE on a QP known in ERR is refused; either window is then
+ * deallocated by mw_free, never cached. The cache grows on demand, and
+ * queue destroy deallocates the windows still held.
+ */
+static void
+test_rc_mw_err_qp(void **state)
+{
+	struct pmr_transport_queue *qa, *qb;
+	struct pmr_transport_rc_op op;
+	struct pmr_transport_mw *mw, *held[12];
+	struct pmr_msgbuf *wb;
+	struct rc_pair p, p2;
+	struct side dst, rem;
+	uint64_t live0;
+	unsigned int i;
+	uint8_t *win;
+
+	(void)state;
+	need_mw();
+	qa = queue();
+	qb = queue();
+	live0 = vd_xstat(qb, "mw_live");
+	pair_open(&p, qa, qb);
+	pair_open(&p2, qa, qb);
+	side_get(&dst, qa);
+	side_get(&rem, qb);
+	wb = pmr_msgbuf_alloc(pool_win, WIN_CAP);
+	assert_non_null(wb);
+	win = pmr_msgbuf_data(wb);
+
+	/* qb's QP of p goes to ERR by its peer's bad READ. */
+	one_op(&p, PMR_RC_OP_READ, dst.p, dst.key.lkey, (uintptr_t)rem.p,
+		rem.key.rkey ^ 0x5a5a00, 64, PMR_RC_REMOTE_ACCESS);
+	wait_state(qb, p.b, PMR_RC_STATE_ERR);
+	mw = pmr_transport_mw_alloc(qb);
+	assert_non_null(mw);
+	op = bind_op(mw, win, 4096, 20);
+	assert_int_equal(op_wait(qb, p.b, &op), PMR_RC_FLUSHED);
+	assert_int_equal(vd_xstat(qb, "mw_bind_err"), 1);
+	pmr_transport_mw_free(qb, mw);
+	assert_int_equal(vd_xstat(qb, "mw_deallocated"), 1);
+	assert_int_equal(vd_xstat(qb, "mw_live"), live0 - 1);
+
+	/* Bound on p2, then p2 failed: no INVALIDATE is taken; freed, the
+	 * window is deallocated. */
+	mw = pmr_transport_mw_alloc(qb);
+	assert_non_null(mw);
+	op = bind_op(mw, win, 4096, 21);
+	assert_int_equal(op_wait(qb, p2.b, &op), PMR_RC_OK);
+	assert_int_equal(pmr_transport_rc_fail(qb, p2.b), 0);
+	op = inval_op(mw, 22);
+	assert_int_equal(pmr_transport_rc_post(qb, p2.b, &op, 1), 0);
+	pmr_transport_mw_free(qb, mw);
+	assert_int_equal(vd_xstat(qb, "mw_deallocated"), 2);
+	assert_int_equal(vd_xstat(qb, "mw_live"), live0 - 2);
+	pair_close(&p);
+	pair_close(&p2);
+
+	/* More windows than the cache holds: the driver allocates more
+	 * (mw_grown); held ones, one of them bound, go at queue destroy. */
+	for (i = 0; i < RTE_DIM(held); i++) {
+		held[i] = pmr_transport_mw_alloc(qb);
+		assert_non_null(held[i]);
+	}
+	assert_int_equal(vd_xstat(qb, "mw_cached"), 0);
+	assert_int_equal(vd_xstat(qb, "mw_grown"),
+		RTE_DIM(held) - (live0 - 2));
+	pair_open(&p, qa, qb);
+	op = bind_op(held[0], win, 4096, 23);
+	assert_int_equal(op_wait(qb, p.b, &op), PMR_RC_OK);
+	assert_int_equal(pmr_transport_rc_destroy(qa, p.a), 0);
+	assert_int_equal(pmr_transport_rc_destroy(qb, p.b), 0);
+	assert_int_equal(pmr_msgbuf_free(wb), 0);
+	side_put(&dst);
+	side_put(&rem);
+	queue_close(qa);
+	/* Not queue_close(): windows are still held; destroy takes them,
+	 * and the registrations. A pool with a window bound in it cannot
+	 * be unregistered before. */
+	assert_int_equal(pmr_transport_mem_unregister(qb, pool_win), -EBUSY);
+	assert_int_equal(vd_xstat(qb, "mw_live"), RTE_DIM(held));
+	pmr_transport_queue_destroy(qb);
+#ifdef VRC_HCA_MW
+	assert_int_equal(model_mws(), 0);
+#endif
+}
+
+/*
+ * A BIND posted behind READs that wait in the driver for read credits
+ * waits behind them too: nothing of it reaches the device before them,
+ * and the completions come in posting order. Then the peer READs
+ * through the window.
+ */
+static void
+test_rc_mw_order(void **state)
+{
+	enum { NB = 8 };
+	struct pmr_transport_rc_op ops[NB + 2];
+	struct pmr_transport_rc_cpl cpl[NB + 2];
+	struct pmr_transport_queue *qa, *qb;
+	struct pmr_transport_rc_op op;
+	struct pmr_transport_mw *mw;
+	struct pmr_msgbuf *wb;
+	struct rc_pair p;
+	struct side loc, rem, dst;
+	struct rc_pair back;
+	unsigned int i;
+	uint8_t *win;
+
+	(void)state;
+	need_mw();
+	qa = queue();
+	qb = queue();
+	pair_open(&p, qa, qb);
+	side_get(&loc, qa);
+	side_get(&rem, qb);
+	side_get(&dst, qb);
+	wb = pmr_msgbuf_alloc(pool_win, WIN_CAP);
+	assert_non_null(wb);
+	win = pmr_msgbuf_data(wb);
+	vd_fill(win, WIN_CAP, 43);
+	vd_fill(rem.p, NB * 2 * MAX_MSG, 44);
+	mw = pmr_transport_mw_alloc(qa);
+	assert_non_null(mw);
+	/* NB READs of two WRs each against 4 credits, the BIND, a READ. */
+	for (i = 0; i < NB; i++)
+		ops[i] = (struct pmr_transport_rc_op){
+			.type = PMR_RC_OP_READ,
+			.local = loc.p + (size_t)i * 2 * MAX_MSG,
+			.lkey = loc.key.lkey,
+			.remote = (uintptr_t)rem.p + (size_t)i * 2 * MAX_MSG,
+			.rkey = rem.key.rkey, .len = 2 * MAX_MSG,
+			.cookie = i,
+		};
+	ops[NB] = bind_op(mw, win + 8, 3000, 100);
+	ops[NB + 1] = (struct pmr_transport_rc_op){
+		.type = PMR_RC_OP_READ, .local = loc.p + BIG - 64,
+		.lkey = loc.key.lkey, .remote = (uintptr_t)rem.p,
+		.rkey = rem.key.rkey, .len = 64, .cookie = 101,
+	};
+	assert_int_equal(pmr_transport_rc_post(qa, p.a, ops, NB + 2),
+		NB + 2);
+	/* Only the READ WRs the credits allow are on the device: the
+	 * BIND waits behind the READs. */
+	assert_int_equal(vd_xstat(qa, "rc_wrs"), RD_CREDITS);
+	assert_true(vd_xstat(qa, "rc_rd_wait") > 0);
+	poll_n(qa, cpl, NB + 2);
+	for (i = 0; i < NB + 2; i++) {
+		assert_int_equal(cpl[i].cookie, ops[i].cookie);
+		assert_int_equal(cpl[i].status, PMR_RC_OK);
+	}
+	assert_memory_equal(loc.p, rem.p, NB * 2 * MAX_MSG);
+	/* The window, bound on qa's QP: qb's end of the pair reads it. */
+	back = (struct rc_pair){ .qa = qb, .qb = qa, .a = p.b, .b = p.a };
+	memset(dst.p, 0, 3000);
+	one_op(&back, PMR_RC_OP_READ, dst.p, dst.key.lkey,
+		(uintptr_t)win + 8, pmr_transport_mw_rkey(qa, mw), 3000,
+		PMR_RC_OK);
+	assert_memory_equal(dst.p, win + 8, 3000);
+	op = inval_op(mw, 102);
+	assert_int_equal(op_wait(qa, p.a, &op), PMR_RC_OK);
+	pmr_transport_mw_free(qa, mw);
+	assert_int_equal(vd_xstat(qa, "mw_deallocated"), 0);
+	assert_int_equal(pmr_msgbuf_free(wb), 0);
+	side_put(&loc);
+	side_put(&rem);
+	side_put(&dst);
+	pair_close(&p);
+	queue_close(qa);
+	queue_close(qb);
+}
+
+/*
+ * rc_fail: the QP to ERR; what was posted to the device and what waits
+ * in the driver for credits (a BIND among them, where there are windows)
+ * complete PMR_RC_FLUSHED, in order, once each; the QP takes nothing
+ * more. A QP with nothing outstanding just goes to ERR.
+ */
+static void
+test_rc_fail(void **state)
+{
+	enum { NB = 8 };
+	struct pmr_transport_rc_op ops[NB + 2];
+	struct pmr_transport_rc_cpl cpl[NB + 2];
+	struct pmr_transport_queue *qa, *qb;
+	struct pmr_transport_mw *mw = NULL;
+	struct pmr_msgbuf *wb;
+	struct rc_pair p;
+	struct side loc, rem;
+	unsigned int i, n = NB;
+
+	(void)state;
+	qa = queue();
+	qb = queue();
+	pair_open(&p, qa, qb);
+	side_get(&loc, qa);
+	side_get(&rem, qb);
+	wb = pmr_msgbuf_alloc(pool_win, WIN_CAP);
+	assert_non_null(wb);
+	for (i = 0; i < NB; i++)
+		ops[i] = (struct pmr_transport_rc_op){
+			.type = PMR_RC_OP_READ,
+			.local = loc.p + (size_t)i * 2 * MAX_MSG,
+			.lkey = loc.key.lkey,
+			.remote = (uintptr_t)rem.p + (size_t)i * 2 * MAX_MSG,
+			.rkey = rem.key.rkey, .len = 2 * MAX_MSG,
+			.cookie = 300 + i,
+		};
+	if (queue_has_mw(qa)) {
+		mw = pmr_transport_mw_alloc(qa);
+		assert_non_null(mw);
+		ops[n] = bind_op(mw, pmr_msgbuf_data(wb), 512, 300 + n);
+		n++;
+	}
+	ops[n] = (struct pmr_transport_rc_op){ .type = PMR_RC_OP_WRITE,
+		.local = loc.p, .lkey = loc.key.lkey,
+		.remote = (uintptr_t)rem.p, .rkey = rem.key.rkey, .len = 8,
+		.cookie = 300 + n };
+	n++;
+	assert_int_equal(pmr_transport_rc_post(qa, p.a, ops, n), n);
+	/* Some posted, the rest waiting for credits. */
+	assert_int_equal(vd_xstat(qa, "rc_wrs"), RD_CREDITS);
+	assert_int_equal(pmr_transport_rc_fail(qa, p.a), 0);
+	assert_int_equal(pmr_transport_rc_state(qa, p.a), PMR_RC_STATE_ERR);
+	/* Known in ERR at once: nothing more is taken. */
+	assert_int_equal(pmr_transport_rc_post(qa, p.a, ops, 1), 0);
+	poll_n(qa, cpl, n);
+	for (i = 0; i < n; i++) {
+		assert_true(cpl[i].rc == p.a);
+		assert_int_equal(cpl[i].cookie, 300 + i);
+		assert_int_equal(cpl[i].status, PMR_RC_FLUSHED);
+	}
+	assert_int_equal(vd_xstat(qa, "rc_ops_outstanding"), 0);
+	assert_int_equal(vd_xstat(qa, "rc_fails"), 1);
+	/* Nothing more is taken; failing it again changes nothing. */
+	assert_int_equal(pmr_transport_rc_post(qa, p.a, ops, 1), 0);
+	assert_int_equal(pmr_transport_rc_fail(qa, p.a), 0);
+	assert_int_equal(pmr_transport_rc_poll(qa, cpl, 1), 0);
+	if (mw != NULL) {
+		/* Its BIND flushed: deallocated, not cached. */
+		pmr_transport_mw_free(qa, mw);
+		assert_int_equal(vd_xstat(qa, "mw_deallocated"), 1);
+	}
+	/* Late CQEs of the failed QP are no completions. */
+	rte_delay_ms(50);
+	assert_int_equal(pmr_transport_rc_poll(qa, cpl, 1), 0);
+	pair_close(&p);
+
+	/* Nothing outstanding: ERR, no completion. */
+	pair_open(&p, qa, qb);
+	assert_int_equal(pmr_transport_rc_fail(qb, p.b), 0);
+	assert_int_equal(pmr_transport_rc_state(qb, p.b), PMR_RC_STATE_ERR);
+	{
+		struct side s;
+		struct pmr_transport_rc_op op = { .type = PMR_RC_OP_WRITE,
+			.len = 8 };
+
+		side_get(&s, qb);
+		op.local = s.p;
+		op.lkey = s.key.lkey;
+		op.remote = (uintptr_t)loc.p;
+		op.rkey = loc.key.rkey;
+		assert_int_equal(pmr_transport_rc_post(qb, p.b, &op, 1), 0);
+		side_put(&s);
+	}
+	rte_delay_ms(10);
+	assert_int_equal(pmr_transport_rc_poll(qb, cpl, 1), 0);
+	assert_int_equal(pmr_transport_rc_fail(NULL, p.b), -EINVAL);
+	assert_int_equal(pmr_transport_rc_fail(qb, NULL), -EINVAL);
+	pair_close(&p);
+	assert_int_equal(pmr_msgbuf_free(wb), 0);
+	side_put(&loc);
+	side_put(&rem);
+	queue_close(qa);
+	queue_close(qb);
+}
+
+/* mw=0: no windows on a device that has them; BINDs refused. */
+static void
+test_rc_mw_off(void **state)
+{
+	struct pmr_transport_queue *q;
+	struct pmr_transport_rc_attr aa, ab;
+	struct pmr_transport_rc *a, *b;
+	struct pmr_transport_rc_op op;
+	struct pmr_msgbuf *wb;
+	char da[sizeof(devargs) + 8];
+
+	(void)state;
+	snprintf(da, sizeof(da), "%s,mw=0", devargs);
+	q = pmr_transport_queue_create(drv, da, SOCKET_ID_ANY);
+	assert_non_null(q);
+	assert_false(queue_has_mw(q));
+	assert_int_equal(vd_xstat(q, "mw_live"), 0);
+	rte_errno = 0;
+	assert_null(pmr_transport_mw_alloc(q));
+	assert_int_equal(rte_errno, ENOTSUP);
+	assert_int_equal(pmr_transport_mem_register(q, pool_win), 0);
+	a = pmr_transport_rc_create(q, &aa);
+	b = pmr_transport_rc_create(q, &ab);
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_int_equal(pmr_transport_rc_connect(q, a, &ab), 0);
+	assert_int_equal(pmr_transport_rc_connect(q, b, &aa), 0);
+	wb = pmr_msgbuf_alloc(pool_win, 64);
+	assert_non_null(wb);
+	/* No window to name: refused whatever it points to. */
+	op = bind_op((struct pmr_transport_mw *)wb, pmr_msgbuf_data(wb), 64,
+		1);
+	assert_int_equal(pmr_transport_rc_post(q, a, &op, 1), 0);
+	assert_int_equal(vd_xstat(q, "mw_refused"), 1);
+	assert_int_equal(pmr_msgbuf_free(wb), 0);
+	assert_int_equal(pmr_transport_rc_destroy(q, a), 0);
+	assert_int_equal(pmr_transport_rc_destroy(q, b), 0);
+	assert_int_equal(pmr_transport_mem_unregister(q, pool_win), 0);
+	pmr_transport_queue_destroy(q);
+	/* The same device without the devarg: windows where it has them. */
+	q = pmr_transport_queue_create(drv, devargs, SOCKET_ID_ANY);
+	assert_non_null(q);
+	assert_int_equal(queue_has_mw(q), mw_avail);
+	assert_int_equal(vd_xstat(q, "mw_live") != 0, mw_avail);
+	pmr_transport_queue_destroy(q);
+}
+
 static int
 setup(void **state)
 {
@@ -637,7 +1208,10 @@ setup(void **state)
 			SOCKET_ID_ANY);
 	pool_local = pmr_msgbuf_pool_create("rc_local", 63, 0, 2048, 64,
 			SOCKET_ID_ANY);
-	return pool != NULL && pool_local != NULL ? 0 : -1;
+	pool_win = pmr_msgbuf_pool_create("rc_win", 3, 0, WIN_CAP, 64,
+			SOCKET_ID_ANY);
+	return pool != NULL && pool_local != NULL && pool_win != NULL ?
+		0 : -1;
 }
 
 static int
@@ -645,6 +1219,7 @@ teardown(void **state)
 {
 	pmr_msgbuf_pool_free(pool);
 	pmr_msgbuf_pool_free(pool_local);
+	pmr_msgbuf_pool_free(pool_win);
 	return pmr_test_eal_teardown(state);
 }
 
@@ -670,6 +1245,7 @@ rc_probe(void)
 		pmr_transport_rc_destroy(q, a);
 	if (b != NULL)
 		pmr_transport_rc_destroy(q, b);
+	mw_avail = queue_has_mw(q);
 	pmr_transport_queue_destroy(q);
 	return ok;
 }
@@ -685,9 +1261,15 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_rc_bad_rkey),
 		cmocka_unit_test(test_rc_peer_gone),
 		cmocka_unit_test(test_rc_destroy_outstanding),
+		cmocka_unit_test(test_rc_fail),
+		cmocka_unit_test(test_rc_mw_bind_read),
+		cmocka_unit_test(test_rc_mw_err_qp),
+		cmocka_unit_test(test_rc_mw_order),
+		cmocka_unit_test(test_rc_mw_off),
 	};
 	const char *dev = getenv("PMR_VERBS_DEV");
 	const char *req = getenv("PMR_RC_REQUIRE");
+	const char *mreq = getenv("PMR_MW_REQUIRE");
 	bool require = (req != NULL && strcmp(req, "1") == 0) ||
 		getenv("PMR_VM_GUEST") != NULL;
 	int ret;
@@ -710,6 +1292,23 @@ main(int argc, char **argv)
 	snprintf(devargs, sizeof(devargs), "%s%s%src_max_msg=%u,rc_rd=%u",
 		dev != NULL ? "dev=" : "", dev != NULL ? dev : "",
 		dev != NULL ? "," : "", MAX_MSG, RD_CREDITS);
+	/* rxe has type-2B windows: in the VM, none is a failure. */
+	mw_require = (mreq != NULL && strcmp(mreq, "1") == 0) ||
+		getenv("PMR_VM_GUEST") != NULL;
+#ifdef VRC_MODEL
+	{
+		/* The model's default device, with windows advertised (a
+		 * model without them leaves the queues without CAP_MW). */
+		struct pmr_hca_dev_config d;
+
+		pmr_hca_config_default(&d);
+		d.mw = 1;
+		if (pmr_hca_configure(&d, 1) != 0) {
+			fprintf(stderr, "pmr_hca_configure failed\n");
+			return 1;
+		}
+	}
+#endif
 	if (argc > 1)
 		cmocka_set_test_filter(argv[1]);
 	/* The probe needs the EAL: set up once here, torn down at the

@@ -19,8 +19,11 @@
 
 /*
  * One chunk of a msgbuf pool, registered for local access (sends read
- * it). The lkey is found on the data path by address (verbs_lkey(): the
- * last hit first, then the table); a chunk already covered is skipped.
+ * it), plus, on a queue with memory windows, the right to bind windows on
+ * it when it has no remote rights of its own (doc/rendezvous.md,
+ * "Exposure": local access plus the right to bind windows). The lkey is
+ * found on the data path by address (verbs_lkey(): the last hit first,
+ * then the table); a chunk already covered is skipped.
  * Called at set-up; an entry is filled before the count publishes it, so
  * a running data path sees it whole or not at all.
  */
@@ -39,6 +42,10 @@ verbs_mem_register_access(struct pmr_transport_queue *q,
 		access |= IBV_ACCESS_REMOTE_READ;
 	if ((flags & PMR_TRANSPORT_ACCESS_REMOTE_WRITE) != 0)
 		access |= IBV_ACCESS_REMOTE_WRITE;
+	/* MW_BIND gives nothing remote by itself: only a window bound on
+	 * an RC QP (a BIND op) exposes bytes of the chunk. */
+	if (flags == 0 && vq->mw_on)
+		access |= IBV_ACCESS_MW_BIND;
 	/* Covered already: fine with the same rights; other rights would
 	 * make a local-only pool remotely reachable, or the other way. */
 	for (i = 0; i < n; i++)
@@ -79,7 +86,8 @@ verbs_mem_register(struct pmr_transport_queue *q,
 
 /*
  * The data path is idle (pmr_transport_mem_unregister()'s rule): the
- * table is compacted under it, the last entry moving into the hole.
+ * table is compacted under it, the last entry moving into the hole. A
+ * chunk with a window bound in it stays (-EBUSY).
  */
 int
 verbs_mem_unregister(struct pmr_transport_queue *q,
@@ -96,6 +104,12 @@ verbs_mem_unregister(struct pmr_transport_queue *q,
 			break;
 	if (i == n)
 		return -ENOENT;
+	if (verbs_mw_in(vq, vq->mrs[i].mr)) {
+		VERBS_LOG(ERR, "qp %u: a memory window is bound in the chunk "
+			"(%zu bytes): give it back first", vq->qpn,
+			chunk->len);
+		return -EBUSY;
+	}
 	ret = ibv_dereg_mr(vq->mrs[i].mr);
 	if (ret != 0) {
 		VERBS_LOG(ERR, "qp %u: ibv_dereg_mr(%zu bytes): %s", vq->qpn,
@@ -124,6 +138,20 @@ verbs_mem_key(struct pmr_transport_queue *q, const void *addr, size_t len,
 		}
 	}
 	return -ENOENT;
+}
+
+/* Slow enough for a BIND: the table, no hint. */
+struct ibv_mr *
+verbs_mr_bindable(struct verbs_queue *vq, const void *addr, size_t len)
+{
+	unsigned int i, n = __atomic_load_n(&vq->nb_mrs, __ATOMIC_ACQUIRE);
+	uintptr_t a = (uintptr_t)addr;
+
+	for (i = 0; i < n; i++)
+		if (a >= vq->mrs[i].start && a + len <= vq->mrs[i].end &&
+		    (vq->mrs[i].access & IBV_ACCESS_MW_BIND) != 0)
+			return vq->mrs[i].mr;
+	return NULL;
 }
 
 /*

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <pthread.h>
+#include <sys/queue.h>
 
 #include <infiniband/verbs.h>
 
@@ -40,6 +41,8 @@ extern const struct pmr_transport_driver pmr_verbs_driver;
 #define VERBS_RC_SQ_DEFAULT 256
 #define VERBS_RC_SQ_MAX 4096
 #define VERBS_RC_RD_DEFAULT 16
+/* Memory windows allocated at queue set-up (verbs_mw.c). */
+#define VERBS_MW_PREALLOC 8
 
 /* Why a received packet was dropped (xstats rx_drop_<name>). */
 enum verbs_drop {
@@ -92,6 +95,36 @@ struct verbs_mr {
 	struct ibv_mr *mr;
 };
 
+/*
+ * Where a type-2 memory window is (verbs_mw.c). Only FREE windows are
+ * bound and only FREE ones go back to the cache: any other state at
+ * mw_free means the device may still hold a binding we cannot trust, so
+ * the window is deallocated.
+ */
+enum verbs_mw_state {
+	VERBS_MW_FREE,		/* not bound: new, or invalidated OK */
+	VERBS_MW_BINDING,	/* BIND accepted, not completed */
+	VERBS_MW_BOUND,		/* BIND completed OK, on rc */
+	VERBS_MW_INVALIDATING,	/* LOCAL_INV accepted, not completed */
+	VERBS_MW_BROKEN,	/* its BIND or INVALIDATE failed or flushed */
+};
+
+/* A type-2 window of a queue: the lcore's only (no lock). */
+struct verbs_mw {
+	struct ibv_mw *mw;
+	uint32_t rkey;			/* the binding's (BOUND) */
+	uint32_t new_rkey;		/* the BIND's, while BINDING */
+	uint8_t state;			/* enum verbs_mw_state */
+	/* Bound or binding on: the slot and its QPN (a slot is reused by
+	 * the next QP made in it; compared only). */
+	const struct verbs_rc *rc;
+	uint32_t rc_qpn;
+	const struct ibv_mr *mr;	/* bound or binding in (not FREE) */
+	TAILQ_ENTRY(verbs_mw) all;	/* every window of the queue */
+	struct verbs_mw *next_free;	/* in the cache */
+};
+TAILQ_HEAD(verbs_mw_list, verbs_mw);
+
 /* A one-sided operation held by an RC QP until its completion. */
 struct verbs_rc_op {
 	uint64_t cookie;
@@ -102,6 +135,8 @@ struct verbs_rc_op {
 	uint32_t len;
 	uint32_t posted;		/* bytes already in WRs */
 	uint8_t type;
+	struct verbs_mw *mw;		/* BIND, INVALIDATE */
+	struct ibv_mr *mr;		/* BIND: its registration */
 };
 
 /* What a posted WR of an RC QP is, for the completion that covers it. */
@@ -175,6 +210,12 @@ struct verbs_stats {
 	uint64_t rc_cpl_err;	/* ops completed with an error */
 	uint64_t rc_post_err;	/* ibv_post_send failures on RC QPs */
 	uint64_t rc_cqe_stale;	/* CQEs of a destroyed QP */
+	uint64_t rc_fails;	/* rc_fail calls that moved a QP to ERR */
+	uint64_t mw_binds;	/* BINDs accepted */
+	uint64_t mw_invalidates; /* INVALIDATEs accepted */
+	uint64_t mw_bind_err;	/* BINDs completed with an error */
+	uint64_t mw_inv_err;	/* INVALIDATEs completed with an error */
+	uint64_t mw_refused;	/* BIND/INVALIDATE refused at post */
 };
 
 struct verbs_queue {
@@ -248,6 +289,18 @@ struct verbs_queue {
 	uint32_t rc_err_pending;	/* QPs in err with ops left */
 	pthread_mutex_t rc_lock;	/* control path: rc[] slots, rc_cq */
 	struct verbs_rc rc[VERBS_RC_MAX];
+
+	/* Memory windows (verbs_mw.c): the lcore's, and queue destroy's. */
+	bool mw_on;			/* PMR_TRANSPORT_CAP_MW */
+	struct verbs_mw_list mws;	/* every window alive */
+	struct verbs_mw *mw_cache;	/* FREE windows to hand out */
+	uint32_t mw_live;		/* windows alive (ibv_mw) */
+	uint32_t mw_cached;		/* in mw_cache */
+	/* Not reset by stats_reset: they count device objects. */
+	uint64_t mw_allocated;		/* ibv_alloc_mw successes */
+	uint64_t mw_deallocated;	/* ibv_dealloc_mw successes */
+	uint64_t mw_grown;		/* of them, by mw_alloc (no cache) */
+	uint64_t mw_alloc_err;		/* ibv_alloc_mw failures */
 };
 
 static inline struct verbs_queue *
@@ -271,8 +324,35 @@ uint16_t verbs_rc_post(struct pmr_transport_queue *q,
 		const struct pmr_transport_rc_op *ops, uint16_t n);
 uint16_t verbs_rc_poll(struct pmr_transport_queue *q,
 		struct pmr_transport_rc_cpl *cpl, uint16_t n);
+/* Move an RC QP to ERR, its ops flushed by rc_poll (rc_fail). */
+int verbs_rc_fail_qp(struct pmr_transport_queue *q,
+		struct pmr_transport_rc *rc);
 /* Destroy what RC objects are left, and the CQ (queue destroy). */
 void verbs_rc_fini(struct verbs_queue *vq);
+
+/* Memory windows (verbs_mw.c). */
+/* At queue create: 1 if the device has type-2B windows and n of them
+ * could be allocated into the cache, else 0 (logged). */
+int verbs_mw_setup(struct verbs_queue *vq, const struct ibv_device_attr *da,
+		unsigned int n);
+/* Deallocate every window left (queue destroy, after the RC QPs). */
+void verbs_mw_fini(struct verbs_queue *vq);
+struct pmr_transport_mw *verbs_mw_alloc(struct pmr_transport_queue *q);
+void verbs_mw_free(struct pmr_transport_queue *q,
+		struct pmr_transport_mw *mw);
+uint32_t verbs_mw_rkey(struct pmr_transport_queue *q,
+		const struct pmr_transport_mw *mw);
+/* An op of rc on mw accepted: check and move it (0), or refuse (-1). */
+int verbs_mw_post(struct verbs_queue *vq, const struct verbs_rc *rc,
+		struct verbs_mw *mw, uint8_t type, const struct ibv_mr *mr);
+/* A window not FREE lies in mr (its registration cannot go yet). */
+bool verbs_mw_in(const struct verbs_queue *vq, const struct ibv_mr *mr);
+/* The op on mw completed with status (rc_poll's emit). */
+void verbs_mw_done(struct verbs_queue *vq, struct verbs_mw *mw,
+		uint8_t type, uint8_t status);
+/* The registration with MW_BIND holding [addr, addr + len), or NULL. */
+struct ibv_mr *verbs_mr_bindable(struct verbs_queue *vq, const void *addr,
+		size_t len);
 
 /* Device async events (verbs_events.c). */
 /* Make the device's async fd non-blocking (at open; logs a failure). */

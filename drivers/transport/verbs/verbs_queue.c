@@ -10,7 +10,7 @@
  *
  * devargs (DPDK kvargs, unknown keys refused): dev=<name>, port=<n>,
  * gid_index=<n>, sig_every=<n>, txd=<n>, rxd=<n>, max_inline=<bytes>,
- * rc_sq=<n>, rc_rd=<n>, rc_max_msg=<bytes>.
+ * rc_sq=<n>, rc_rd=<n>, rc_max_msg=<bytes>, mw=0|1.
  *
  * Threading. peer_create and peer_destroy run on the nexus thread while
  * the queue's lcore runs the data path. The data path reads only a
@@ -50,7 +50,7 @@ static pthread_mutex_t dev_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static const char *const verbs_valid_args[] = {
 	"dev", "port", "gid_index", "sig_every", "txd", "rxd", "max_inline",
-	"rc_sq", "rc_rd", "rc_max_msg", NULL,
+	"rc_sq", "rc_rd", "rc_max_msg", "mw", NULL,
 };
 
 struct verbs_args {
@@ -64,6 +64,7 @@ struct verbs_args {
 	uint32_t rc_sq;
 	uint32_t rc_rd;
 	uint32_t rc_max_msg;		/* 0: the port's */
+	uint32_t mw;			/* 0: no memory windows */
 };
 
 static int
@@ -106,13 +107,14 @@ verbs_parse_args(const char *devargs, struct verbs_args *a)
 	a->max_inline = VERBS_MAX_INLINE_DEFAULT;
 	a->rc_sq = VERBS_RC_SQ_DEFAULT;
 	a->rc_rd = VERBS_RC_RD_DEFAULT;
+	a->mw = 1;
 
 	kv = rte_kvargs_parse(devargs != NULL ? devargs : "",
 			verbs_valid_args);
 	if (kv == NULL) {
 		VERBS_LOG(ERR, "bad devargs '%s' (keys: dev port gid_index "
 			"sig_every txd rxd max_inline rc_sq rc_rd "
-			"rc_max_msg)", devargs);
+			"rc_max_msg mw)", devargs);
 		return -EINVAL;
 	}
 #define ARG(key, fn, ptr) do { \
@@ -137,6 +139,7 @@ verbs_parse_args(const char *devargs, struct verbs_args *a)
 	ARG("rc_sq", arg_u32, &a->rc_sq);
 	ARG("rc_rd", arg_u32, &a->rc_rd);
 	ARG("rc_max_msg", arg_u32, &a->rc_max_msg);
+	ARG("mw", arg_u32, &a->mw);
 #undef ARG
 	rte_kvargs_free(kv);
 	if (ret != 0)
@@ -183,6 +186,10 @@ verbs_parse_args(const char *devargs, struct verbs_args *a)
 	}
 	if (a->rc_rd == 0 || a->rc_rd > 255) {
 		VERBS_LOG(ERR, "devarg rc_rd=%u: 1 to 255", a->rc_rd);
+		return -EINVAL;
+	}
+	if (a->mw > 1) {
+		VERBS_LOG(ERR, "devarg mw=%u: 0 or 1", a->mw);
 		return -EINVAL;
 	}
 	if (a->rc_max_msg != 0 && a->rc_max_msg < 4096) {
@@ -538,6 +545,7 @@ verbs_queue_create(const struct pmr_transport_driver *drv, const char *devargs,
 	struct verbs_queue *vq;
 	struct verbs_args a;
 	struct ibv_port_attr pa;
+	struct ibv_device_attr da;
 	int ret;
 
 	ret = verbs_parse_args(devargs, &a);
@@ -553,6 +561,7 @@ verbs_queue_create(const struct pmr_transport_driver *drv, const char *devargs,
 	}
 	rte_spinlock_init(&vq->ah_lock);
 	pthread_mutex_init(&vq->rc_lock, NULL);
+	TAILQ_INIT(&vq->mws);
 	vq->pub.tx_burst = verbs_tx_burst;
 	vq->pub.rx_burst = verbs_rx_burst;
 	vq->pub.rx_release = verbs_rx_release;
@@ -584,6 +593,19 @@ verbs_queue_create(const struct pmr_transport_driver *drv, const char *devargs,
 	if (a.rc_max_msg != 0 && a.rc_max_msg < vq->rc_max_msg)
 		vq->rc_max_msg = a.rc_max_msg;
 	vq->rx_buf_len = VERBS_GRH_LEN + vq->pub.caps.mtu;
+	/* Windows before any registration: pools get MW_BIND with them. */
+	vq->pub.caps.flags &= ~PMR_TRANSPORT_CAP_MW;
+	if (a.mw != 0) {
+		ret = ibv_query_device(vq->dev->ctx, &da);
+		if (ret != 0) {
+			VERBS_LOG(ERR, "%s: ibv_query_device: %s",
+				vq->dev->name, strerror(ret));
+			ret = -ret;
+			goto fail;
+		}
+		if (verbs_mw_setup(vq, &da, VERBS_MW_PREALLOC) == 1)
+			vq->pub.caps.flags |= PMR_TRANSPORT_CAP_MW;
+	}
 	ret = verbs_qp_setup(vq, &a);
 	if (ret != 0)
 		goto fail;
@@ -607,9 +629,10 @@ verbs_queue_create(const struct pmr_transport_driver *drv, const char *devargs,
 	 * may hold back and the self flush's receive. */
 	vq->pub.caps.rx_depth = vq->rq_size - VERBS_RX_REFILL - 1;
 	VERBS_LOG(INFO, "%s: port %u: qp %u, MTU %u, SQ %u (signal 1/%u, "
-		"inline %u), RQ %u", vq->dev->name, vq->port, vq->qpn,
-		vq->pub.caps.mtu, vq->sq_size, vq->sig_every, vq->max_inline,
-		vq->rq_size);
+		"inline %u), RQ %u, memory windows %s", vq->dev->name,
+		vq->port, vq->qpn, vq->pub.caps.mtu, vq->sq_size,
+		vq->sig_every, vq->max_inline, vq->rq_size,
+		vq->mw_on ? "on" : "off");
 	return &vq->pub;
 fail:
 	verbs_queue_destroy(&vq->pub);
@@ -638,6 +661,8 @@ verbs_queue_destroy(struct pmr_transport_queue *q)
 	unsigned int i;
 
 	verbs_rc_fini(vq);
+	/* After the QPs (no BIND left to complete), before the PD. */
+	verbs_mw_fini(vq);
 	if (vq->qp != NULL && vq->self_ah != NULL)
 		verbs_drain(vq);
 	if (vq->qp != NULL) {
@@ -822,7 +847,10 @@ const struct pmr_transport_driver pmr_verbs_driver = {
 			PMR_TRANSPORT_CAP_RX_ZEROCOPY |
 			PMR_TRANSPORT_CAP_MEM_REG |
 			PMR_TRANSPORT_CAP_RC |
-			PMR_TRANSPORT_CAP_RDMA_READ,
+			PMR_TRANSPORT_CAP_RDMA_READ |
+			/* A queue keeps it only on a device with type-2B
+			 * windows (verbs_mw.c) and without mw=0. */
+			PMR_TRANSPORT_CAP_MW,
 		.mtu = 4096,
 		.headroom = 0,
 		.addr_len = PMR_VERBS_ADDR_LEN,
@@ -846,6 +874,10 @@ const struct pmr_transport_driver pmr_verbs_driver = {
 	.rc_state = verbs_rc_state,
 	.rc_post = verbs_rc_post,
 	.rc_poll = verbs_rc_poll,
+	.rc_fail = verbs_rc_fail_qp,
+	.mw_alloc = verbs_mw_alloc,
+	.mw_free = verbs_mw_free,
+	.mw_rkey = verbs_mw_rkey,
 	.event_fd = verbs_event_fd,
 	.event_read = verbs_event_read,
 };

@@ -28,7 +28,14 @@
  * (the oldest not completed) with the mapped status; the QP is then in
  * ERR, its later completions (flushes) are ignored and rc_poll fails
  * every op left, posted or waiting, with PMR_RC_FLUSHED. A refused
- * ibv_post_send does the same.
+ * ibv_post_send does the same, and so does rc_fail (the QP moved to ERR
+ * on purpose).
+ *
+ * Memory windows (verbs_mw.c): BIND and INVALIDATE are ops of the ring
+ * like READ and WRITE, one signalled WR each (BIND_MW, LOCAL_INV) taking
+ * no read credit; being in the ring, they keep the posting order behind
+ * READs that wait for credits. The window's state moves when the op is
+ * accepted and when it completes (verbs_rc_emit(), every op's one end).
  */
 
 #include <errno.h>
@@ -71,6 +78,10 @@ verbs_rc_status(enum ibv_wc_status st)
 	case IBV_WC_LOC_LEN_ERR:
 	case IBV_WC_LOC_PROT_ERR:
 	case IBV_WC_LOC_ACCESS_ERR:
+	/* A BIND the device refused (the memory, its rights, the window's
+	 * state): a local protection matter; the device's status is
+	 * logged. */
+	case IBV_WC_MW_BIND_ERR:
 		return PMR_RC_LOCAL_PROT;
 	default:
 		return PMR_RC_ERROR;
@@ -92,7 +103,7 @@ verbs_mtu_enum(uint32_t bytes)
 
 /* The QP failed: its ops left are flushed by rc_poll. */
 static void
-verbs_rc_fail(struct verbs_rc *rc, uint8_t status)
+verbs_rc_set_err(struct verbs_rc *rc, uint8_t status)
 {
 	rc->err = true;
 	rc->err_status = status;
@@ -132,7 +143,9 @@ verbs_rc_push(struct verbs_rc *rc)
 				vq->stats.rc_rd_wait++;
 				break;
 			}
-			chunk = RTE_MIN(op->len - op->posted, rc->max_msg);
+			/* A BIND or INVALIDATE is one WR without data. */
+			chunk = op->type > PMR_RC_OP_WRITE ? op->len :
+				RTE_MIN(op->len - op->posted, rc->max_msg);
 			last = op->posted + chunk == op->len;
 			if (op->posted == 0 && !last)
 				vq->stats.rc_split++;
@@ -148,18 +161,37 @@ verbs_rc_push(struct verbs_rc *rc)
 			}
 			sig = last || (read && rc->rd_out == rc->rd_max) ||
 				rc->wr_seq - rc->wr_done == sq;
-			sge[nw].addr = (uintptr_t)(op->local + op->posted);
-			sge[nw].length = chunk;
-			sge[nw].lkey = op->lkey;
 			memset(&wr[nw], 0, sizeof(wr[nw]));
 			wr[nw].wr_id = seq << VERBS_RC_IDX_BITS | rc->idx;
-			wr[nw].sg_list = &sge[nw];
-			wr[nw].num_sge = 1;
-			wr[nw].opcode = read ? IBV_WR_RDMA_READ :
-				IBV_WR_RDMA_WRITE;
 			wr[nw].send_flags = sig ? IBV_SEND_SIGNALED : 0;
-			wr[nw].wr.rdma.remote_addr = op->remote + op->posted;
-			wr[nw].wr.rdma.rkey = op->rkey;
+			if (op->type == PMR_RC_OP_BIND) {
+				/* Remote READ of exactly these bytes, by
+				 * this QP's peer, under a new key. */
+				wr[nw].opcode = IBV_WR_BIND_MW;
+				wr[nw].bind_mw.mw = op->mw->mw;
+				wr[nw].bind_mw.rkey = op->mw->new_rkey;
+				wr[nw].bind_mw.bind_info.mr = op->mr;
+				wr[nw].bind_mw.bind_info.addr =
+					(uintptr_t)op->local;
+				wr[nw].bind_mw.bind_info.length = op->len;
+				wr[nw].bind_mw.bind_info.mw_access_flags =
+					IBV_ACCESS_REMOTE_READ;
+			} else if (op->type == PMR_RC_OP_INVALIDATE) {
+				wr[nw].opcode = IBV_WR_LOCAL_INV;
+				wr[nw].invalidate_rkey = op->mw->rkey;
+			} else {
+				sge[nw].addr =
+					(uintptr_t)(op->local + op->posted);
+				sge[nw].length = chunk;
+				sge[nw].lkey = op->lkey;
+				wr[nw].sg_list = &sge[nw];
+				wr[nw].num_sge = 1;
+				wr[nw].opcode = read ? IBV_WR_RDMA_READ :
+					IBV_WR_RDMA_WRITE;
+				wr[nw].wr.rdma.remote_addr =
+					op->remote + op->posted;
+				wr[nw].wr.rdma.rkey = op->rkey;
+			}
 			if (nw > 0)
 				wr[nw - 1].next = &wr[nw];
 			op->posted += chunk;
@@ -178,7 +210,7 @@ verbs_rc_push(struct verbs_rc *rc)
 			vq->stats.rc_post_err++;
 			VERBS_LOG(ERR, "rc qp %u: ibv_post_send: %s", rc->qpn,
 				strerror(ret));
-			verbs_rc_fail(rc, PMR_RC_ERROR);
+			verbs_rc_set_err(rc, PMR_RC_ERROR);
 			return;
 		}
 	} while (nw == VERBS_RC_BATCH);
@@ -194,6 +226,9 @@ verbs_rc_emit(struct verbs_rc *rc, struct pmr_transport_rc_cpl *c,
 	c->rc = (struct pmr_transport_rc *)rc;
 	c->cookie = op->cookie;
 	c->status = status;
+	/* Every op ends here once: the window's state follows its op. */
+	if (op->type > PMR_RC_OP_WRITE)
+		verbs_mw_done(rc->vq, op->mw, op->type, status);
 	rc->op_head++;
 	if ((int32_t)(rc->op_post - rc->op_head) < 0)
 		rc->op_post = rc->op_head;
@@ -239,7 +274,7 @@ verbs_rc_wc(struct verbs_queue *vq, const struct ibv_wc *wc,
 			k = 1;
 		}
 		rc->wr_done = seq + 1;
-		verbs_rc_fail(rc, st);
+		verbs_rc_set_err(rc, st);
 		return k;
 	}
 	for (s = rc->wr_done; s <= seq; s++) {
@@ -259,6 +294,36 @@ verbs_rc_wc(struct verbs_queue *vq, const struct ibv_wc *wc,
 	return k;
 }
 
+/*
+ * A BIND or INVALIDATE: refused (-1) on a queue without windows, for a
+ * window in the wrong state (verbs_mw_post()), or, for a BIND, bytes that
+ * no registration with the right to bind windows holds (the device would
+ * fail it with MW_BIND_ERR and take the QP to ERR). Accepted, the
+ * window's state moves.
+ */
+static int
+verbs_rc_mw_check(struct verbs_queue *vq, const struct verbs_rc *rc,
+		const struct pmr_transport_rc_op *o, struct ibv_mr **mr)
+{
+	struct verbs_mw *m = (struct verbs_mw *)o->mw;
+
+	if (!vq->mw_on || m == NULL || o->type > PMR_RC_OP_INVALIDATE)
+		goto refuse;
+	if (o->type == PMR_RC_OP_BIND) {
+		if (o->len == 0 || o->local == NULL)
+			goto refuse;
+		*mr = verbs_mr_bindable(vq, o->local, o->len);
+		if (*mr == NULL)
+			goto refuse;
+	}
+	if (verbs_mw_post(vq, rc, m, o->type, *mr) != 0)
+		goto refuse;
+	return 0;
+refuse:
+	vq->stats.mw_refused++;
+	return -1;
+}
+
 uint16_t
 verbs_rc_post(struct pmr_transport_queue *q, struct pmr_transport_rc *rcp,
 		const struct pmr_transport_rc_op *ops, uint16_t n)
@@ -272,19 +337,27 @@ verbs_rc_post(struct pmr_transport_queue *q, struct pmr_transport_rc *rcp,
 	for (i = 0; i < n; i++) {
 		const struct pmr_transport_rc_op *o = &ops[i];
 		struct verbs_rc_op *op;
+		struct ibv_mr *mr = NULL;
 
 		if (rc->op_tail - rc->op_head > rc->sq_mask)
 			break;		/* the op table is full */
-		if (unlikely(o->len == 0 || o->local == NULL ||
-			     o->type > PMR_RC_OP_WRITE))
+		if (unlikely(o->type > PMR_RC_OP_WRITE)) {
+			if (verbs_rc_mw_check(vq, rc, o, &mr) != 0)
+				break;	/* refused, and what follows it */
+		} else if (unlikely(o->len == 0 || o->local == NULL)) {
 			break;		/* refused, and what follows it */
+		}
 		op = &rc->ops[rc->op_tail & rc->sq_mask];
+		op->mw = (struct verbs_mw *)o->mw;
+		op->mr = mr;
 		op->cookie = o->cookie;
 		op->local = o->local;
 		op->lkey = o->lkey;
 		op->remote = o->remote;
 		op->rkey = o->rkey;
-		op->len = o->len;
+		/* An INVALIDATE has no bytes: one pseudo-byte makes it one
+		 * WR, its last, in the push. */
+		op->len = o->type == PMR_RC_OP_INVALIDATE ? 1 : o->len;
 		op->posted = 0;
 		op->type = o->type;
 		rc->op_tail++;
@@ -335,6 +408,39 @@ verbs_rc_poll(struct pmr_transport_queue *q, struct pmr_transport_rc_cpl *cpl,
 		}
 	}
 	return k;
+}
+
+/*
+ * rc_fail: the queue's lcore. The QP to ERR; every op left, posted or
+ * waiting, completes PMR_RC_FLUSHED by rc_poll, even one whose WRs the
+ * device had completed unpolled (its completion is ignored like the
+ * flushes): the caller failed the QP, it wants no more results from it.
+ */
+int
+verbs_rc_fail_qp(struct pmr_transport_queue *q, struct pmr_transport_rc *rcp)
+{
+	struct verbs_queue *vq = verbs_queue(q);
+	struct verbs_rc *rc = verbs_rc(rcp);
+	struct ibv_qp_attr qa;
+	int ret;
+
+	if (rc < &vq->rc[0] || rc >= &vq->rc[VERBS_RC_MAX] ||
+	    __atomic_load_n(&rc->qp, __ATOMIC_ACQUIRE) == NULL)
+		return -EINVAL;
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_state = IBV_QPS_ERR;
+	ret = ibv_modify_qp(rc->qp, &qa, IBV_QP_STATE);
+	if (ret != 0) {
+		VERBS_LOG(ERR, "rc qp %u: to ERR: %s", rc->qpn, strerror(ret));
+		return -ret;
+	}
+	if (!rc->err) {
+		vq->stats.rc_fails++;
+		verbs_rc_set_err(rc, PMR_RC_FLUSHED);
+	}
+	VERBS_LOG(INFO, "rc qp %u: moved to ERR (rc_fail), %u ops to flush",
+		rc->qpn, rc->op_tail - rc->op_head);
+	return 0;
 }
 
 /* Control path. */

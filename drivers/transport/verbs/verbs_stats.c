@@ -103,6 +103,18 @@ verbs_xstats_get(struct pmr_transport_queue *q, struct pmr_transport_xstat *xs,
 	XSTAT("rc_cpl_err", st->rc_cpl_err);
 	XSTAT("rc_post_err", st->rc_post_err);
 	XSTAT("rc_cqe_stale", st->rc_cqe_stale);
+	XSTAT("rc_fails", st->rc_fails);
+	XSTAT("mw_live", vq->mw_live);
+	XSTAT("mw_cached", vq->mw_cached);
+	XSTAT("mw_allocated", vq->mw_allocated);
+	XSTAT("mw_deallocated", vq->mw_deallocated);
+	XSTAT("mw_grown", vq->mw_grown);
+	XSTAT("mw_alloc_err", vq->mw_alloc_err);
+	XSTAT("mw_binds", st->mw_binds);
+	XSTAT("mw_invalidates", st->mw_invalidates);
+	XSTAT("mw_bind_err", st->mw_bind_err);
+	XSTAT("mw_inv_err", st->mw_inv_err);
+	XSTAT("mw_refused", st->mw_refused);
 	XSTAT("ahs_live", nb_ahs);
 	XSTAT("ah_destroy_busy", busy);
 #undef XSTAT

@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 The pmrpc authors
+#
+# Large messages by RDMA READ against memcpy, on the software HCA model,
+# in-process (issue 17): in one go, rpcperf's memcpy baseline at SIZE, then
+# bandwidth at SIZE on --driver=verbs over the model (preloaded, memory
+# windows on: PMR_HCA_CONFIG=dev=hca0,mw=1) by READ (the engine's
+# threshold), the same by datagrams (--rdv-threshold=off), and on eth
+# (ring pair) for reference. Prints a markdown table: Gb/s, the ratio to
+# the memcpy of this run, and the path counters proving which path ran.
+# The issue's target: the READ row at 50% of memcpy or more.
+# A benchmark, not a test: it exits 0 whatever the figures (non-zero only
+# when a run failed). Method and results: doc/benchmarks.md.
+#
+# Usage: devtools/bench-rdv.sh [SIZE [ITERS [CONCURRENCY]]]
+#   SIZE         request bytes (default 1048576)
+#   ITERS        measured requests per run (default 10000)
+#   CONCURRENCY  requests kept outstanding (default 4: more only queue
+#                behind the READs on the model's one CPU and make the
+#                descriptors time out and go again)
+# Environment:
+#   PMR_BENCH_BUILD  build dir (default build/release, set up if missing;
+#                    without sanitizers, whose runtime refuses a preloaded
+#                    library)
+#   PMR_HCA_CONFIG   the model's config (default dev=hca0,mw=1)
+#   PMR_BENCH_EAL    EAL arguments (default: -l 0-1 --no-pci, and
+#                    --in-memory with free hugepages, else --no-huge
+#                    -m 2048)
+
+set -euo pipefail
+cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.."
+
+size=${1:-1048576}
+iters=${2:-10000}
+conc=${3:-4}
+build=${PMR_BENCH_BUILD:-build/release}
+hca_config=${PMR_HCA_CONFIG:-dev=hca0,mw=1}
+
+say() {
+	echo "${0##*/}: $*" >&2
+}
+
+for tool in meson ninja python3; do
+	command -v "$tool" >/dev/null || { say "needs $tool"; exit 2; }
+done
+if [[ ! -f $build/build.ninja ]]; then
+	say "setting up $build"
+	meson setup "$build" -Dbuildtype=release >/dev/null
+fi
+ninja -C "$build" -j2 apps/rpcperf/rpcperf test/hca/libpmr_hca.so \
+	>/dev/null
+rpcperf=$build/apps/rpcperf/rpcperf
+hca=$(readlink -f "$build/test/hca/libpmr_hca.so")
+
+if [[ -n ${PMR_BENCH_EAL:-} ]]; then
+	read -r -a eal <<<"$PMR_BENCH_EAL"
+elif [[ $(cat /sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages \
+		2>/dev/null || echo 0) -gt 512 ]]; then
+	eal=(-l 0-1 --no-pci --in-memory)
+else
+	eal=(-l 0-1 --no-pci --no-huge -m 2048)
+fi
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+common=(-q --json -s "$size" -n "$iters" --warmup 100 -c "$conc")
+
+# run NAME [env...] -- rpcperf args
+run() {
+	local name=$1
+	shift
+	local envs=()
+	while [[ $1 != -- ]]; do
+		envs+=("$1")
+		shift
+	done
+	shift
+	say "$name: rpcperf ${*}"
+	if ! env "${envs[@]}" "$rpcperf" "${eal[@]}" -- "${common[@]}" "$@" \
+			>"$tmp/$name.json" 2>"$tmp/$name.err"; then
+		say "$name failed:"
+		tail -20 "$tmp/$name.err" >&2
+		exit 1
+	fi
+}
+
+model=(LD_PRELOAD="$hca" PMR_HCA_CONFIG="$hca_config")
+verbs=(--driver=verbs --driver-args=dev=hca0)
+run by_read "${model[@]}" -- "${verbs[@]}" -w memcpy,bandwidth
+run by_dgram "${model[@]}" -- "${verbs[@]}" -w bandwidth --rdv-threshold=off
+run on_eth -- -w bandwidth
+
+python3 - "$tmp" "$size" "$iters" "$conc" "$hca_config" <<'EOF'
+import json
+import sys
+
+tmp, size, iters, conc, hca = sys.argv[1:]
+runs = {n: json.load(open('%s/%s.json' % (tmp, n)))
+        for n in ('by_read', 'by_dgram', 'on_eth')}
+
+
+def result(run, wl):
+    return next(r for r in runs[run]['results'] if r['workload'] == wl)
+
+
+memcpy = result('by_read', 'memcpy')
+rows = [
+    ('memcpy (baseline)', memcpy, None),
+    ('verbs/model, by READ (threshold default)',
+     result('by_read', 'bandwidth'), 'by_read'),
+    ('verbs/model, by datagrams (--rdv-threshold=off)',
+     result('by_dgram', 'bandwidth'), 'by_dgram'),
+    ('eth ring pair (reference)', result('on_eth', 'bandwidth'), 'on_eth'),
+]
+print('%s B, %s requests, %s outstanding, PMR_HCA_CONFIG=%s\n'
+      % (size, iters, conc, hca))
+print('| run | Gb/s | / memcpy | p50 us | retrans | reads | read bytes '
+      '| descs sent | fallbacks | copied bytes |')
+print('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
+for name, r, _ in rows:
+    p = r.get('path')
+    cells = ['%d' % p[k] for k in ('reads', 'read_bytes', 'descs_sent',
+                                   'fallbacks', 'copied_bytes')] \
+        if p is not None else ['-'] * 5
+    print('| %s | %.1f | %.0f%% | %.1f | %d | %s |'
+          % (name, r['gbps'], 100 * r['gbps'] / memcpy['gbps'],
+             r['p50_us'], r['retransmissions'], ' | '.join(cells)))
+read = result('by_read', 'bandwidth')
+ratio = read['gbps'] / memcpy['gbps']
+print('\nREAD path: %.0f%% of memcpy (target >= 50%%): %s'
+      % (100 * ratio, 'met' if ratio >= 0.5 else 'NOT met'))
+if read['path']['reads'] == 0 or read['path']['fallbacks'] != 0:
+    print('warning: the READ row did not go by READ only: %s'
+          % read['path'])
+EOF

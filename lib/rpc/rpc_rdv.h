@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The pmrpc authors
+ */
+
+#ifndef PMR_RPC_RDV_H
+#define PMR_RPC_RDV_H
+
+/*
+ * Large messages by RDMA READ (rendezvous, doc/rendezvous.md): which path
+ * a message takes, offers (a buffer exposed by a window bound on the
+ * pair's RC QP, or copied into the offer pool) and their reclaim, and
+ * the READs that pull offered messages. The client and the server call
+ * in here from their slow paths only; small messages never do.
+ */
+
+#include "rpc_client.h"
+#include "rpc_private.h"
+#include "rpc_server.h"
+
+#pragma GCC visibility push(hidden)
+
+/* A client request's path (rpc_creq.rdv). */
+enum rpc_rdv_path {
+	RPC_RDV_NONE = 0,	/* datagrams */
+	RPC_RDV_WAIT,		/* by READ: its QP or BIND not there yet */
+	RPC_RDV_READY,		/* by READ: the descriptor may go */
+};
+
+/* A descriptor's RTO backs off to rto << this at most (rpc_client.c). */
+#define RPC_RDV_RTO_SHIFT_MAX 6
+
+/* Offers at once per worker (both roles). */
+#define RPC_RDV_OFFERS_MAX 1024
+
+struct rpc_offer;
+
+/*
+ * Would a message of len bytes on s go by READ (its size alone: the QP
+ * and the exposure are checked when it goes)? w->rdv_threshold is
+ * UINT32_MAX on a worker that cannot READ.
+ */
+static inline bool
+rpc_rdv_wanted(const struct pmr_worker *w, const struct rpc_session *s,
+		uint32_t len)
+{
+	return len > s->plen && len > w->rdv_threshold;
+}
+
+/* rpc_worker.c: the path and the offer pool, at worker create/destroy. */
+int rpc_rdv_init(struct pmr_worker *w, const struct pmr_worker_conf *conf,
+		uint64_t caps);
+void rpc_rdv_destroy(struct pmr_worker *w);
+
+/* The session's RC QP came (or will not come): go on with what waits. */
+void rpc_rdv_session_rc(struct pmr_worker *w, uint16_t sn);
+
+/*
+ * Client: r (in its window slot, nothing sent) goes by READ if it can:
+ * then req_pkts is 1 and r->rdv says whether its descriptor may go.
+ */
+void rpc_rdv_client_prepare(struct pmr_worker *w, uint16_t sn,
+		struct rpc_creq *r);
+/* Client: r completed (any status): its offer goes (completing poll). */
+void rpc_rdv_creq_done(struct pmr_worker *w, struct rpc_creq *r);
+/* Client: queue r's descriptor (r->rdv READY). */
+void rpc_rdv_tx_req_desc(struct pmr_worker *w, const struct rpc_session *s,
+		const struct rpc_creq *r);
+/*
+ * Client: a RESP_DESC for r, in order. 0: r reads its response; -EPROTO:
+ * not what a server sends; -EAGAIN: no QP yet (asked: dropped);
+ * -EMSGSIZE, -ENOMEM: r completes with that.
+ */
+int rpc_rdv_client_read(struct pmr_worker *w, uint16_t sn,
+		struct rpc_creq *r, const struct pmr_pkthdr *h,
+		const struct pmr_rx_pkt *pkt);
+
+/*
+ * Server: read the request a REQ_DESC offers into mb (the slot's, of
+ * msg_size bytes). 0: the READ is posted; -EAGAIN: no QP yet (asked);
+ * -ENOBUFS: it could not be posted.
+ */
+int rpc_rdv_srv_read(struct pmr_worker *w, uint16_t sn,
+		struct pmr_srv_slot *req, const struct pmr_pkt_desc *d);
+/*
+ * Server: offer the response resp of the slot by READ. True: the offer
+ * owns resp (slot->offer); false: send it as datagrams.
+ */
+bool rpc_rdv_srv_offer(struct pmr_worker *w, uint16_t sn,
+		struct pmr_srv_slot *req, struct pmr_msgbuf *resp);
+/* Server: queue the slot's RESP_DESC if its offer is ready. */
+void rpc_rdv_tx_resp_desc(struct pmr_worker *w, const struct rpc_session *s,
+		const struct pmr_srv_slot *req);
+/*
+ * The owner lets go of an offer: done (the reader said so) or taken back
+ * (reclaimed first: the window invalidated, or the QP failed, before the
+ * buffer goes back).
+ */
+void rpc_rdv_offer_drop(struct pmr_worker *w, struct rpc_offer *o,
+		bool done);
+
+/* rpc_server.c: the slot's offer is ready (send) or failed. */
+void rpc_server_rdv_ready(struct pmr_worker *w, struct pmr_srv_slot *req);
+/* rpc_server.c: the slot's READ completed. */
+void rpc_server_rdv_read_done(struct pmr_worker *w, struct pmr_srv_slot *req,
+		bool ok);
+/* rpc_client.c: r's offer is ready: send its descriptor. */
+void rpc_client_rdv_send(struct pmr_worker *w, struct rpc_creq *r);
+/* rpc_client.c: r's READ of its response completed. */
+void rpc_client_rdv_read_done(struct pmr_worker *w, struct rpc_creq *r,
+		bool ok);
+
+#pragma GCC visibility pop
+
+#endif /* PMR_RPC_RDV_H */
