@@ -22,6 +22,7 @@
 
 #include "pmr_msgbuf.h"
 #include "pmr_nexus.h"
+#include "nexus_private.h"
 #include "pmr_pkthdr.h"
 #include "rpc_private.h"
 #include "rpc_rc.h"
@@ -673,6 +674,44 @@ test_rdv_peer_destroyed(void **state)
 	assert_int_equal(stats(srv).reqs_handled, 1);	/* the first */
 }
 
+/*
+ * No RC QP can be had (every RC_REQ the nexus sends is lost: the set-up
+ * times out): a large request and its large response go as datagrams
+ * instead, counted as fallbacks at both ends, and complete.
+ */
+static void
+test_rdv_no_qp_fallback(void **state)
+{
+	struct pmr_worker_stats cs, ss;
+	struct pmr_test_sess_ev e;
+	struct call c;
+	int s;
+
+	(void)state;
+	if (env.cli[0]->rdv == NULL || !by_read(MIB))
+		skip();
+	nexus_rc_faults(env.nx, 1000000, 0, 0);
+	s = pmr_test_connect(&env, env.cli[0], 0, &e);
+	c = (struct call){ .session = s, .type = T_ECHO, .seed = 5,
+		.req_len = MIB };
+	call_start(env.cli[0], &c);
+	PMR_TEST_POLL_UNTIL(&env, c.runs == 1);
+	assert_int_equal(c.status, PMR_OK);
+	assert_int_equal(c.bad, 0);
+	assert_int_equal(rpc_rc_state(env.cli[0], s), RPC_RC_FAILED);
+	cs = stats(env.cli[0]);
+	ss = stats(env.srv[0]);
+	assert_int_equal(cs.rdv_fallbacks, 1);
+	assert_int_equal(ss.rdv_fallbacks, 1);
+	assert_int_equal(cs.rdv_reads + ss.rdv_reads, 0);
+	assert_int_equal(cs.rdv_descs_sent + ss.rdv_descs_sent, 0);
+	/* Reassembled at both ends: the path was datagrams. */
+	assert_int_equal(cs.copied_bytes + ss.copied_bytes, 2ull * MIB);
+	nexus_rc_faults(env.nx, 0, 0, 0);
+	assert_int_equal(pmr_session_destroy(env.cli[0], s), 0);
+	assert_pools_full(env.cli[0]);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -688,6 +727,8 @@ main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_rdv_loss, setup_loss,
 			teardown),
 		cmocka_unit_test_setup_teardown(test_rdv_peer_destroyed,
+			setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rdv_no_qp_fallback,
 			setup, teardown),
 	};
 
