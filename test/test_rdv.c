@@ -22,6 +22,7 @@
 
 #include "pmr_msgbuf.h"
 #include "pmr_nexus.h"
+#include "nexus_private.h"
 #include "pmr_pkthdr.h"
 #include "rpc_private.h"
 #include "rpc_rc.h"
@@ -447,9 +448,16 @@ test_rdv_bad_key(void **state)
 		skip();	/* no QP unless asked: nothing to read with */
 	for (round = 0; round < 2; round++) {
 		s = pmr_test_connect(&env, env.cli[0], 0, &e);
-		PMR_TEST_POLL_UNTIL(&env, rpc_rc_pair_of(env.srv[0], 0) !=
-				NULL || rpc_rc_state(env.cli[0], s) ==
-				RPC_RC_READY);
+		/*
+		 * Both ends have the QP once the server read a request (on
+		 * rxe the server's RC_READY may come after the client's: a
+		 * forged descriptor before it would be dropped, rdv_no_qp).
+		 */
+		c = (struct call){ .session = s, .type = T_ECHO, .seed = 2,
+			.req_len = 200 * 1024 };
+		call_start(env.cli[0], &c);
+		PMR_TEST_POLL_UNTIL(&env, c.runs == 1);
+		assert_int_equal(c.status, PMR_OK);
 		mb = pmr_worker_msgbuf_alloc(env.cli[0], 64 * 1024);
 		assert_non_null(mb);
 		memset(mb->data, 0x5a, 64 * 1024);
@@ -462,7 +470,7 @@ test_rdv_bad_key(void **state)
 		/* Both ends reset the pair's sessions. */
 		PMR_TEST_POLL_UNTIL(&env, e.ev == PMR_SESSION_EV_RESET);
 		ss = stats(env.srv[0]);
-		assert_int_equal(ss.reqs_handled, 0);
+		assert_int_equal(ss.reqs_handled, round + 1);	/* the echo */
 		pmr_msgbuf_free(mb);
 		assert_int_equal(pmr_session_destroy(env.cli[0], s), 0);
 		PMR_TEST_POLL_UNTIL(&env, pmr_msgbuf_pool_in_use(
@@ -673,6 +681,44 @@ test_rdv_peer_destroyed(void **state)
 	assert_int_equal(stats(srv).reqs_handled, 1);	/* the first */
 }
 
+/*
+ * No RC QP can be had (every RC_REQ the nexus sends is lost: the set-up
+ * times out): a large request and its large response go as datagrams
+ * instead, counted as fallbacks at both ends, and complete.
+ */
+static void
+test_rdv_no_qp_fallback(void **state)
+{
+	struct pmr_worker_stats cs, ss;
+	struct pmr_test_sess_ev e;
+	struct call c;
+	int s;
+
+	(void)state;
+	if (env.cli[0]->rdv == NULL || !by_read(MIB))
+		skip();
+	nexus_rc_faults(env.nx, 1000000, 0, 0);
+	s = pmr_test_connect(&env, env.cli[0], 0, &e);
+	c = (struct call){ .session = s, .type = T_ECHO, .seed = 5,
+		.req_len = MIB };
+	call_start(env.cli[0], &c);
+	PMR_TEST_POLL_UNTIL(&env, c.runs == 1);
+	assert_int_equal(c.status, PMR_OK);
+	assert_int_equal(c.bad, 0);
+	assert_int_equal(rpc_rc_state(env.cli[0], s), RPC_RC_FAILED);
+	cs = stats(env.cli[0]);
+	ss = stats(env.srv[0]);
+	assert_int_equal(cs.rdv_fallbacks, 1);
+	assert_int_equal(ss.rdv_fallbacks, 1);
+	assert_int_equal(cs.rdv_reads + ss.rdv_reads, 0);
+	assert_int_equal(cs.rdv_descs_sent + ss.rdv_descs_sent, 0);
+	/* Reassembled at both ends: the path was datagrams. */
+	assert_int_equal(cs.copied_bytes + ss.copied_bytes, 2ull * MIB);
+	nexus_rc_faults(env.nx, 0, 0, 0);
+	assert_int_equal(pmr_session_destroy(env.cli[0], s), 0);
+	assert_pools_full(env.cli[0]);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -688,6 +734,8 @@ main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_rdv_loss, setup_loss,
 			teardown),
 		cmocka_unit_test_setup_teardown(test_rdv_peer_destroyed,
+			setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rdv_no_qp_fallback,
 			setup, teardown),
 	};
 
