@@ -12,10 +12,7 @@
  * never runs twice.
  */
 
-#include <inttypes.h>
 #include <string.h>
-
-#include <rte_per_lcore.h>
 
 #include "rpc_private.h"
 #include "rpc_rc.h"
@@ -597,118 +594,6 @@ rpc_server_rx(struct pmr_worker *w, uint16_t sn,
 	return false;
 }
 
-/*
- * The slot of a handler's reference to a request it has not answered
- * yet, or NULL: a NULL, answered or recycled one. The generation tells
- * (struct pmr_srv_slot): a reference of the slot's generation is to the
- * request the slot is HANDLING.
- */
-static inline struct pmr_srv_slot *
-srv_ref_slot(struct pmr_req_ref ref)
-{
-	struct pmr_srv_slot *req = ref.slot;
-
-	if (unlikely(req == NULL || req->gen != ref.gen))
-		return NULL;
-	RTE_ASSERT(req->state == SRV_HANDLING);
-	return req;
-}
-
-const void *
-pmr_req_data(struct pmr_req_ref ref)
-{
-	struct pmr_srv_slot *req = srv_ref_slot(ref);
-
-	return req != NULL ? req->pkt.data : NULL;
-}
-
-uint32_t
-pmr_req_len(struct pmr_req_ref ref)
-{
-	struct pmr_srv_slot *req = srv_ref_slot(ref);
-
-	return req != NULL ? req->pkt.len : 0;
-}
-
-uint8_t
-pmr_req_type(struct pmr_req_ref ref)
-{
-	struct pmr_srv_slot *req = srv_ref_slot(ref);
-
-	return req != NULL ? req->req_type : 0;
-}
-
-struct pmr_worker *
-pmr_req_worker(struct pmr_req_ref ref)
-{
-	struct pmr_srv_slot *req = srv_ref_slot(ref);
-
-	return req != NULL ? req->w : NULL;
-}
-
-int
-pmr_req_session(struct pmr_req_ref ref)
-{
-	struct pmr_srv_slot *req = srv_ref_slot(ref);
-
-	return req != NULL ? req->session : -ESTALE;
-}
-
-/* The slot's first response buffer (out of line: later ones are kept). */
-static __rte_noinline struct pmr_msgbuf *
-srv_resp_buf_alloc(struct pmr_srv_slot *req)
-{
-	req->resp_buf = pmr_msgbuf_alloc(req->w->pools[0], 0);
-	if (req->resp_buf != NULL)
-		rpc_msgbuf_hold(req->resp_buf);	/* the slot's */
-	return req->resp_buf;
-}
-
-struct pmr_msgbuf *
-pmr_req_resp_buf(struct pmr_req_ref ref)
-{
-	struct pmr_srv_slot *req = srv_ref_slot(ref);
-
-	if (unlikely(req == NULL)) {
-		rte_errno = ESTALE;
-		return NULL;
-	}
-	if (likely(req->resp_buf != NULL))
-		return req->resp_buf;
-	return srv_resp_buf_alloc(req);
-}
-
-/* Stale references: at most one log line a second per lcore. */
-static RTE_DEFINE_PER_LCORE(uint64_t, stale_log_tsc);
-static RTE_DEFINE_PER_LCORE(uint64_t, stale_log_quiet);
-
-/*
- * A handler answered through a stale reference (a second answer, or one
- * after its request was dropped): count it, log it now and then, refuse
- * it. Every one is refused; only the log is rate limited.
- */
-static __rte_noinline int
-srv_ref_stale(struct pmr_req_ref ref, const char *what)
-{
-	struct pmr_srv_slot *req = ref.slot;
-	uint64_t now = rte_get_timer_cycles();
-
-	if (req == NULL)
-		return -EINVAL;
-	req->w->stats.stale_refs++;
-	if (now - RTE_PER_LCORE(stale_log_tsc) < rte_get_timer_hz()) {
-		RTE_PER_LCORE(stale_log_quiet)++;
-		return -ESTALE;
-	}
-	RPC_LOG(ERR, "worker %u: %s with a stale request reference "
-		"(generation %u, slot at %u): refused; %" PRIu64 " more "
-		"not logged", req->w->worker_id, what, ref.gen, req->gen,
-		RTE_PER_LCORE(stale_log_quiet));
-	RTE_PER_LCORE(stale_log_tsc) = now;
-	RTE_PER_LCORE(stale_log_quiet) = 0;
-	return -ESTALE;
-}
-
 /* The handler is done: give back the request's packet or buffer. */
 static void
 srv_req_end(struct pmr_worker *w, struct rpc_session *s,
@@ -753,12 +638,12 @@ srv_req_fail(struct pmr_worker *w, struct pmr_srv_slot *req,
 static __rte_noinline int
 srv_respond_slow(struct pmr_req_ref ref, struct pmr_msgbuf *resp)
 {
-	struct pmr_srv_slot *req = srv_ref_slot(ref);
+	struct pmr_srv_slot *req = rpc_srv_ref_slot(ref);
 	struct pmr_worker *w;
 	struct rpc_session *s;
 
 	if (unlikely(req == NULL))
-		return srv_ref_stale(ref, "pmr_respond");
+		return rpc_srv_ref_stale(ref, "pmr_respond");
 	w = req->w;
 	if (unlikely(resp == NULL)) {
 		srv_req_fail(w, req, PMR_E_REMOTE_ERROR);
@@ -883,12 +768,12 @@ pmr_respond(struct pmr_req_ref ref, struct pmr_msgbuf *resp)
 int
 pmr_respond_error(struct pmr_req_ref ref, enum pmr_status status)
 {
-	struct pmr_srv_slot *req = srv_ref_slot(ref);
+	struct pmr_srv_slot *req = rpc_srv_ref_slot(ref);
 	bool ok = status == PMR_E_REMOTE_ERROR || status == PMR_E_NOMEM ||
 		status == PMR_E_MSGSIZE;
 
 	if (unlikely(req == NULL))
-		return srv_ref_stale(ref, "pmr_respond_error");
+		return rpc_srv_ref_stale(ref, "pmr_respond_error");
 	srv_req_fail(req->w, req, ok ? status : PMR_E_REMOTE_ERROR);
 	return ok ? 0 : -EINVAL;
 }

@@ -66,6 +66,29 @@ struct pmr_srv_slot {
 	struct rpc_offer *offer;
 };
 
+/*
+ * The slot of a handler's reference to a request it has not answered
+ * yet, or NULL: a NULL, answered or recycled one. The generation tells
+ * (struct pmr_srv_slot): a reference of the slot's generation is to the
+ * request the slot is HANDLING.
+ */
+static inline struct pmr_srv_slot *
+rpc_srv_ref_slot(struct pmr_req_ref ref)
+{
+	struct pmr_srv_slot *req = ref.slot;
+
+	if (unlikely(req == NULL || req->gen != ref.gen))
+		return NULL;
+	RTE_ASSERT(req->state == SRV_HANDLING);
+	return req;
+}
+
+/*
+ * rpc_req_ref.c: a handler answered through a stale reference: count it,
+ * log it now and then, refuse it (-ESTALE; -EINVAL for a NULL one).
+ */
+int rpc_srv_ref_stale(struct pmr_req_ref ref, const char *what);
+
 bool rpc_server_rx(struct pmr_worker *w, uint16_t sn,
 		const struct pmr_pkthdr *h, struct pmr_rx_pkt *pkt);
 void rpc_server_expire(struct pmr_worker *w, struct pmr_srv_slot *slot);
