@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -869,6 +870,37 @@ defect12_driver_drops_counted(void **state)
 	rte_mempool_free(mp);
 }
 
+/*
+ * Defect 23 (stop 23's CI): every test process ran with the default file
+ * prefix, so all shared /var/run/dpdk/rte. Each process starting connected
+ * to the telemetry sockets already there, to see whether they were in
+ * use, and so started threads in processes that were still mapping their
+ * memory; under ASan one of them crashed (multiproc_many_clients). Each
+ * test process now has a runtime directory of its own, holding its own
+ * socket only.
+ */
+static void
+defect23_own_runtime_dir(void **state)
+{
+	const char *dir = rte_eal_get_runtime_dir();
+	char want[64], path[PATH_MAX];
+	const char *base;
+	int fd;
+
+	(void)state;
+	base = strrchr(dir, '/');
+	assert_non_null(base);
+	snprintf(want, sizeof(want), "pmrt%ld", (long)getpid());
+	assert_string_equal(base + 1, want);
+	snprintf(path, sizeof(path), "%s/dpdk_telemetry.v2:1", dir);
+	assert_int_not_equal(access(path, F_OK), 0);
+	/* The first instance is this process's (tel_try checks the pid). */
+	snprintf(path, sizeof(path), "%s/dpdk_telemetry.v2", dir);
+	fd = tel_try(path);
+	assert_true(fd >= 0);
+	close(fd);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -889,6 +921,7 @@ main(int argc, char **argv)
 			setup, teardown),
 		cmocka_unit_test_setup_teardown(defect12_driver_drops_counted,
 			setup_d12, teardown),
+		cmocka_unit_test(defect23_own_runtime_dir),
 	};
 
 	/* [filter [skip]]: the cases to run, as meson's entries ask. */

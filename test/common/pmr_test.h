@@ -12,7 +12,10 @@
  * it down in the group teardown.
  *
  * EAL arguments: PMR_TEST_EAL_ARGS (space separated) if set; otherwise
- * "-l 0-1 --no-pci" plus "--in-memory" when enough free hugepages exist,
+ * "-l 0-1 --no-pci --file-prefix=pmrt<pid>" (a runtime directory of the
+ * process's own, removed at teardown, so that concurrent test processes
+ * never see each other's telemetry or multi-process sockets) plus
+ * "--in-memory" when enough free hugepages exist,
  * or "--no-huge -m 512 --no-shconf" when not, or when PMR_TEST_NO_HUGE=1
  * (valgrind needs that).
  */

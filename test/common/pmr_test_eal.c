@@ -2,9 +2,12 @@
  * Copyright (c) 2026 The pmrpc authors
  */
 
+#include <dirent.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_eal.h>
 #include <rte_errno.h>
@@ -19,8 +22,11 @@
 #define HUGE_MB_NEEDED 512
 
 static char arg_store[1024];
+static char prefix_arg[64];
 static char *eal_argv[MAX_ARGS];
 static int eal_argc;
+/* Our runtime directory, removed at teardown; empty if not ours. */
+static char own_runtime_dir[PATH_MAX];
 
 static void
 add_arg(const char *a)
@@ -77,6 +83,16 @@ build_args(void)
 	add_arg("0-1");
 	add_arg("--no-pci");
 	add_arg("--log-level=lib.eal:warning");
+	/*
+	 * A runtime directory of our own. With the default prefix every test
+	 * process shares /var/run/dpdk/rte: each one starting connects to the
+	 * others' telemetry sockets (DPDK checks whether a socket is in use
+	 * by connecting to it), which makes them start threads while they
+	 * are still mapping their memory. ASan once crashed on that in CI.
+	 */
+	snprintf(prefix_arg, sizeof(prefix_arg), "--file-prefix=pmrt%ld",
+		(long)getpid());
+	add_arg(prefix_arg);
 	if ((no_huge == NULL || strcmp(no_huge, "1") != 0) &&
 	    free_huge_mb() >= HUGE_MB_NEEDED) {
 		add_arg("--in-memory");
@@ -104,14 +120,46 @@ pmr_test_eal_setup(void **state)
 		fprintf(stderr, "rte_eal_init: %s\n", rte_strerror(rte_errno));
 		return -1;
 	}
+	if (prefix_arg[0] != '\0')
+		snprintf(own_runtime_dir, sizeof(own_runtime_dir), "%s",
+			rte_eal_get_runtime_dir());
 	return 0;
+}
+
+/* EAL leaves its runtime directory behind; remove ours and its files. */
+static void
+remove_runtime_dir(void)
+{
+	char path[PATH_MAX + 256];
+	struct dirent *e;
+	DIR *d;
+
+	if (own_runtime_dir[0] == '\0')
+		return;
+	d = opendir(own_runtime_dir);
+	if (d == NULL)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", own_runtime_dir,
+			e->d_name);
+		unlink(path);
+	}
+	closedir(d);
+	rmdir(own_runtime_dir);
+	own_runtime_dir[0] = '\0';
 }
 
 int
 pmr_test_eal_teardown(void **state)
 {
+	int ret;
+
 	(void)state;
-	return rte_eal_cleanup() == 0 ? 0 : -1;
+	ret = rte_eal_cleanup();
+	remove_runtime_dir();
+	return ret == 0 ? 0 : -1;
 }
 
 int

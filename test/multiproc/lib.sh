@@ -11,9 +11,23 @@ TMP=$(mktemp -d /tmp/pmr-mp.XXXXXX)
 PIDS=()
 NETNS=()
 
-# EAL arguments of one process: one lcore, no PCI, private memory.
+# Each process gets a runtime directory of its own (EAL's --file-prefix):
+# with a shared one, every process starting connects to the telemetry
+# sockets of those already running (DPDK's in-use check), which starts
+# threads in them while they may still be mapping memory. cleanup removes
+# the directories, which EAL leaves behind.
+PREFIX=pmrmp$$
+if [ "$(id -u)" = 0 ]; then
+	RUNTIME_BASE=/var/run/dpdk
+else
+	RUNTIME_BASE=${XDG_RUNTIME_DIR:-/tmp}/dpdk
+fi
+
+# EAL arguments of one process: lcores $1, no PCI, private memory, the
+# runtime directory $PREFIX-$2 (a name unique in the test).
 eal() {
-	echo "-l $1 --no-pci --in-memory --log-level=lib.eal:error"
+	echo "-l $1 --no-pci --in-memory --file-prefix=$PREFIX-${2:?eal: no name}" \
+		"--log-level=lib.eal:error"
 }
 
 cleanup() {
@@ -29,7 +43,7 @@ cleanup() {
 	for ns in "${NETNS[@]}"; do
 		ip netns del "$ns" 2>/dev/null
 	done
-	rm -rf "$TMP"
+	rm -rf "$TMP" "$RUNTIME_BASE/$PREFIX"-*
 }
 trap cleanup EXIT
 
@@ -56,7 +70,7 @@ start_server() {
 	local name=$1 lcore=$2 extra=$3 i
 	shift 3
 	# shellcheck disable=SC2046,SC2086
-	${NS_EXEC:-} "$PEER" $(eal "$lcore") $extra -- --server "$@" \
+	${NS_EXEC:-} "$PEER" $(eal "$lcore" "$name") $extra -- --server "$@" \
 		>"$TMP/$name.log" 2>&1 &
 	PIDS+=($!)
 	LAST_PID=$!
@@ -73,7 +87,7 @@ run_client() {
 	local name=$1 lcore=$2 extra=$3
 	shift 3
 	# shellcheck disable=SC2046,SC2086
-	timeout 300 ${NS_EXEC:-} "$PEER" $(eal "$lcore") $extra -- --client \
+	timeout 300 ${NS_EXEC:-} "$PEER" $(eal "$lcore" "$name") $extra -- --client \
 		"$@" >"$TMP/$name.log" 2>&1
 }
 

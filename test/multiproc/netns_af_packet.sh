@@ -33,8 +33,9 @@ run_pair af_packet "--vdev=net_af_packet0,iface=pd1" \
 	"--vdev=net_af_packet1,iface=pd2"
 
 # af_xdp needs XDP in the kernel and BPF rights: try, report either way.
-if ip netns exec "$a" "$PEER" $(eal 0) --vdev=net_af_xdp0,iface=pd1 \
-	-- --bad-args >"$TMP/xdp-probe.log" 2>&1; [ $? = 2 ] &&
+if ip netns exec "$a" "$PEER" $(eal 0 xdp-probe) \
+	--vdev=net_af_xdp0,iface=pd1 -- --bad-args \
+	>"$TMP/xdp-probe.log" 2>&1; [ $? = 2 ] &&
 	! grep -qi "fail\|error" "$TMP/xdp-probe.log"; then
 	run_pair af_xdp "--vdev=net_af_xdp0,iface=pd1" \
 		"--vdev=net_af_xdp1,iface=pd2"

@@ -15,8 +15,9 @@ RPCPERF=${RPCPERF:?RPCPERF must name the rpcperf binary}
 GARBAGE=500
 
 netns_pair
-ip netns exec "$NS_A" "$RPCPERF" -l 0 --no-pci --in-memory \
-	--log-level=lib.eal:error --vdev=net_af_packet0,iface=pd1 -- \
+# shellcheck disable=SC2046
+ip netns exec "$NS_A" "$RPCPERF" $(eal 0 server) \
+	--vdev=net_af_packet0,iface=pd1 -- \
 	--server --nexus=10.99.0.1:31850 --devargs=port=0,ip=10.88.0.1 \
 	>"$TMP/server.log" 2>&1 &
 server=$!
@@ -30,8 +31,9 @@ grep -q '^ready' "$TMP/server.log" || fail "server not ready after 10 s"
 
 # The client reads its commands from a pipe we feed as it goes.
 mkfifo "$TMP/cmds"
-ip netns exec "$NS_B" timeout 300 "$RPCPERF" -l 0-1 --no-pci --in-memory \
-	--log-level=lib.eal:error --vdev=net_af_packet1,iface=pd2 -- -i \
+# shellcheck disable=SC2046
+ip netns exec "$NS_B" timeout 300 "$RPCPERF" $(eal 0-1 client) \
+	--vdev=net_af_packet1,iface=pd2 -- -i \
 	--connect=10.99.0.1:31850 --nexus=10.99.0.2:0 \
 	--devargs=port=0,ip=10.88.0.2 --client-lcores=1 -w rate -c 4 \
 	--warmup=0 \

@@ -14,7 +14,6 @@
 
 RPCPERF=${RPCPERF:?RPCPERF must name the rpcperf binary}
 LOSS=drop_tx=0.05
-EAL="--no-pci --in-memory --log-level=lib.eal:error"
 SANITIZER='Sanitizer|runtime error:|AddressSanitizer'
 
 netns_pair
@@ -23,8 +22,8 @@ netns_pair
 start_rpcperf_server() {
 	local name=$1 i
 
-	# shellcheck disable=SC2086
-	ip netns exec "$NS_A" "$RPCPERF" -l 0 $EAL \
+	# shellcheck disable=SC2046,SC2086
+	ip netns exec "$NS_A" "$RPCPERF" $(eal 0 "$name") \
 		--vdev=net_af_packet0,iface=pd1 -- --server \
 		--nexus=10.99.0.1:31850 --devargs=port=0,ip=10.88.0.1 \
 		--faults=$LOSS,seed=$RANDOM >"$TMP/$name.log" 2>&1 &
@@ -60,8 +59,8 @@ client_args="--connect=10.99.0.1:31850 --nexus=10.99.0.2:0
 # 1. A run, the server killed under it.
 start_rpcperf_server server1
 server=$LAST_PID
-# shellcheck disable=SC2086
-ip netns exec "$NS_B" timeout 300 "$RPCPERF" -l 0-1 $EAL \
+# shellcheck disable=SC2046,SC2086
+ip netns exec "$NS_B" timeout 300 "$RPCPERF" $(eal 0-1 client1) \
 	--vdev=net_af_packet1,iface=pd2 -- $client_args -w rate -c 8 \
 	-n 100000000 >"$TMP/client1.log" 2>"$TMP/client1.err" &
 client=$!
@@ -86,8 +85,8 @@ echo "PASS: killed server, the client reported the reset, exit 1"
 start_rpcperf_server server2
 server=$LAST_PID
 mkfifo "$TMP/cmds"
-# shellcheck disable=SC2086
-ip netns exec "$NS_B" timeout 300 "$RPCPERF" -l 0-1 $EAL \
+# shellcheck disable=SC2046,SC2086
+ip netns exec "$NS_B" timeout 300 "$RPCPERF" $(eal 0-1 client2) \
 	--vdev=net_af_packet1,iface=pd2 -- -i $client_args -w rate -c 8 \
 	--warmup=0 <"$TMP/cmds" >"$TMP/client2.log" 2>"$TMP/client2.err" &
 client=$!

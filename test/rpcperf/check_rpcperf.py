@@ -40,10 +40,15 @@ MODE:
              none; bad values refused with exit 2
 
 EAL arguments: PMR_TEST_EAL_ARGS if set (as the cmocka tests take it),
-else "-l 0-1 --no-pci --no-huge -m 512 --no-shconf".
+else "-l 0-1 --no-pci --no-huge -m 512 --no-shconf"; every rpcperf
+process gets a runtime directory of its own (--file-prefix, removed at
+exit), so that concurrent processes never see each other's sockets.
 """
 
+import atexit
 import csv
+import glob
+import itertools
 import json
 import os
 import re
@@ -61,6 +66,25 @@ ITERS = 2000
 WARMUP = 100
 failures = []
 
+PREFIX = 'pmrpy%d' % os.getpid()
+RUNTIME_BASE = ('/var/run/dpdk' if os.getuid() == 0 else
+                os.path.join(os.environ.get('XDG_RUNTIME_DIR', '/tmp'),
+                             'dpdk'))
+_prefixes = itertools.count()
+
+
+def own_prefix():
+    """--file-prefix for one rpcperf process: a runtime directory of its
+    own. A shared one makes each process starting connect to the others'
+    telemetry sockets (DPDK's in-use check), starting threads in them."""
+    return '--file-prefix=%s-%d' % (PREFIX, next(_prefixes))
+
+
+@atexit.register
+def _remove_runtime_dirs():
+    for d in glob.glob(os.path.join(RUNTIME_BASE, PREFIX + '-*')):
+        shutil.rmtree(d, ignore_errors=True)
+
 
 def check(cond, what):
     if not cond:
@@ -70,7 +94,8 @@ def check(cond, what):
 
 
 def run(args, eal=True, timeout=300):
-    cmd = [RPCPERF] + (EAL if eal else []) + ['--'] + args
+    cmd = ([RPCPERF] + (EAL + [own_prefix()] if eal else []) + ['--'] +
+           args)
     start = time.monotonic()
     p = subprocess.run(cmd, capture_output=True, text=True,
                        timeout=timeout)
@@ -194,7 +219,8 @@ def mode_args():
 
     # A bad EAL option: EAL's reason and rpcperf's line on stderr, not
     # EAL's ~80 lines of usage on stdout (issue 11).
-    p = subprocess.run([RPCPERF] + EAL + ['--no-such-eal-option', '--',
+    p = subprocess.run([RPCPERF] + EAL + [own_prefix(),
+                        '--no-such-eal-option', '--',
                                           '-n', '1'],
                        capture_output=True, text=True, timeout=60)
     check(p.returncode == 2, 'bad EAL option: exit %d' % p.returncode)
@@ -462,7 +488,7 @@ def mode_lcores():
         args = ['--json', '-q', '-n', str(ITERS), '--warmup', str(WARMUP),
                 '-w', ','.join(wls), '--client-lcores=' + cl,
                 '--server-lcores=' + sl, '-c', '8', '--sessions', '4']
-        cmd = [RPCPERF] + eal + ['--'] + args
+        cmd = [RPCPERF, own_prefix()] + eal + ['--'] + args
         p = subprocess.run(cmd, capture_output=True, text=True,
                            timeout=300)
         where = 'clients %s, servers %s' % (cl, sl)
@@ -495,7 +521,7 @@ def mode_lcores():
                   r['max_us'] == max(x['max_us'] for x in rows),
                   w + ': min and max of the rows')
         # The table: a row per lcore, then the total, for each workload.
-        p = subprocess.run([RPCPERF] + eal + ['--'] +
+        p = subprocess.run([RPCPERF, own_prefix()] + eal + ['--'] +
                            [a for a in args if a != '--json'],
                            capture_output=True, text=True, timeout=300)
         # Not the histograms' lines, nor bandwidth's and mixed's path
@@ -538,7 +564,7 @@ def mode_placement():
         % (i, role, tmp, i) for i in range(2)]
     srv_log = open(os.path.join(tmp, 'server.log'), 'w+')
     srv = subprocess.Popen(
-        [RPCPERF, '-l', '0'] + eal + vdevs('server') +
+        [RPCPERF, '-l', '0', own_prefix()] + eal + vdevs('server') +
         ['--', '--server', '--nexus=127.0.0.1:0',
          '--devargs=port=0,ip=10.7.0.1', '--devargs=port=1,ip=10.7.1.1'],
         stdout=subprocess.PIPE, stderr=srv_log, text=True)
@@ -551,7 +577,8 @@ def mode_placement():
             return
         port = int(m.group(1))
         wls = ['latency', 'rate', 'bandwidth', 'mixed', 'memcpy']
-        cmd = ([RPCPERF, '--lcores=(0-1)@1'] + eal + vdevs('client') +
+        cmd = ([RPCPERF, '--lcores=(0-1)@1', own_prefix()] + eal +
+               vdevs('client') +
                ['--', '--json', '-q', '--connect=127.0.0.1:%d' % port,
                 '--devargs=port=0,ip=10.7.0.2',
                 '--devargs=port=1,ip=10.7.1.2', '--client-lcores=0,1',
@@ -593,7 +620,7 @@ def mode_placement():
 
         # --duration: a server that stops by itself, its table all zero.
         p = subprocess.run(
-            [RPCPERF, '-l', '0'] + eal +
+            [RPCPERF, '-l', '0', own_prefix()] + eal +
             ['--vdev=net_memif9,role=server,socket=%s/d.sock' % tmp, '--',
              '--server', '--nexus=127.0.0.1:0', '--duration=1',
              '--devargs=port=0,ip=10.7.9.1'],
@@ -630,7 +657,7 @@ def mode_remote_worker():
         % (i, role, tmp, i) for i in range(n)]
     srv_log = open(os.path.join(tmp, 'server.log'), 'w+')
     srv = subprocess.Popen(
-        [RPCPERF, '-l', '0', '--file-prefix=rw-srv%d' % os.getpid()] +
+        [RPCPERF, '-l', '0', own_prefix()] +
         eal + vdevs('server', 2) +
         ['--', '--server', '--nexus=127.0.0.1:0',
          '--devargs=port=0,ip=10.7.0.1', '--devargs=port=1,ip=10.7.1.1'],
@@ -646,7 +673,7 @@ def mode_remote_worker():
             return subprocess.run(
                 # CPU 1: not sharing the server's polling CPU 0.
                 [RPCPERF, '-l', '1',
-                 '--file-prefix=rw-cli%d' % os.getpid()] + eal +
+                 own_prefix()] + eal +
                 ['--vdev=net_memif1,role=client,socket=%s/m1.sock,id=0'
                  % tmp] +
                 ['--', '--json', '-q', '--connect=127.0.0.1:%s' % port,
@@ -708,7 +735,7 @@ def mode_memif_alone():
         sock = os.path.join(tmp, 'm0.sock')
         p = subprocess.run(
             [RPCPERF, '-l', '0', '--no-pci', '--in-memory',
-             '--file-prefix=rpcperf-alone%d' % os.getpid(),
+             own_prefix(),
              '--log-level=lib.eal:error',
              '--vdev=net_memif0,role=client,socket=%s,id=0' % sock, '--',
              '-q', '--connect=127.0.0.1:9', '--devargs=port=0,ip=10.7.0.2'],
@@ -805,7 +832,8 @@ def mode_churn():
         % (i, role, tmp, i) for i in range(nb_ports)]
     srv_log = open(os.path.join(tmp, 'server.log'), 'w+')
     srv = subprocess.Popen(
-        [RPCPERF, '--lcores=0@%d' % srv_cpu] + eal + vdevs('server') +
+        [RPCPERF, '--lcores=0@%d' % srv_cpu, own_prefix()] + eal +
+        vdevs('server') +
         ['--', '--server', '-q', '--nexus=127.0.0.1:0'] +
         ['--devargs=port=%d,ip=10.8.%d.1' % (i, i)
          for i in range(nb_ports)],
@@ -817,7 +845,8 @@ def mode_churn():
                      r'lcores$' % nb_ports, ready)
         if not check(m is not None, 'churn: server: %r' % ready):
             return
-        cmd = ([RPCPERF, '--lcores=(0-%d)@%d' % (nb_ports - 1, srv_cpu)] +
+        cmd = ([RPCPERF, '--lcores=(0-%d)@%d' % (nb_ports - 1, srv_cpu),
+                own_prefix()] +
                eal + vdevs('client') +
                ['--', '-q', '--connect=127.0.0.1:%s' % m.group(1),
                 '--client-lcores=0-%d' % (nb_ports - 1),
@@ -872,7 +901,8 @@ def mode_interactive():
     eal = eal_lcores('0@0,1@1,2@0')
     # No warmup: the short runs below measure from their first round
     # trip, however slow the machine (a sanitizer build, other load).
-    p = subprocess.Popen([RPCPERF] + eal + ['--', '-i', '-n', '10000',
+    p = subprocess.Popen([RPCPERF, own_prefix()] + eal +
+                         ['--', '-i', '-n', '10000',
                                             '--warmup', '0'],
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True)
@@ -962,7 +992,7 @@ def mode_verbs():
     opts = long_options(help_text())
 
     def vrun(args, eal=()):
-        cmd = [RPCPERF] + EAL + list(eal) + ['--'] + args
+        cmd = [RPCPERF, own_prefix()] + EAL + list(eal) + ['--'] + args
         p = subprocess.run(cmd, capture_output=True, text=True,
                            timeout=300, env=env)
         p.cmd = ' '.join(args)
@@ -1056,7 +1086,7 @@ def mode_rdv():
                     '-s', str(size), '-w', 'bandwidth',
                     '--rdv-threshold=' + thr]
             where = '%s --rdv-threshold=%s' % (hca, thr)
-            p = subprocess.run([RPCPERF] + EAL + ['--'] + args,
+            p = subprocess.run([RPCPERF, own_prefix()] + EAL + ['--'] + args,
                                capture_output=True, text=True,
                                timeout=300, env=env)
             if not check(p.returncode == 0, '%s: exit %d: %s'
