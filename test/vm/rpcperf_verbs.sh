@@ -33,10 +33,13 @@ if ! [[ -e /sys/class/infiniband/rxe0 ]]; then
 	echo "no rxe0 here: skipped (run it in the VM, devtools/vm/run.sh)"
 	exit 77
 fi
-# Two DPDK processes: no shared config, no hugepage files between them.
+# Two DPDK processes: no shared config, no hugepage files between them,
+# each its own runtime directory (or each connects to the other's
+# telemetry socket; doc/testing.md, "The EAL fixture"). The guest's /run
+# is a tmpfs of its own: nothing to remove.
 eal=(--no-pci --no-huge -m 512 --no-shconf --log-level=lib.eal:error)
 
-"$rpcperf" -l 1 "${eal[@]}" -- --driver=verbs --server \
+"$rpcperf" -l 1 "${eal[@]}" --file-prefix=vmsrv -- --driver=verbs --server \
 	--devargs=dev=rxe0 >"$tmp/server.out" 2>"$tmp/server.err" &
 srv=$!
 # It says "ready: ..." on stdout once its nexus listens.
@@ -47,7 +50,8 @@ for ((i = 0; i < 300; i++)); do
 done
 grep -q '^ready: ' "$tmp/server.out" || fail "the server did not come up"
 
-timeout 180 "$rpcperf" -l 0 "${eal[@]}" -- --driver=verbs \
+timeout 180 "$rpcperf" -l 0 "${eal[@]}" --file-prefix=vmcli -- \
+	--driver=verbs \
 	--connect=127.0.0.1:31850 --devargs=dev=rxe0 -w latency,rate \
 	-n "$iters" --warmup "$warmup" -c 8 --json \
 	>"$tmp/client.json" 2>"$tmp/client.err"
