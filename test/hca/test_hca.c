@@ -2534,7 +2534,8 @@ test_events(void **state)
 	assert_ptr_equal(ev.element.qp, e.s);
 	ibv_ack_async_event(&ev);
 	/* a CQ overrun seen through the fd alone: the fd reads readable
-	 * while sends are pending, the get executes them */
+	 * once sends have been pending for a while (nobody polls), the get
+	 * executes them */
 	{
 		struct ibv_cq *cq = ibv_create_cq(e.ctx, 1, NULL, NULL, 0);
 		struct ibv_qp_init_attr ia = { .send_cq = NULL,
@@ -2552,7 +2553,7 @@ test_events(void **state)
 		for (i = 0; i < 3; i++)
 			assert_int_equal(send1(qp, e.sbuf, 8, 0, 0xfffff0,
 				QKEY, (uint64_t)i), 0);
-		assert_int_equal(poll(&pfd, 1, 0), 1);
+		assert_int_equal(poll(&pfd, 1, 5000), 1);
 		for (n = 0; ibv_get_async_event(e.ctx, &ev) == 0; n++) {
 			assert_int_equal(ev.event_type, IBV_EVENT_CQ_ERR);
 			assert_ptr_equal(ev.element.cq, cq);
@@ -2565,6 +2566,62 @@ test_events(void **state)
 		assert_int_equal(ibv_destroy_qp(qp), 0);
 		assert_int_equal(ibv_destroy_cq(cq), 0);
 	}
+}
+
+/*
+ * Stop 23: while the application polls its CQs, which execute its work,
+ * the async fd stays quiet. It used to read readable at every post, so
+ * the event reader (the engine's nexus) woke and ran the model at every
+ * send, a third thread contending for it with the two pollers. Now work
+ * makes the fd readable only once it has waited about a millisecond
+ * (HCA_IDLE_WORK_NS) unexecuted, and the reader it wakes stops the timer:
+ * at most one wake-up per millisecond, whatever the rate of posts.
+ */
+static void
+test_events_quiet_while_polled(void **state)
+{
+	struct pollfd pfd = { .fd = e.ctx->async_fd, .events = POLLIN };
+	struct ibv_async_event ev;
+	struct timespec t0, t1;
+	unsigned int i, wakes = 0;
+	struct ibv_wc wc;
+	double ms;
+
+	(void)state;
+	assert_int_equal(fcntl(e.ctx->async_fd, F_SETFL, O_NONBLOCK), 0);
+	/* The fd is read: nothing yet. */
+	assert_int_equal(ibv_get_async_event(e.ctx, &ev), -1);
+	assert_int_equal(errno, EAGAIN);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < 2000; i++) {
+		/* To nobody's QP: the model drops it; no receive used. */
+		assert_int_equal(send1(e.s, e.sbuf, 8, IBV_SEND_SIGNALED,
+			0xfffff0, QKEY, i), 0);
+		if (poll(&pfd, 1, 0) == 1) {
+			/* A wake-up: the reader executes the send, the fd
+			 * goes quiet. */
+			wakes++;
+			assert_int_equal(ibv_get_async_event(e.ctx, &ev), -1);
+			assert_int_equal(poll(&pfd, 1, 0), 0);
+		}
+		while (ibv_poll_cq(e.scq, 1, &wc) == 0)
+			;
+		assert_int_equal(wc.status, IBV_WC_SUCCESS);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+		(double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+	print_message("2000 sends in %.1f ms: %u wake-ups\n", ms, wakes);
+	assert_true(wakes <= (unsigned int)ms + 2);
+	/* Work nobody executes still wakes the reader, which executes it. */
+	assert_int_equal(send1(e.s, e.sbuf, 8, IBV_SEND_SIGNALED, 0xfffff0,
+		QKEY, 9999), 0);
+	assert_int_equal(poll(&pfd, 1, 5000), 1);
+	assert_int_equal(ibv_get_async_event(e.ctx, &ev), -1);
+	assert_int_equal(poll(&pfd, 1, 0), 0);
+	assert_int_equal(ibv_poll_cq(e.scq, 1, &wc), 1);
+	assert_int_equal(wc.wr_id, 9999);
+	assert_int_equal(fcntl(e.ctx->async_fd, F_SETFL, 0), 0);
 }
 
 /* RC between two InfiniBand devices (AV by DLID, no GRH), and a port
@@ -2704,6 +2761,7 @@ main(void)
 		T(test_rc_peer_gone),
 		T(test_rc_shared_cq),
 		T(test_events),
+		T(test_events_quiet_while_polled),
 #undef T
 #define M(f) cmocka_unit_test_setup_teardown(f, setup_mw, teardown_mw)
 		M(test_mw_alloc),
