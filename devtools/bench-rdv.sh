@@ -16,9 +16,8 @@
 # Usage: devtools/bench-rdv.sh [SIZE [ITERS [CONCURRENCY]]]
 #   SIZE         request bytes (default 1048576)
 #   ITERS        measured requests per run (default 10000)
-#   CONCURRENCY  requests kept outstanding (default 4: more only queue
-#                behind the READs on the model's one CPU and make the
-#                descriptors time out and go again)
+#   CONCURRENCY  requests kept outstanding (default 4; doc/benchmarks.md
+#                has 2, 4 and 8)
 # Environment:
 #   PMR_BENCH_BUILD  build dir (default build/release, set up if missing;
 #                    without sanitizers, whose runtime refuses a preloaded

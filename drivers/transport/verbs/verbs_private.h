@@ -384,8 +384,19 @@ int verbs_mem_unregister(struct pmr_transport_queue *q,
 		const struct pmr_msgbuf_chunk *chunk);
 int verbs_mem_key(struct pmr_transport_queue *q, const void *addr,
 		size_t len, struct pmr_transport_mkey *key);
-/* verbs_queue.c: destroy the dead AHs whose last send completed. */
+/* verbs_peer.c: peers, and their AHs shared per remote GID. */
+struct pmr_transport_peer *verbs_peer_create(struct pmr_transport_queue *q,
+		const struct pmr_transport_addr *addr);
+void verbs_peer_destroy(struct pmr_transport_queue *q,
+		struct pmr_transport_peer *p);
+/* An AH to gid on vq's port (the queue's own: its self sends). */
+struct ibv_ah *verbs_ah_make(struct verbs_queue *vq, const uint8_t gid[16]);
+/* Destroy the dead AHs whose last send completed (takes ah_lock). */
 void verbs_ah_reap(struct verbs_queue *vq);
+/* The same, unless the control path holds ah_lock (the data path). */
+void verbs_ah_reap_try(struct verbs_queue *vq);
+/* Destroy every dead AH (queue teardown, its sends done). */
+void verbs_ah_reap_all(struct verbs_queue *vq);
 /* verbs_stats.c: the driver's statistics callbacks. */
 int verbs_stats_get(struct pmr_transport_queue *q,
 		struct pmr_transport_stats *s);
