@@ -11,7 +11,8 @@
  * --driver-args (two QPs of one device). With --connect: a
  * client worker per client lcore on its --devargs, with sessions to the
  * server's nexus. Then the clients run rpcperf_client_loop() (wl_rate.c),
- * and their samples become per-lcore rows and a total.
+ * and their samples become per-lcore rows and a total; the counters
+ * read along the way are counters.c's.
  */
 
 #include <inttypes.h>
@@ -558,52 +559,6 @@ rpcperf_run_start(struct rpcperf_run *run)
 	return 0;
 }
 
-/*
- * Packets a worker dropped since st0 and d0: refused on receipt, by
- * --faults, or by its driver.
- */
-static uint64_t
-worker_drops(struct pmr_worker *w, const struct pmr_worker_stats *st0,
-		const struct rpcperf_drv_drops *d0)
-{
-	struct rpcperf_drv_drops d;
-	struct pmr_worker_stats st;
-
-	pmr_worker_stats_get(w, &st);
-	rpcperf_drv_drops_get(w, &d);
-	return st.rx_drops - st0->rx_drops +
-		st.fault_dropped - st0->fault_dropped + d.total - d0->total;
-}
-
-uint64_t
-rpcperf_client_drops(const struct rpcperf_run *run, unsigned int k)
-{
-	const struct rpcperf_client *c = &run->clients[k];
-	uint64_t n;
-
-	n = worker_drops(c->worker, &c->st0, &c->drv0);
-	/* In-process, server k answers client k. */
-	if (k < run->nb_servers)
-		n += worker_drops(run->servers[k], &c->srv0, &c->srvdrv0);
-	return n;
-}
-
-/* Add what w's path counters moved by since st0 to p. */
-static void
-path_add(struct rpcperf_path *p, struct pmr_worker *w,
-		const struct pmr_worker_stats *st0)
-{
-	struct pmr_worker_stats st;
-
-	pmr_worker_stats_get(w, &st);
-	p->reads += st.rdv_reads - st0->rdv_reads;
-	p->read_bytes += st.rdv_read_bytes - st0->rdv_read_bytes;
-	p->read_errors += st.rdv_read_errors - st0->rdv_read_errors;
-	p->descs_sent += st.rdv_descs_sent - st0->rdv_descs_sent;
-	p->fallbacks += st.rdv_fallbacks - st0->rdv_fallbacks;
-	p->copied_bytes += st.copied_bytes - st0->copied_bytes;
-}
-
 int
 rpcperf_run_wait(struct rpcperf_run *run)
 {
@@ -635,10 +590,10 @@ rpcperf_run_wait(struct rpcperf_run *run)
 		c->s.sessions = c->nb_sessions;
 		c->s.client_heap = c->heap;
 		memset(&c->s.path, 0, sizeof(c->s.path));
-		path_add(&c->s.path, c->worker, &c->st0);
+		rpcperf_path_add(&c->s.path, c->worker, &c->st0);
 		/* In-process, server k answers client k. */
 		if (k < run->nb_servers)
-			path_add(&c->s.path, run->servers[k], &c->srv0);
+			rpcperf_path_add(&c->s.path, run->servers[k], &c->srv0);
 	}
 	return ret;
 }
@@ -656,82 +611,6 @@ rpcperf_run_done(const struct rpcperf_run *run)
 }
 
 void
-rpcperf_drops_print(const char *who, const struct pmr_worker_stats *st,
-		const struct pmr_worker_stats *st0)
-{
-	unsigned int i;
-
-	if (st->rx_drops == st0->rx_drops)
-		return;
-	fprintf(stderr, "rpcperf: %s dropped %" PRIu64 " packets:", who,
-		st->rx_drops - st0->rx_drops);
-	for (i = 0; i < RTE_DIM(st->drops); i++)
-		if (st->drops[i] != st0->drops[i])
-			fprintf(stderr, " %s %" PRIu64, pmr_worker_drop_name(i),
-				st->drops[i] - st0->drops[i]);
-	fprintf(stderr, "\n");
-}
-
-void
-rpcperf_drv_drops_get(struct pmr_worker *w, struct rpcperf_drv_drops *d)
-{
-	struct pmr_transport_queue *q = pmr_worker_queue(w);
-	struct pmr_transport_stats ts;
-	int n;
-
-	memset(d, 0, sizeof(*d));
-	if (pmr_transport_stats_get(q, &ts) == 0)
-		d->total = ts.rx_dropped;
-	n = pmr_transport_xstats_get(q, d->x, RTE_DIM(d->x));
-	d->n = n > 0 ? RTE_MIN((unsigned int)n, RTE_DIM(d->x)) : 0;
-}
-
-void
-rpcperf_drv_drops_print(const char *who, const struct rpcperf_drv_drops *d,
-		const struct rpcperf_drv_drops *d0)
-{
-	static const char prefix[] = "rx_drop_";
-	const size_t plen = sizeof(prefix) - 1;
-	uint64_t v0;
-	unsigned int i;
-
-	if (d->total == (d0 != NULL ? d0->total : 0))
-		return;
-	fprintf(stderr, "rpcperf: %s driver dropped %" PRIu64 " frames:", who,
-		d->total - (d0 != NULL ? d0->total : 0));
-	/* The eth driver's reasons are its rx_drop_* counters. */
-	for (i = 0; i < d->n; i++) {
-		if (strncmp(d->x[i].name, prefix, plen) != 0)
-			continue;
-		v0 = d0 != NULL && i < d0->n &&
-			strcmp(d0->x[i].name, d->x[i].name) == 0 ?
-			d0->x[i].value : 0;
-		if (d->x[i].value != v0)
-			fprintf(stderr, " %.*s %" PRIu64,
-				(int)(sizeof(d->x[i].name) - plen),
-				d->x[i].name + plen, d->x[i].value - v0);
-	}
-	fprintf(stderr, "\n");
-}
-
-/* Why w or its driver dropped packets since st0 and d0, if they did. */
-static void
-print_drops(const char *who, unsigned int id, struct pmr_worker *w,
-		const struct pmr_worker_stats *st0,
-		const struct rpcperf_drv_drops *d0)
-{
-	struct rpcperf_drv_drops d;
-	struct pmr_worker_stats st;
-	char name[64];
-
-	pmr_worker_stats_get(w, &st);
-	rpcperf_drv_drops_get(w, &d);
-	snprintf(name, sizeof(name), "%s %u", who, id);
-	rpcperf_drops_print(name, &st, st0);
-	rpcperf_drv_drops_print(name, &d, d0);
-}
-
-void
 rpcperf_run_down(struct rpcperf_run *run)
 {
 	unsigned int i, k;
@@ -739,7 +618,7 @@ rpcperf_run_down(struct rpcperf_run *run)
 	for (k = 0; k < run->nb_clients; k++) {
 		struct rpcperf_client *c = &run->clients[k];
 
-		print_drops("client lcore", c->lcore, c->worker, &c->st0,
+		rpcperf_worker_drops_print("client lcore", c->lcore, c->worker, &c->st0,
 				&c->drv0);
 		for (i = 0; i < c->nb_sessions; i++)
 			pmr_session_destroy(c->worker, c->sessions[i]);
@@ -747,7 +626,7 @@ rpcperf_run_down(struct rpcperf_run *run)
 	}
 	/* In-process, server k answers client k. */
 	for (k = 0; k < run->nb_servers && k < run->nb_clients; k++)
-		print_drops("server worker", k, run->servers[k],
+		rpcperf_worker_drops_print("server worker", k, run->servers[k],
 				&run->clients[k].srv0,
 				&run->clients[k].srvdrv0);
 	if (run->nb_running != 0) {

@@ -300,6 +300,14 @@ uint64_t rpcperf_client_drops(const struct rpcperf_run *run, unsigned int k);
 /* Why a worker dropped packets (st against st0), on stderr, if it did. */
 void rpcperf_drops_print(const char *who, const struct pmr_worker_stats *st,
 		const struct pmr_worker_stats *st0);
+/* Why w or its driver dropped packets since st0 and d0, if they did:
+ * "<who> <id> ..." lines on stderr. */
+void rpcperf_worker_drops_print(const char *who, unsigned int id,
+		struct pmr_worker *w, const struct pmr_worker_stats *st0,
+		const struct rpcperf_drv_drops *d0);
+/* Add what w's path counters moved by since st0 to p. */
+void rpcperf_path_add(struct rpcperf_path *p, struct pmr_worker *w,
+		const struct pmr_worker_stats *st0);
 
 /* The handlers every rpcperf server registers (RPCPERF_REQ_*). */
 int rpcperf_handlers_register(struct pmr_nexus *nx);
