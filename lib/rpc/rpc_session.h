@@ -26,10 +26,11 @@
  */
 #define RPC_TOKEN_COPIES 8
 
-/* rpc_session.c */
+/* rpc_outbox.c */
 uint32_t rpc_outbox_size(uint32_t max_sessions);
 bool rpc_outbox_flush(struct pmr_worker *w);
 void rpc_sm_send(struct pmr_worker *w, const struct pmr_sm_msg *m);
+/* rpc_session.c */
 int rpc_sm_poll(struct pmr_worker *w);
 void rpc_session_release(struct pmr_worker *w, uint16_t sn, bool notify);
 void rpc_session_up(struct pmr_worker *w, uint16_t sn);
