@@ -181,8 +181,8 @@ rpc_window_fill(struct pmr_worker *w, uint16_t sn)
 
 /*
  * A request, with the worker's req_timeout, at the tail of w->all. h: a
- * handle (cont is handle_done()), whose response msgbuf the worker holds
- * too. Inlined in its callers (h == NULL folds away in two of them).
+ * handle (cont is rpc_req_handle.c's), whose response msgbuf the worker
+ * holds too. Inlined in its callers (h == NULL folds away in two of them).
  */
 static __rte_always_inline int
 request_submit(struct pmr_worker *w, int session, uint8_t req_type,
@@ -361,54 +361,17 @@ pmr_request_timeout(struct pmr_worker *w, int session, uint8_t req_type,
 	return 0;
 }
 
-/*
- * The continuation of a request made with pmr_request_start(): the
- * response goes into the handle's msgbuf. A continuation like any other,
- * so that completion has no second case to test.
- */
-static void
-handle_done(struct pmr_worker *w, const struct pmr_resp *resp, void *tag)
-{
-	struct pmr_req_handle *h = tag;
-
-	RTE_SET_USED(w);
-	rpc_msgbuf_unhold(h->resp);
-	h->status = resp->status;
-	if (resp->status == PMR_OK) {
-		if (pmr_msgbuf_resize(h->resp, resp->len) == 0) {
-			memcpy(h->resp->data, resp->data, resp->len);
-			h->resp_len = resp->len;
-		} else {
-			h->status = PMR_E_MSGSIZE;
-		}
-	}
-	__atomic_store_n(&h->done, true, __ATOMIC_RELEASE);
-}
-
+/* request_submit() for a handle (rpc_req_handle.c): cont fills it. */
 int
-pmr_request_start(struct pmr_worker *w, int session, uint8_t req_type,
-		struct pmr_msgbuf *req, struct pmr_msgbuf *resp,
+rpc_request_submit_handle(struct pmr_worker *w, int session,
+		uint8_t req_type, struct pmr_msgbuf *req, pmr_cont_t cont,
 		struct pmr_req_handle *h)
 {
-	if (h == NULL || resp == NULL)
-		return -EINVAL;
-	h->done = false;
-	h->status = PMR_OK;
-	h->resp = resp;
-	h->resp_len = 0;
-	return request_submit(w, session, req_type, req, handle_done, h, h);
-}
-
-enum pmr_status
-pmr_request_wait(struct pmr_worker *w, struct pmr_req_handle *h)
-{
-	while (!pmr_request_done(h))
-		pmr_worker_poll(w);
-	return h->status;
+	return request_submit(w, session, req_type, req, cont, h, h);
 }
 
 /*
- * Run the continuation (handle_done() for a handle), then recycle r.
+ * Run the continuation (a handle's: rpc_req_handle.c), then recycle r.
  * pkt: its single-packet response, if not kept in r.
  */
 static inline void

@@ -61,6 +61,9 @@ void rpc_client_retransmit(struct pmr_worker *w, struct rpc_creq *r);
 void rpc_creq_fail_all(struct pmr_worker *w, struct rpc_session *s,
 		enum pmr_status status);
 void rpc_window_fill(struct pmr_worker *w, uint16_t sn);
+int rpc_request_submit_handle(struct pmr_worker *w, int session,
+		uint8_t req_type, struct pmr_msgbuf *req, pmr_cont_t cont,
+		struct pmr_req_handle *h);
 int rpc_completing_poll(struct pmr_worker *w);
 
 #pragma GCC visibility pop
