@@ -778,7 +778,9 @@ fill_device_attr(struct hca_dev *d, struct ibv_device_attr *a)
 	a->sys_image_guid = a->node_guid;
 	a->max_mr_size = UINT64_MAX;
 	a->page_size_cap = 0xfffff000;
-	a->vendor_id = 0xffffff;
+	/* rxe's RXE_VENDOR_ID with its personality; none otherwise, so
+	 * that a driver can tell the two apart as it tells rxe. */
+	a->vendor_id = d->cfg.rxe ? 0xffffff : 0;
 	a->max_qp = HCA_MAX_QP;
 	a->max_qp_wr = HCA_MAX_QP_WR;
 	a->device_cap_flags = IBV_DEVICE_RC_RNR_NAK_GEN |

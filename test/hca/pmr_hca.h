@@ -175,6 +175,12 @@ struct pmr_hca_dev_config {
 	 * EOPNOTSUPP, as on a device without windows. */
 	uint8_t mw;
 	struct pmr_hca_port_config port[PMR_HCA_MAX_PORTS]; /**< ports 1.. */
+	/** The rxe personality (issue 25): the device identifies itself
+	 * as rxe does (vendor id 0xffffff; otherwise 0) and behaves as
+	 * rxe where rxe is laxer than the specification and a peer can
+	 * reach what it should not (doc/testing.md, "The rxe
+	 * personality"). Off by default: the model is strict. */
+	uint8_t rxe;
 };
 
 /**

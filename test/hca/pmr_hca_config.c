@@ -10,6 +10,8 @@
  * Spec: tokens separated by spaces, commas or semicolons, each key=value.
  *   dev=NAME          starts a device (mw=0 by default)
  *   mw=0|1            advertise type 2B memory windows
+ *   rxe=0|1           behave as rxe (Soft-RoCE) where rxe is laxer than
+ *                     the specification (pmr_hca_dev_config.rxe)
  *   port=1|2          starts the device's next port (a device without a
  *                     port= token gets port 1 with the defaults)
  *   link=eth|roce|ib  the port's link layer (default eth)
@@ -223,6 +225,14 @@ pmr_hca_config_parse(const char *spec, struct pmr_hca_dev_config *devs,
 				goto out;
 			}
 			d->mw = v[0] == '1';
+			continue;
+		}
+		if (strcmp(tok, "rxe") == 0) {
+			if (strcmp(v, "0") != 0 && strcmp(v, "1") != 0) {
+				errf(err, errlen, "rxe=%s: 0 or 1", v);
+				goto out;
+			}
+			d->rxe = v[0] == '1';
 			continue;
 		}
 		if (strcmp(tok, "port") == 0) {

@@ -776,6 +776,7 @@ test_config_parse(void **state)
 		{ "dev=a,link=eth,lid=3", "Ethernet has no LID" },
 		{ "dev=a,mtu=4096,max_mtu=2048", "MTUs" },
 		{ "dev=a,mw=2", "mw=2" },
+		{ "dev=a,rxe=yes", "rxe=yes" },
 		{ "dev=a dev=b dev=c dev=d dev=e", "more than 4" },
 		{ "dev=a noequals", "not key=value" },
 	};
@@ -800,6 +801,7 @@ test_config_parse(void **state)
 		PMR_HCA_MAX_DEVICES, err, sizeof(err)), 2);
 	assert_string_equal(d[0].name, "r0");
 	assert_int_equal(d[0].mw, 1);
+	assert_int_equal(d[0].rxe, 0);
 	assert_int_equal(d[0].nports, 2);
 	assert_int_equal(d[0].port[0].state, IBV_PORT_DOWN);
 	assert_int_equal(d[0].port[0].active_mtu, IBV_MTU_4096);
@@ -1123,6 +1125,7 @@ test_two_ports(void **state)
 	node_open(&b, "hca0", 2);
 	assert_int_equal(ibv_query_device(a.ctx, &da), 0);
 	assert_int_equal(da.phys_port_cnt, 2);
+	assert_int_equal(da.vendor_id, 0);	/* strict: not rxe's */
 	assert_true((da.device_cap_flags & IBV_DEVICE_MEM_WINDOW_TYPE_2B) !=
 		0);
 	assert_true(da.max_mw > 0);
@@ -1147,6 +1150,22 @@ test_two_ports(void **state)
 	assert_int_equal(ibv_destroy_ah(ah), 0);
 	node_close(&a);
 	node_close(&b);
+}
+
+/* The rxe personality (rxe=1) identifies itself as rxe does: rxe's
+ * vendor id, which the strict device does not report. */
+static void
+test_rxe_identity(void **state)
+{
+	struct ibv_device_attr da;
+	struct node a;
+
+	(void)state;
+	fabric("dev=hca0,rxe=1");
+	node_open(&a, "hca0", 1);
+	assert_int_equal(ibv_query_device(a.ctx, &da), 0);
+	assert_int_equal(da.vendor_id, 0xffffff);
+	node_close(&a);
 }
 
 /* What the model does not model fails cleanly, in each call's own
@@ -2782,6 +2801,7 @@ main(void)
 		R(test_two_ports),
 		R(test_device_fatal),
 		R(test_rc_ib),
+		R(test_rxe_identity),
 #undef R
 	};
 
