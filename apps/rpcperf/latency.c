@@ -18,6 +18,13 @@
 int
 rpcperf_samples_init(struct rpcperf_samples *s, uint64_t cap)
 {
+	/*
+	 * The latest RPCPERF_SAMPLES_MAX at most (a ring, as with -i):
+	 * -n 1000000000 would otherwise zero 8 GB before the first round
+	 * trip (and take minutes where MALLOC_PERTURB_ makes calloc write
+	 * every page).
+	 */
+	cap = RTE_MIN(cap, (uint64_t)RPCPERF_SAMPLES_MAX);
 	memset(s, 0, sizeof(*s));
 	s->workload = "?";
 	s->cycles = calloc(cap != 0 ? cap : 1, sizeof(*s->cycles));

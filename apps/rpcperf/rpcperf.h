@@ -353,6 +353,9 @@ void rpcperf_usage(const char *prog);
 const char *rpcperf_option_name(unsigned int i);
 
 /* latency.c */
+/* Samples kept per lcore at most: 16 Mi (128 MiB); percentiles are those
+ * of the latest so many round trips. */
+#define RPCPERF_SAMPLES_MAX (1u << 24)
 int rpcperf_samples_init(struct rpcperf_samples *s, uint64_t cap);
 void rpcperf_samples_free(struct rpcperf_samples *s);
 static inline void
