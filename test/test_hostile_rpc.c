@@ -579,8 +579,14 @@ defect2_timeouts_reset_session(void **state)
 static int
 setup_defect7(void **state)
 {
+	/*
+	 * The attacker and the victim are sessions of one client, one
+	 * source: its share of the server is all of it here, so that the
+	 * per-session bounds alone are tested (test_hostile_share.c tests
+	 * the per-source ones).
+	 */
 	struct pmr_worker_conf srv = { .nb_msgbufs = 1024,
-		.req_timeout_ms = 1000 };
+		.req_timeout_ms = 1000, .src_share_pct = 100 };
 	struct pmr_worker_conf cli = { .nb_msgbufs = 1024,
 		.req_timeout_ms = 20000 };
 

@@ -694,12 +694,16 @@ test_session_destroy_pending(void **state)
 static int
 setup_bulk(void **state)
 {
-	/* One credit per session, and receive slots for them all. */
+	/*
+	 * One credit per session, and receive slots for them all; the one
+	 * client may take every session (no share kept for other sources).
+	 */
 	const struct pmr_worker_conf conf = {
 		.nb_msgbufs = 1024,
 		.max_sessions = BULK_MAX_SESSIONS,
 		.session_credits = 1,
 		.devargs = "rxd=4096",
+		.src_share_pct = 100,
 	};
 
 	(void)state;

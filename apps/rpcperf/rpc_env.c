@@ -230,6 +230,12 @@ rpcperf_worker_conf(const struct rpcperf_config *cfg, uint32_t max_size,
 			(uint32_t)UINT16_MAX);
 	conf->max_sessions = RTE_MAX(sessions + 1, 256u);
 	conf->max_requests = RTE_MAX(4096u, 2 * concurrency);
+	/*
+	 * A benchmark server serves one client process at a time (as
+	 * server.c's nexus lifts its per-source cap): that one source may
+	 * hold all of a worker, no share kept for others.
+	 */
+	conf->src_share_pct = 100;
 }
 
 static struct pmr_worker *

@@ -177,6 +177,7 @@ struct nexus_remote {
 	uint64_t rx_counter;		/* highest heartbeat counter seen */
 	uint64_t last_seen_ms;		/* last authenticated message */
 	uint32_t rc_rx_gen;		/* highest RC_REQ generation acted on */
+	bool rc_share_told;		/* its refusal of a QP logged */
 	TAILQ_HEAD(, nexus_session) sessions;	/* UP, with this remote */
 	unsigned int nb_sessions;
 };
@@ -208,6 +209,8 @@ struct nexus_worker {
 	uint32_t nb_sessions;
 	TAILQ_HEAD(, nexus_shs) pending;	/* CONNECT_IN not answered */
 	STAILQ_HEAD(, nexus_backlog) backlog;
+	/* Percent of its RC QPs one source may hold (nexus_rc.c). */
+	uint8_t rc_share_pct;
 };
 
 struct pmr_nexus {

@@ -134,6 +134,61 @@ pair_new(struct pmr_nexus *nx, const struct nexus_session *s)
 	return p;
 }
 
+/*
+ * May a remote at addr make w hold one more RC QP? Its address may hold
+ * w->rc_share_pct percent of the QPs w's queue can have (at least one):
+ * the rest is kept for other sources (doc/security.md). Pairs going down
+ * count until their QP is destroyed.
+ */
+static bool
+share_ok(const struct pmr_nexus *nx, const struct nexus_worker *w,
+		const struct sockaddr_in *addr)
+{
+	uint32_t total = w->q->caps.rc_max, share, held = 0;
+	const struct nexus_rc_pair *p;
+
+	if (total == 0)
+		return true;	/* the driver sets no limit of its own */
+	share = RTE_MAX(1u, (uint32_t)((uint64_t)total *
+			w->rc_share_pct / 100));
+	TAILQ_FOREACH(p, &nx->rc_pairs, next)
+		held += p->w == w &&
+			p->remote.sin_addr.s_addr == addr->sin_addr.s_addr;
+	return held < share;
+}
+
+/*
+ * Is the QP between w and remote_worker at r the remote's doing, to be
+ * held to its share? Not if w has a client session with that worker: w
+ * opened it, and the QP serves w's own requests.
+ */
+static bool
+share_applies(const struct nexus_remote *r, const struct nexus_worker *w,
+		uint16_t remote_worker)
+{
+	const struct nexus_session *s;
+
+	TAILQ_FOREACH(s, &r->sessions, rnext)
+		if (s->w == w && s->remote_worker == remote_worker &&
+		    s->is_client)
+			return false;
+	return true;
+}
+
+/* A QP refused to a source over its share: counted, logged at debug. */
+static void
+share_refused(struct pmr_nexus *nx, const struct nexus_worker *w,
+		uint16_t remote_worker, const struct sockaddr_in *addr)
+{
+	char uri[PMR_URI_MAX];
+
+	nx->stats.rc_share_refused++;
+	nexus_uri_format(addr, uri);
+	NX_LOG(DEBUG, "worker %u: no RC QP with worker %u at %s: that "
+		"address holds its share of the worker's QPs", w->id,
+		remote_worker, uri);
+}
+
 static void
 pair_free(struct pmr_nexus *nx, struct nexus_rc_pair *p)
 {
@@ -387,6 +442,16 @@ rx_req(struct pmr_nexus *nx, const struct sockaddr_in *src,
 			pair_down(nx, p, 0);
 		return;
 	} else {
+		if (share_applies(r, w, req->src_worker) &&
+		    !share_ok(nx, w, src)) {
+			/* Its address holds its share: refused, once a gen. */
+			nx->stats.rx_msgs++;
+			r->rc_rx_gen = req->generation;
+			share_refused(nx, w, req->src_worker, src);
+			send_ack(nx, src, r->tx_key, req, PMR_SM_E_SHARE, NULL,
+					NULL);
+			return;
+		}
 		p = pair_new(nx, any);
 		if (p == NULL) {
 			nx->stats.rx_msgs++;
@@ -425,6 +490,18 @@ rx_ack(struct pmr_nexus *nx, const struct sockaddr_in *src,
 	    p->generation != ack->generation)
 		return;
 	if (ack->status != 0) {
+		if (ack->status == PMR_SM_E_SHARE && !r->rc_share_told) {
+			char uri[PMR_URI_MAX];
+
+			/* Once per remote: clearly, not only a count. */
+			r->rc_share_told = true;
+			nexus_uri_format(src, uri);
+			NX_LOG(WARNING, "%s refused an RC QP between our worker "
+				"%u and its worker %u: our address holds its share "
+				"of that worker's RC QPs; large messages between "
+				"them go as datagrams (said once per remote nexus)",
+				uri, w->id, ack->src_worker);
+		}
 		pair_fail(nx, p, ack->status);
 		return;
 	}
@@ -476,6 +553,12 @@ worker_want(struct pmr_nexus *nx, struct nexus_worker *w,
 		p = pair_find(nx, w, s->remote_worker, &s->remote,
 				s->remote_boot);
 	if (p == NULL) {
+		if (share_applies(s->rem, w, s->remote_worker) &&
+		    !share_ok(nx, w, &s->remote)) {
+			share_refused(nx, w, s->remote_worker, &s->remote);
+			send_ready(w, msg->local_session, PMR_SM_E_SHARE, NULL);
+			return;
+		}
 		p = pair_new(nx, s);
 		if (p == NULL) {
 			send_ready(w, msg->local_session,

@@ -150,6 +150,7 @@ pmr_nexus_worker_attach(struct pmr_nexus *nx, uint16_t worker_id,
 	if (w == NULL)
 		return -ENOMEM;
 	w->id = worker_id;
+	w->rc_share_pct = 50;
 	w->q = q;
 	strcpy(w->driver, drv);
 	TAILQ_INIT(&w->pending);
@@ -186,6 +187,24 @@ pmr_nexus_worker_attach(struct pmr_nexus *nx, uint16_t worker_id,
 fail:
 	pthread_mutex_unlock(&nx->lock);
 	worker_free(w);
+	return ret;
+}
+
+int
+pmr_nexus_worker_share(struct pmr_nexus *nx, uint16_t worker_id, uint8_t pct)
+{
+	struct nexus_worker *w;
+	int ret = 0;
+
+	if (nx == NULL || pct == 0 || pct > 100)
+		return -EINVAL;
+	pthread_mutex_lock(&nx->lock);
+	w = nexus_worker_find(nx, worker_id);
+	if (w != NULL)
+		w->rc_share_pct = pct;
+	else
+		ret = -ENOENT;
+	pthread_mutex_unlock(&nx->lock);
 	return ret;
 }
 

@@ -124,6 +124,9 @@ struct pmr_nexus_stats {
 	 * events of other kinds: counted, told to nobody.
 	 */
 	uint64_t dev_events_orphan;
+	/** RC QPs refused to a remote whose address held its share of a
+	 * worker's (pmr_worker_conf.src_share_pct). */
+	uint64_t rc_share_refused;
 };
 
 /**

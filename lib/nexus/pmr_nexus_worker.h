@@ -162,6 +162,12 @@ enum pmr_sm_status {
 	 * (-EPROTONOSUPPORT to the application). Final.
 	 */
 	PMR_SM_E_FAMILY,
+	/**
+	 * RC_READY (and RC_ACK on the wire): the remote worker keeps the
+	 * rest of its RC QPs for other sources; this one's address holds
+	 * its share (-EDQUOT to the session's RC state).
+	 */
+	PMR_SM_E_SHARE,
 };
 
 /** One message on a worker ring. */
@@ -242,6 +248,18 @@ int pmr_nexus_worker_attach(struct pmr_nexus *nx, uint16_t worker_id,
  * ring (destroying those peers), forgets its handshakes, frees both rings.
  */
 void pmr_nexus_worker_detach(struct pmr_nexus *nx, uint16_t worker_id);
+
+/**
+ * The most one source (a remote address) may hold of the worker's RC
+ * queue pairs, in percent of its queue's (caps.rc_max; at least one):
+ * the nexus refuses the QP of a pair over it with PMR_SM_E_SHARE, unless
+ * the worker has a client session with that remote worker (its own
+ * doing). 50 until this is called.
+ *
+ * @return 0, -ENOENT (no such worker), -EINVAL (pct 0 or over 100).
+ */
+int pmr_nexus_worker_share(struct pmr_nexus *nx, uint16_t worker_id,
+		uint8_t pct);
 
 /**
  * Copy the handler table (256 entries; unregistered types have fn NULL)

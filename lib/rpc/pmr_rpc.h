@@ -295,6 +295,17 @@ struct pmr_worker_conf {
 	 * nb_large_msgbufs; unused on a queue with windows).
 	 */
 	uint16_t nb_offer_msgbufs;
+	/**
+	 * The most one source (the address of a client nexus: every
+	 * client process on it together) may hold of this worker, in
+	 * percent of each resource: server sessions, the receive slots
+	 * they reserve, the 64 KiB and max_msg_size buffers its requests
+	 * hold (doc/security.md). 0: the default, 50; 100: no share kept
+	 * for other sources. A session beyond it is refused (the client
+	 * retries until its connect timeout, then -ENOSPC), a request
+	 * answered PMR_E_NOMEM.
+	 */
+	uint8_t src_share_pct;
 };
 
 /** pmr_worker_conf.rdv_threshold's default: 16 KiB. */
@@ -380,6 +391,13 @@ struct pmr_worker_stats {
 	/** Payload bytes the engine copied: reassembly of multi-packet
 	 * datagram messages, offer buffers. */
 	uint64_t copied_bytes;
+	/** Requests refused (PMR_E_NOMEM): their source held its share
+	 * of the buffers they need (pmr_worker_conf.src_share_pct;
+	 * server). */
+	uint64_t src_refused;
+	/** Sessions refused: their source held its share of the worker's
+	 * sessions or receive slots (server). */
+	uint64_t src_sessions_refused;
 };
 
 /**

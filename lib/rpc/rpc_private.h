@@ -76,6 +76,8 @@ struct pmr_srv_slot;
 struct rpc_rc;
 struct rpc_rc_pair;
 struct rpc_rdv;
+struct rpc_src;
+struct rpc_src_table;
 TAILQ_HEAD(rpc_creq_list, rpc_creq);
 TAILQ_HEAD(rpc_srv_list, pmr_srv_slot);
 
@@ -148,6 +150,8 @@ struct rpc_session {
 	struct rpc_rc_pair *rc;		/* RPC_RC_READY */
 	/* server: accepted, its PMR_SESSION_EV_RESET is still owed */
 	bool accepted;
+	/* server: its source, what it holds counted there (rpc_source.h) */
+	struct rpc_src *src;
 	char remote_uri[PMR_URI_MAX];	/* pmr_session_info.remote_uri */
 };
 TAILQ_HEAD(rpc_session_list, rpc_session);
@@ -265,6 +269,9 @@ struct pmr_worker {
 	uint32_t rdv_threshold;
 	bool rdv_eager;
 	bool rdv_mw;
+
+	/* What each source of server sessions holds (rpc_source.c). */
+	struct rpc_src_table *src;
 
 	/* Control. */
 	struct pmr_nexus *nx;

@@ -399,7 +399,8 @@ sm_ready(struct pmr_worker *w, const struct pmr_sm_msg *m)
 		s->rc_err = m->status == PMR_SM_E_TIMEOUT ? -ETIMEDOUT :
 			m->status == PMR_SM_E_FAMILY ? -ENOTSUP :
 			m->status == PMR_SM_E_NO_WORKER ? -ENOENT :
-			m->status == PMR_SM_E_NO_RESOURCES ? -ENOMEM : -EIO;
+			m->status == PMR_SM_E_NO_RESOURCES ? -ENOMEM :
+			m->status == PMR_SM_E_SHARE ? -EDQUOT : -EIO;
 		return;
 	}
 	p = pair_find(rc, m->cookie);

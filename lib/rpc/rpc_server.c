@@ -20,6 +20,7 @@
 #include "rpc_server.h"
 #include "rpc_server_rx.h"
 #include "rpc_session.h"
+#include "rpc_source.h"
 #include "rpc_timers.h"
 #include "rpc_tx.h"
 
@@ -83,6 +84,21 @@ srv_tx_cr(struct pmr_worker *w, struct rpc_session *s,
 }
 
 /*
+ * The request's buffer (reassembly, or READ) goes back to its pool, and
+ * stops counting as held by its source.
+ */
+static inline void
+srv_req_buf_put(struct pmr_worker *w, struct pmr_srv_slot *req)
+{
+	rpc_msgbuf_put(req->req.mb);
+	req->req.mb = NULL;
+	if (req->req_src != NULL) {
+		rpc_src_drop(w, req->req_src, req->req_res, 1);
+		req->req_src = NULL;
+	}
+}
+
+/*
  * The request's input goes back: its packet to the driver (single-packet)
  * or its reassembly buffer to the pool.
  */
@@ -92,8 +108,7 @@ srv_input_release(struct pmr_worker *w, struct pmr_srv_slot *req)
 	if (req->has_pkt)
 		pmr_transport_rx_release(w->q, &req->pkt, 1);
 	req->has_pkt = false;
-	rpc_msgbuf_put(req->req.mb);
-	req->req.mb = NULL;
+	srv_req_buf_put(w, req);
 }
 
 /* Forget the slot's request and response: its buffers go back. */
@@ -274,6 +289,40 @@ srv_large_held(const struct pmr_worker *w, const struct rpc_session *s)
 }
 
 /*
+ * A buffer for the size-byte request (multi-packet, or read) of slot req
+ * of session s, or NULL: over max_msg_size, the session's
+ * max_large_per_session taken, its source's share of the class taken
+ * (rpc_source.h), or the pool empty. Counted as held by the source until
+ * srv_req_buf_put().
+ */
+static struct pmr_msgbuf *
+srv_req_buf(struct pmr_worker *w, struct rpc_session *s,
+		struct pmr_srv_slot *req, uint32_t size)
+{
+	enum rpc_src_res res = size > w->pool_cap[RPC_NB_CLASSES - 2] ?
+		RPC_SRC_LARGE : RPC_SRC_MID;
+	struct pmr_msgbuf *mb;
+
+	if (size > w->max_msg)
+		return NULL;
+	if (res == RPC_SRC_LARGE && srv_large_held(w, s) >= w->max_large_sess) {
+		w->stats.large_refused++;	/* the session's share */
+		return NULL;
+	}
+	if (s->src != NULL && !rpc_src_may(w, s->src, res, 1)) {
+		rpc_src_refused(w, s->src, res);
+		return NULL;
+	}
+	mb = rpc_msgbuf_alloc(w, size);
+	if (mb != NULL && s->src != NULL) {
+		rpc_src_take(s->src, res, 1);
+		req->req_src = s->src;
+		req->req_res = (uint8_t)res;
+	}
+	return mb;
+}
+
+/*
  * A REQ_DESC: a new request of the slot, sent by READ. The slot takes its
  * number now (at most once), reads it into a msgbuf of its own and hands
  * it to the handler when the READ completed (rpc_server_rdv_read_done()).
@@ -312,17 +361,10 @@ srv_desc_start(struct pmr_worker *w, struct rpc_session *s,
 	req->req = (struct rpc_msg_rx){ .size = h->msg_size, .pkts = 1,
 		.num_rx = 1 };
 	w->stats.rdv_descs_received++;
-	if (h->msg_size > w->max_msg)
-		;	/* no buffer for it */
-	else if (h->msg_size > w->pool_cap[RPC_NB_CLASSES - 2] &&
-		 srv_large_held(w, s) >= w->max_large_sess)
-		w->stats.large_refused++;
-	else
-		mb = rpc_msgbuf_alloc(w, h->msg_size);
+	mb = srv_req_buf(w, s, req, h->msg_size);
 	req->req.mb = mb;
 	if (mb == NULL || rpc_rdv_srv_read(w, req->session, req, &d) != 0) {
-		rpc_msgbuf_put(mb);
-		req->req.mb = NULL;
+		srv_req_buf_put(w, req);
 		srv_answer_status(w, s, req, PMR_E_NOMEM);
 		return false;
 	}
@@ -344,8 +386,7 @@ rpc_server_rdv_read_done(struct pmr_worker *w, struct pmr_srv_slot *req,
 		 * Its session went, or its pair failed (the session is
 		 * reset next): never run; a copy of it is dropped.
 		 */
-		rpc_msgbuf_put(req->req.mb);
-		req->req.mb = NULL;
+		srv_req_buf_put(w, req);
 		/*
 		 * The slot's own response buffer too: a recycled slot keeps
 		 * its last response as one (srv_slot_recycle()), and a FREE
@@ -417,13 +458,7 @@ srv_req_start(struct pmr_worker *w, struct rpc_session *s,
 		return true;
 	}
 	req->req = m;
-	if (h->msg_size > w->max_msg)
-		;	/* no buffer for it */
-	else if (h->msg_size > w->pool_cap[RPC_NB_CLASSES - 2] &&
-		 srv_large_held(w, s) >= w->max_large_sess)
-		w->stats.large_refused++;	/* its share is taken */
-	else
-		req->req.mb = rpc_msgbuf_alloc(w, h->msg_size);
+	req->req.mb = srv_req_buf(w, s, req, h->msg_size);
 	if (req->req.mb == NULL) {
 		/*
 		 * Refused before it ran: at most once still holds. The

@@ -64,6 +64,12 @@ struct pmr_srv_slot {
 	uint32_t tx_round;		/* w->tx_bursts when queued in place */
 	/* The response offered by READ (resp_mb NULL then), or NULL. */
 	struct rpc_offer *offer;
+	/*
+	 * req.mb counted as held by this source (rpc_source.h), as
+	 * req_res, or NULL: kept here, as a READ may outlive its session.
+	 */
+	struct rpc_src *req_src;
+	uint8_t req_res;
 };
 
 /*

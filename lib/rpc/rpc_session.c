@@ -19,6 +19,7 @@
 #include "rpc_server.h"
 #include "rpc_rc.h"
 #include "rpc_session.h"
+#include "rpc_source.h"
 #include "rpc_tx.h"
 
 static int
@@ -131,6 +132,19 @@ session_alloc(struct pmr_worker *w, bool client, uint16_t reserve)
 	return sn;
 }
 
+/*
+ * A server session reserving reserve receive slots stops counting as
+ * src's (rpc_source.h): it went, or was not made after all.
+ */
+static void
+session_src_release(struct pmr_worker *w, struct rpc_src *src,
+		uint16_t reserve)
+{
+	rpc_src_drop(w, src, RPC_SRC_RX, reserve);
+	rpc_src_drop(w, src, RPC_SRC_SESSIONS, 1);
+	rpc_src_put(w, src);
+}
+
 static void
 session_free(struct pmr_worker *w, uint16_t sn)
 {
@@ -138,11 +152,42 @@ session_free(struct pmr_worker *w, uint16_t sn)
 
 	rpc_server_session_clear(w, s);
 	rpc_hs_stop(w, s);
+	if (s->src != NULL)
+		session_src_release(w, s->src, s->rx_reserve);
+	s->src = NULL;
 	s->state = PMR_SESSION_FREE;
 	rpc_session_rx_update(s);
 	s->peer = NULL;
 	w->rx_reserved -= s->rx_reserve;
 	w->sess_free[w->nb_sess_free++] = sn;
+}
+
+/*
+ * The source of a CONNECT_IN (its client nexus's address), if it may
+ * have one more session reserving reserve receive slots; else NULL and
+ * why (-ENOSPC: its share is taken, or no room to count it).
+ */
+static struct rpc_src *
+session_src_get(struct pmr_worker *w, const struct pmr_sm_msg *m,
+		uint16_t reserve, int *err)
+{
+	struct rpc_src *src = rpc_src_get(w, m->uri);
+
+	*err = -ENOSPC;
+	if (src == NULL)
+		return NULL;
+	if (!rpc_src_may(w, src, RPC_SRC_SESSIONS, 1)) {
+		rpc_src_refused(w, src, RPC_SRC_SESSIONS);
+	} else if (!rpc_src_may(w, src, RPC_SRC_RX, reserve)) {
+		rpc_src_refused(w, src, RPC_SRC_RX);
+	} else {
+		rpc_src_take(src, RPC_SRC_SESSIONS, 1);
+		rpc_src_take(src, RPC_SRC_RX, reserve);
+		*err = 0;
+		return src;
+	}
+	rpc_src_put(w, src);
+	return NULL;
 }
 
 /*
@@ -512,6 +557,8 @@ static void
 sm_connect_in(struct pmr_worker *w, const struct pmr_sm_msg *m)
 {
 	struct pmr_sm_msg r = { .cookie = m->cookie };
+	uint16_t reserve = RTE_MIN(m->credits, w->credits);
+	struct rpc_src *src = NULL;
 	struct rpc_session *s;
 	int sn;
 
@@ -519,10 +566,20 @@ sm_connect_in(struct pmr_worker *w, const struct pmr_sm_msg *m)
 	 * The client's credits are its say, not ours: grant (and reserve)
 	 * at most our own session_credits, so that one asker cannot take
 	 * the whole receive budget. The client uses what is granted (the
-	 * TOKEN packet and the ACCEPT say how many).
+	 * TOKEN packet and the ACCEPT say how many). Its source may hold
+	 * only its share of our sessions and receive slots.
 	 */
-	sn = m->credits != 0 ? session_alloc(w, false,
-			RTE_MIN(m->credits, w->credits)) : -EINVAL;
+	if (m->credits == 0)
+		sn = -EINVAL;
+	else
+		src = session_src_get(w, m, reserve, &sn);
+	if (src != NULL) {
+		sn = session_alloc(w, false, reserve);
+		if (sn >= 0)
+			w->sessions[sn].src = src;
+		else
+			session_src_release(w, src, reserve);
+	}
 	/* Before anyone is asked: can the session carry our messages? */
 	if (sn >= 0 && session_set_pkt_size(w, &w->sessions[sn],
 			m->pkt_size) != 0) {

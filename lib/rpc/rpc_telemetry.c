@@ -90,6 +90,8 @@ static const struct tel_field worker_stat_fields[] = {
 	WORKER_STAT(rdv_reclaimed),
 	WORKER_STAT(rdv_fallbacks),
 	WORKER_STAT(copied_bytes),
+	WORKER_STAT(src_refused),
+	WORKER_STAT(src_sessions_refused),
 };
 
 #define DRIVER_STAT(f) { "driver_" #f, offsetof(struct pmr_transport_stats, f) }
@@ -134,6 +136,7 @@ static const struct tel_field nexus_stat_fields[] = {
 	NEXUS_STAT(dev_events_fatal),
 	NEXUS_STAT(dev_events_rc),
 	NEXUS_STAT(dev_events_orphan),
+	NEXUS_STAT(rc_share_refused),
 };
 
 static inline uint64_t

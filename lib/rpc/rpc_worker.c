@@ -22,6 +22,7 @@
 #include "rpc_rdv.h"
 #include "rpc_server.h"
 #include "rpc_session.h"
+#include "rpc_source.h"
 #include "rpc_tx.h"
 #include "rpc_telemetry.h"
 
@@ -93,6 +94,7 @@ pmr_worker_drop_name(unsigned int idx)
 static void
 worker_free(struct pmr_worker *w)
 {
+	rpc_src_fini(w);
 	rte_ring_free(w->outbox);
 	rte_free(w->txfree.mbs);
 	rte_free(w->creq_free);
@@ -359,6 +361,17 @@ pmr_worker_create(struct pmr_nexus *nx, const struct pmr_worker_conf *conf)
 	w->inplace_max = RTE_MIN(w->plen, w->max_msg);
 	w->rare_in = 1;
 	ret = worker_pools_create(w, conf, w->headroom, socket);
+	if (ret == 0) {
+		/* What one source may hold a share of (rpc_source.h). */
+		const uint32_t total[RPC_SRC_NB_RES] = {
+			[RPC_SRC_SESSIONS] = w->max_sessions,
+			[RPC_SRC_RX] = w->rx_budget,
+			[RPC_SRC_MID] = w->pools[1]->size,
+			[RPC_SRC_LARGE] = w->pools[RPC_NB_CLASSES - 1]->size,
+		};
+
+		ret = rpc_src_init(w, conf, total);
+	}
 	for (c = 0; ret == 0 && c < RPC_NB_CLASSES; c++)
 		ret = pmr_transport_mem_register(w->q, w->pools[c]);
 	if (ret == 0)
@@ -370,6 +383,14 @@ pmr_worker_create(struct pmr_nexus *nx, const struct pmr_worker_conf *conf)
 			&w->from_worker);
 	if (ret != 0)
 		goto fail;
+	/* Its RC QPs are shared out per source as the rest (rpc_source.h). */
+	ret = pmr_nexus_worker_share(nx, w->worker_id,
+			conf->src_share_pct != 0 ? conf->src_share_pct :
+			RPC_SRC_SHARE_PCT_DEFAULT);
+	if (ret != 0) {
+		pmr_nexus_worker_detach(nx, w->worker_id);
+		goto fail;
+	}
 	pmr_nexus_handlers_get(nx, w->handlers);
 	rpc_telemetry_add(w);
 	return w;

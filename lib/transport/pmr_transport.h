@@ -71,6 +71,8 @@ struct pmr_transport_caps {
 	 * rx_burst: the budget credits are admitted against.
 	 */
 	uint32_t rx_depth;
+	/** RC queue pairs the queue can have at once (0 without RC). */
+	uint32_t rc_max;
 };
 
 /** A queue's address as exchanged by the session handshake. */

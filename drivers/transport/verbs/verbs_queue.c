@@ -528,6 +528,7 @@ verbs_queue_create(const struct pmr_transport_driver *drv, const char *devargs,
 	vq->path_mtu = pa.active_mtu;
 	vq->rc_sq = a.rc_sq;
 	vq->rc_rd = a.rc_rd;
+	vq->pub.caps.rc_max = VERBS_RC_MAX;	/* fewer if CQEs are short */
 	/* 0 would make a WR of no bytes (the push would never end). */
 	vq->rc_max_msg = pa.max_msg_sz != 0 ? pa.max_msg_sz : 1u << 31;
 	if (a.rc_max_msg != 0 && a.rc_max_msg < vq->rc_max_msg)
