@@ -90,6 +90,9 @@ static const struct tel_field worker_stat_fields[] = {
 	WORKER_STAT(rdv_reclaimed),
 	WORKER_STAT(rdv_fallbacks),
 	WORKER_STAT(copied_bytes),
+	WORKER_STAT(qp_fatal),
+	WORKER_STAT(qp_recovered),
+	WORKER_STAT(qp_recovery_failed),
 };
 
 #define DRIVER_STAT(f) { "driver_" #f, offsetof(struct pmr_transport_stats, f) }
