@@ -15,6 +15,8 @@
 
 #include <infiniband/verbs.h>
 
+#include <rte_common.h>
+
 #include "pmr_hca.h"
 #include "pmr_pkthdr.h"
 #include "pmr_test.h"
@@ -162,6 +164,7 @@ vd_hostile_run(struct vd_e2e *e, const char *dev, uint32_t max_len,
 	struct vd_e2e_reply r;
 	struct pmr_msgbuf *req;
 	uint32_t qpn, qkey, wrong_qkey = 0, rpcs = 0, len, over = 0;
+	uint32_t largest = 0;
 	uint64_t delivered, drv_drops;
 	unsigned int k;
 
@@ -210,6 +213,7 @@ vd_hostile_run(struct vd_e2e *e, const char *dev, uint32_t max_len,
 		} else {
 			attacker_send(a, len, qpn, qkey);
 			over += len > caps.mtu;
+			largest = RTE_MAX(largest, len);
 		}
 		pmr_worker_poll(e->srv);
 		/* An RPC every 16 datagrams, checked. */
@@ -228,7 +232,10 @@ vd_hostile_run(struct vd_e2e *e, const char *dev, uint32_t max_len,
 				pmr_worker_poll(e->srv);
 				pmr_worker_poll(e->cli);
 			}
-			assert_int_equal(r.status, PMR_OK);
+			if (r.status != PMR_OK)
+				fail_msg("RPC %u (after datagram %u, the "
+					"largest yet %u bytes): status %d",
+					rpcs, k, largest, r.status);
 			assert_int_equal(r.len, len);
 			assert_int_equal(r.first, 0x5a ^ 0xff);
 			rpcs++;
