@@ -50,6 +50,7 @@ enum verbs_drop {
 	VERBS_DROP_SHORT,	/* shorter than the GRH */
 	VERBS_DROP_SELF_FLUSH,	/* our own flush send */
 	VERBS_DROP_GRH,		/* GRH of an unexpected IP version */
+	VERBS_DROP_LONG,	/* over the queue's MTU (caps.mtu) */
 	VERBS_DROP_MAX,
 };
 
@@ -252,7 +253,10 @@ struct verbs_queue {
 	struct ibv_ah *self_ah;
 
 	uint8_t *rx_bufs;		/* rq_size * rx_buf_len */
-	uint32_t rx_buf_len;		/* GRH + MTU */
+	/* GRH + the port's max_mtu: what a peer may send us, whatever our
+	 * active MTU (rxe places it: a shorter receive fails the QP). */
+	uint32_t rx_buf_len;
+	uint32_t rx_len_max;		/* GRH + caps.mtu: longer is dropped */
 	uint32_t rx_lkey;
 	uint32_t rq_size;
 	uint32_t *rx_free;		/* buffers to post */

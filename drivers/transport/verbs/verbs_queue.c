@@ -532,7 +532,19 @@ verbs_queue_create(const struct pmr_transport_driver *drv, const char *devargs,
 	vq->rc_max_msg = pa.max_msg_sz != 0 ? pa.max_msg_sz : 1u << 31;
 	if (a.rc_max_msg != 0 && a.rc_max_msg < vq->rc_max_msg)
 		vq->rc_max_msg = a.rc_max_msg;
-	vq->rx_buf_len = VERBS_GRH_LEN + vq->pub.caps.mtu;
+	/*
+	 * A receive must hold whatever a peer can send us, not only what
+	 * our MTU allows: rxe places a UD packet whatever the port's active
+	 * MTU (its netdev carries the frame), and a receive too short for
+	 * it completes in error and moves the QP to ERR. So the GRH and the
+	 * largest MTU the port can be given; what is over caps.mtu is
+	 * dropped (rx_drop_long).
+	 */
+	vq->rx_len_max = VERBS_GRH_LEN + vq->pub.caps.mtu;
+	vq->rx_buf_len = VERBS_GRH_LEN +
+		RTE_MAX(vq->pub.caps.mtu, pa.max_mtu >= IBV_MTU_256 &&
+			pa.max_mtu <= IBV_MTU_4096 ?
+			128u << pa.max_mtu : 0u);
 	/* Windows before any registration: pools get MW_BIND with them. */
 	vq->pub.caps.flags &= ~PMR_TRANSPORT_CAP_MW;
 	if (a.mw != 0) {
@@ -569,10 +581,10 @@ verbs_queue_create(const struct pmr_transport_driver *drv, const char *devargs,
 	 * may hold back and the self flush's receive. */
 	vq->pub.caps.rx_depth = vq->rq_size - VERBS_RX_REFILL - 1;
 	VERBS_LOG(INFO, "%s: port %u: qp %u, MTU %u, SQ %u (signal 1/%u, "
-		"inline %u), RQ %u, memory windows %s", vq->dev->name,
-		vq->port, vq->qpn, vq->pub.caps.mtu, vq->sq_size,
-		vq->sig_every, vq->max_inline, vq->rq_size,
-		vq->mw_on ? "on" : "off");
+		"inline %u), RQ %u of %u bytes, memory windows %s",
+		vq->dev->name, vq->port, vq->qpn, vq->pub.caps.mtu,
+		vq->sq_size, vq->sig_every, vq->max_inline, vq->rq_size,
+		vq->rx_buf_len, vq->mw_on ? "on" : "off");
 	return &vq->pub;
 fail:
 	verbs_queue_destroy(&vq->pub);

@@ -391,6 +391,11 @@ verbs_rx_burst(struct pmr_transport_queue *q, struct pmr_rx_pkt *pkts,
 			why = VERBS_DROP_SHORT;
 			goto drop;
 		}
+		/* A peer with a larger MTU (ours is the session's limit). */
+		if (unlikely(c->byte_len > vq->rx_len_max)) {
+			why = VERBS_DROP_LONG;
+			goto drop;
+		}
 		if (unlikely(c->src_qp == vq->qpn &&
 			     c->byte_len == VERBS_GRH_LEN)) {
 			why = VERBS_DROP_SELF_FLUSH;

@@ -46,6 +46,7 @@ static const char *const verbs_drop_names[VERBS_DROP_MAX] = {
 	[VERBS_DROP_SHORT] = "short",
 	[VERBS_DROP_SELF_FLUSH] = "self_flush",
 	[VERBS_DROP_GRH] = "grh",
+	[VERBS_DROP_LONG] = "long",
 };
 
 int
