@@ -175,14 +175,35 @@ enum pmr_worker_event_type {
 	/** A port's GID table changed (an address added or removed): the
 	 * worker's own address may be gone. */
 	PMR_WORKER_EV_GID_CHANGE,
-	/** The worker's (UD) queue pair went to the error state: its data
-	 * path is dead; destroy the worker (nothing hangs) and make
-	 * another. Not for its RC QPs: their sessions reset on their own. */
+	/**
+	 * The worker's own (UD) queue pair went to the error state, for
+	 * whatever reason: packets to and from the worker are lost, as on
+	 * a lossy wire, until its driver has recovered it. Told once per
+	 * failure, however the driver or the device found it. A driver
+	 * that recovers its QP (verbs) follows it with
+	 * PMR_WORKER_EV_QP_RECOVERED (the sessions carry on: what was lost
+	 * is retransmitted) or PMR_WORKER_EV_QP_RECOVERY_FAILED; with one
+	 * that does not, the data path stays dead: destroy the worker
+	 * (nothing hangs) and make another. Not for its RC QPs: their
+	 * sessions reset on their own.
+	 */
 	PMR_WORKER_EV_QP_FATAL,
 	PMR_WORKER_EV_QP_ACCESS_ERR,	/**< A QP's remote access error. */
 	PMR_WORKER_EV_CQ_ERR,		/**< A completion queue overran. */
 	/** The device is dead: destroy the worker. */
 	PMR_WORKER_EV_DEVICE_FATAL,
+	/**
+	 * The queue pair of the last PMR_WORKER_EV_QP_FATAL works again,
+	 * with the same address (peers need not know): nothing to do.
+	 */
+	PMR_WORKER_EV_QP_RECOVERED = 9,
+	/**
+	 * The queue pair of the last PMR_WORKER_EV_QP_FATAL could not be
+	 * recovered (the device refused, e.g. it is dead): the worker's data
+	 * path stays dead (its sends are dropped, nothing arrives) and its
+	 * sessions will time out; destroy the worker and make another.
+	 */
+	PMR_WORKER_EV_QP_RECOVERY_FAILED,
 };
 
 /** A device event, as pmr_worker_event_cb_t gets it. */
@@ -201,8 +222,14 @@ struct pmr_worker_event {
  * callback runs on the worker's lcore, inside pmr_worker_poll(), in the
  * order the device raised them; counted in pmr_worker_stats.dev_events
  * (and pmr_nexus_stats.dev_events*) whether or not a callback is set.
+ * A driver that watches its own QP (verbs) reports its failures and
+ * recoveries itself, found in its completions or in the device's event
+ * (PMR_WORKER_EV_QP_FATAL, then PMR_WORKER_EV_QP_RECOVERED or
+ * PMR_WORKER_EV_QP_RECOVERY_FAILED: counted in pmr_worker_stats.qp_*),
+ * each failure once: the device's QP event is then not told again.
  * Sessions are not reset by it: the application decides (say, destroy
- * the worker on PMR_WORKER_EV_QP_FATAL or PMR_WORKER_EV_DEVICE_FATAL).
+ * the worker on PMR_WORKER_EV_QP_RECOVERY_FAILED or
+ * PMR_WORKER_EV_DEVICE_FATAL).
  *
  * Thread: the worker's lcore. It may call what a pmr_session_cb_t may;
  * it must not call pmr_worker_poll() or pmr_worker_destroy() of the same
@@ -275,8 +302,8 @@ struct pmr_worker_conf {
 	void *server_session_arg;	/**< Its arg. */
 	/**
 	 * Told of the device async events of the worker's queue (port
-	 * down/up, GID change, QP fatal, device fatal:
-	 * pmr_worker_event_cb_t). NULL: counted only.
+	 * down/up, GID change, its QP failing and recovering, device
+	 * fatal: pmr_worker_event_cb_t). NULL: counted only.
 	 */
 	pmr_worker_event_cb_t event_cb;
 	void *event_arg;	/**< Its arg. */
@@ -398,6 +425,11 @@ struct pmr_worker_stats {
 	/** Sessions refused: their source held its share of the worker's
 	 * sessions or receive slots (server). */
 	uint64_t src_sessions_refused;
+	/* The worker's own QP (pmr_worker_event_cb_t), as its driver told. */
+	uint64_t qp_fatal;	/**< Failures (PMR_WORKER_EV_QP_FATAL). */
+	uint64_t qp_recovered;	/**< Recoveries (PMR_WORKER_EV_QP_RECOVERED). */
+	/** Recoveries that failed (PMR_WORKER_EV_QP_RECOVERY_FAILED). */
+	uint64_t qp_recovery_failed;
 };
 
 /**

@@ -17,6 +17,7 @@
 #include <inttypes.h>
 #include <sched.h>
 
+#include "pmr_transport_driver.h"
 #include "rpc_client.h"
 #include "rpc_client_rx.h"
 #include "rpc_private.h"
@@ -210,9 +211,10 @@ rpc_poll_later(struct pmr_worker *w)
 
 /*
  * What a poll looks at every RPC_SM_POLL_EVERY polls only: session events
- * from the nexus, the timers (the finest, rto, is milliseconds; polls are
- * microseconds apart), handshake timers (TOKEN copies are rto apart).
- * Their packets go in this poll's burst.
+ * from the nexus, what the queue found of its own QP, the timers (the
+ * finest, rto, is milliseconds; polls are microseconds apart), handshake
+ * timers (TOKEN copies are rto apart). Their packets go in this poll's
+ * burst.
  */
 static __rte_noinline int
 rpc_poll_rare(struct pmr_worker *w)
@@ -221,6 +223,9 @@ rpc_poll_rare(struct pmr_worker *w)
 
 	if (!rte_ring_empty(w->to_worker) || !rte_ring_empty(w->outbox))
 		work = rpc_sm_poll(w);	/* not called for nothing */
+	/* A driver that watches its own QP: failures, recoveries. */
+	if (w->q->driver->queue_event_read != NULL)
+		work += rpc_queue_events(w);
 	rpc_timers_poll(w);
 	if (!TAILQ_EMPTY(&w->hs_pending))
 		rpc_hs_timers(w);

@@ -721,21 +721,6 @@ sm_disconnected(struct pmr_worker *w, const struct pmr_sm_msg *m)
 				sm_status_errno(m->status));
 }
 
-/* A device event: counted, and told to the application if it asked. */
-static void
-sm_device_event(struct pmr_worker *w, const struct pmr_sm_msg *m)
-{
-	struct pmr_worker_event ev = {
-		/* Same values (pmr_transport_driver.h). */
-		.type = (enum pmr_worker_event_type)m->pkt_size,
-		.port = m->credits,
-	};
-
-	w->stats.dev_events++;
-	if (w->ev_cb != NULL)
-		w->ev_cb(w, &ev, w->ev_cb_arg);
-}
-
 /* Take session events from the nexus. */
 int
 rpc_sm_poll(struct pmr_worker *w)
@@ -750,7 +735,7 @@ rpc_sm_poll(struct pmr_worker *w)
 	       rte_ring_dequeue_elem(w->to_worker, &m, sizeof(m)) == 0) {
 		n++;
 		if (m.type == PMR_SM_DEVICE_EVENT) {
-			sm_device_event(w, &m);
+			rpc_device_event(w, &m);
 			continue;
 		}
 		if (m.type != PMR_SM_CONNECT_IN &&

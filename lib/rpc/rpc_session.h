@@ -26,6 +26,11 @@
  */
 #define RPC_TOKEN_COPIES 8
 
+/* rpc_events.c: what the application is told of its device and queue. */
+/* A PMR_SM_DEVICE_EVENT from the nexus. */
+void rpc_device_event(struct pmr_worker *w, const struct pmr_sm_msg *m);
+/* Tell what the worker's queue found of its own QP (the rare work). */
+int rpc_queue_events(struct pmr_worker *w);
 /* rpc_outbox.c */
 uint32_t rpc_outbox_size(uint32_t max_sessions);
 bool rpc_outbox_flush(struct pmr_worker *w);

@@ -92,6 +92,9 @@ static const struct tel_field worker_stat_fields[] = {
 	WORKER_STAT(copied_bytes),
 	WORKER_STAT(src_refused),
 	WORKER_STAT(src_sessions_refused),
+	WORKER_STAT(qp_fatal),
+	WORKER_STAT(qp_recovered),
+	WORKER_STAT(qp_recovery_failed),
 };
 
 #define DRIVER_STAT(f) { "driver_" #f, offsetof(struct pmr_transport_stats, f) }

@@ -28,7 +28,8 @@ extern "C" {
 #endif
 
 /**
- * A device async event, driver-neutral (pmr_transport_driver.event_read).
+ * A device async event, driver-neutral (pmr_transport_driver.event_read),
+ * or an event of a queue's own QP (pmr_transport_driver.queue_event_read).
  * The values are those of the ring message PMR_SM_DEVICE_EVENT and of
  * enum pmr_worker_event_type (pmr_rpc.h).
  */
@@ -41,6 +42,11 @@ enum pmr_transport_event_type {
 	PMR_TRANSPORT_EV_CQ_ERR,	/**< a CQ overrun or error */
 	PMR_TRANSPORT_EV_DEVICE_FATAL,	/**< the device is dead */
 	PMR_TRANSPORT_EV_OTHER,		/**< anything else (counted) */
+	/** queue_event_read only: the queue's QP, failed, works again */
+	PMR_TRANSPORT_EV_QP_RECOVERED,
+	/** queue_event_read only: the queue's QP, failed, cannot be
+	 * recovered: the queue stays dead (it drops what it is given) */
+	PMR_TRANSPORT_EV_QP_RECOVERY_FAILED,
 };
 
 /** One device async event, read and acknowledged. */
@@ -166,7 +172,38 @@ struct pmr_transport_driver {
 	 */
 	int (*event_read)(struct pmr_transport_queue *q,
 			struct pmr_transport_event *ev, unsigned int n);
+
+	/**
+	 * Optional (NULL: the queue reports nothing of its own QP). Events
+	 * of the queue's own (datagram) QP that its driver found, up to n,
+	 * oldest first (pmr_transport_queue_event_read()).
+	 */
+	int (*queue_event_read)(struct pmr_transport_queue *q,
+			struct pmr_transport_event *ev, unsigned int n);
 };
+
+/**
+ * Read what happened to a queue's own QP, the one its data path uses
+ * (the verbs driver's UD QP), as its driver found it: the QP went to the
+ * error state (PMR_TRANSPORT_EV_QP_FATAL: packets to and from the queue
+ * are lost meanwhile, as on a lossy wire) and the driver recovered it
+ * (PMR_TRANSPORT_EV_QP_RECOVERED) or could not
+ * (PMR_TRANSPORT_EV_QP_RECOVERY_FAILED: the queue stays dead and drops
+ * what it is given). Each failure is reported once, whether the driver
+ * found it in a completion or through the device's async event, which
+ * event_read also hands to the nexus (the engine then tells the
+ * application through this call only). Each event has its type, q and
+ * the QP's number. Also moves a recovery on, which the queue's bursts
+ * do too: the engine calls it from its rare work (every few polls).
+ *
+ * Thread: the queue's lcore.
+ *
+ * @return the number of events stored in ev (0: none, or a driver
+ *   without queue_event_read), -EINVAL (q NULL, or ev NULL with n over
+ *   0), or the driver's negative errno.
+ */
+int pmr_transport_queue_event_read(struct pmr_transport_queue *q,
+		struct pmr_transport_event *ev, unsigned int n);
 
 /**
  * Add a driver to the registry.

@@ -174,3 +174,14 @@ pmr_transport_xstats_get(struct pmr_transport_queue *q,
 		return 0;
 	return q->driver->xstats_get(q, xstats, n);
 }
+
+int
+pmr_transport_queue_event_read(struct pmr_transport_queue *q,
+		struct pmr_transport_event *ev, unsigned int n)
+{
+	if (q == NULL || (ev == NULL && n > 0))
+		return -EINVAL;
+	if (q->driver->queue_event_read == NULL || n == 0)
+		return 0;
+	return q->driver->queue_event_read(q, ev, n);
+}

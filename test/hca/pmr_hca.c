@@ -2466,8 +2466,12 @@ deliver(struct hca_qp *s, const struct hca_swqe *w, const uint8_t *payload,
 		DROP(s, drop_dest_down);
 		return;
 	}
-	if (len > (uint32_t)mtu_bytes(dp->active_mtu)) {
-		/* Larger than the receiving link's MTU: lost on the way. */
+	if (len > (uint32_t)mtu_bytes(dd->cfg.rxe ? dp->max_mtu :
+			dp->active_mtu)) {
+		/* Larger than the receiving link's MTU: lost on the way.
+		 * rxe places what its netdev lets through, whatever its
+		 * port's active MTU: here, up to the port's max_mtu (the
+		 * sender's own active MTU capped it already). */
 		DROP(s, drop_too_long);
 		return;
 	}
@@ -2506,9 +2510,11 @@ deliver(struct hca_qp *s, const struct hca_swqe *w, const uint8_t *payload,
 			grh[i] = (uint8_t)hca_rand();
 	}
 	if (room < HCA_GRH + len) {
-		/* The receive is too small: a local length error, and any
-		 * error completion but a flush moves the QP to ERR. */
-		wc.status = IBV_WC_LOC_LEN_ERR;
+		/* The receive is too small: a local length error (rxe: a
+		 * local QP operation error), and any error completion but a
+		 * flush moves the QP to ERR. */
+		wc.status = dd->cfg.rxe ? IBV_WC_LOC_QP_OP_ERR :
+			IBV_WC_LOC_LEN_ERR;
 		cq_push((struct hca_cq *)r->qp.recv_cq, &wc, NULL, 0);
 		qp_to_err(r);
 		return;

@@ -1168,6 +1168,224 @@ test_rxe_identity(void **state)
 	node_close(&a);
 }
 
+/* Move nd's QP through RESET back to RTS (its receives dropped) and
+ * post one receive of len bytes at buf, registered as mr. */
+static void
+node_rearm(struct node *nd, struct ibv_mr *mr, uint8_t *buf, uint32_t len)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RESET };
+	struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = len,
+		.lkey = mr->lkey };
+	struct ibv_recv_wr wr = { .wr_id = 200, .sg_list = &sge,
+		.num_sge = 1 }, *bad;
+	struct ibv_wc wc[4];
+
+	while (ibv_poll_cq(nd->cq, 4, wc) > 0)
+		;
+	assert_int_equal(ibv_modify_qp(nd->qp, &a, IBV_QP_STATE), 0);
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	a.qkey = QKEY;
+	assert_int_equal(ibv_modify_qp(nd->qp, &a, IBV_QP_STATE |
+		IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY), 0);
+	a.qp_state = IBV_QPS_RTR;
+	assert_int_equal(ibv_modify_qp(nd->qp, &a, IBV_QP_STATE), 0);
+	a.qp_state = IBV_QPS_RTS;
+	assert_int_equal(ibv_modify_qp(nd->qp, &a, IBV_QP_STATE |
+		IBV_QP_SQ_PSN), 0);
+	memset(buf, 0xee, len);
+	assert_int_equal(ibv_post_recv(nd->qp, &wr, &bad), 0);
+}
+
+/* Send len bytes (byte i is i * 7) from a's QP to QP rqpn on gid, through
+ * an AH of a's port 1, signalled; the send's completion status. */
+static enum ibv_wc_status
+node_send_len(struct node *a, const union ibv_gid *gid, uint32_t rqpn,
+	uint8_t *buf, struct ibv_mr *mr, uint32_t len)
+{
+	struct ibv_ah_attr aa = { .is_global = 1, .port_num = 1 };
+	struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = len,
+		.lkey = mr->lkey };
+	struct ibv_send_wr wr = { .wr_id = 9, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED },
+		*bad;
+	struct ibv_wc wc;
+	struct ibv_ah *ah;
+	uint32_t i;
+	int n;
+
+	aa.grh.dgid = *gid;
+	aa.grh.sgid_index = 1;
+	aa.grh.hop_limit = 64;
+	ah = ibv_create_ah(a->pd, &aa);
+	assert_non_null(ah);
+	for (i = 0; i < len; i++)
+		buf[i] = (uint8_t)(i * 7);
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = rqpn;
+	wr.wr.ud.remote_qkey = QKEY;
+	assert_int_equal(ibv_post_send(a->qp, &wr, &bad), 0);
+	while ((n = ibv_poll_cq(a->cq, 1, &wc)) == 0)
+		;
+	assert_int_equal(n, 1);
+	assert_int_equal(wc.opcode, IBV_WC_SEND);
+	assert_int_equal(ibv_destroy_ah(ah), 0);
+	return wc.status;
+}
+
+/*
+ * A UD packet over the receiving port's active MTU (issue 25): the
+ * strict device loses it on the way (drop_too_long); the rxe personality
+ * places it, as rxe does (its netdev carries the frame), up to the
+ * receiving port's max_mtu. hca1 sends with an active MTU of 4096 to
+ * hca0, active 1024, max 2048.
+ */
+static void
+rxe_over_mtu(int rxe)
+{
+	static uint8_t sbuf[4096], rbuf[40 + 4096];
+	struct pmr_hca_counters c;
+	struct ibv_mr *smr, *rmr;
+	union ibv_gid g;
+	struct node a, b;
+	struct ibv_wc wc;
+	uint32_t i;
+
+	fabric(rxe ? "dev=hca0,rxe=1,mtu=1024,max_mtu=2048 "
+		"dev=hca1,rxe=1,mtu=4096" :
+		"dev=hca0,mtu=1024,max_mtu=2048 dev=hca1,mtu=4096");
+	node_open(&a, "hca1", 1);
+	node_open(&b, "hca0", 1);
+	smr = ibv_reg_mr(a.pd, sbuf, sizeof(sbuf), 0);
+	rmr = ibv_reg_mr(b.pd, rbuf, sizeof(rbuf), IBV_ACCESS_LOCAL_WRITE);
+	assert_non_null(smr);
+	assert_non_null(rmr);
+	gid_of(&b, 1, 1, &g);
+
+	/* 2000 bytes: over hca0's active MTU, within its max. */
+	node_rearm(&b, rmr, rbuf, sizeof(rbuf));
+	assert_int_equal(node_send_len(&a, &g, b.qp->qp_num, sbuf, smr, 2000),
+		IBV_WC_SUCCESS);
+	assert_int_equal(pmr_hca_counters_get(NULL, &c), 0);
+	if (!rxe) {
+		assert_int_equal(node_recv(&b, &wc), 0);
+		assert_int_equal(c.drop_too_long, 1);
+		assert_int_equal(c.rx_packets, 0);
+		goto out;
+	}
+	assert_int_equal(node_recv(&b, &wc), 1);
+	assert_int_equal(wc.status, IBV_WC_SUCCESS);
+	assert_int_equal(wc.wr_id, 200);
+	assert_int_equal(wc.byte_len, 40 + 2000);
+	for (i = 0; i < 2000; i++)
+		if (rbuf[40 + i] != (uint8_t)(i * 7))
+			fail_msg("byte %u: %#x", i, rbuf[40 + i]);
+	assert_int_equal(rbuf[40 + 2000], 0xee);
+	assert_int_equal(c.drop_too_long, 0);
+	assert_int_equal(c.rx_packets, 1);
+
+	/* 2049 bytes: over hca0's max_mtu, lost even so. */
+	node_rearm(&b, rmr, rbuf, sizeof(rbuf));
+	assert_int_equal(node_send_len(&a, &g, b.qp->qp_num, sbuf, smr, 2049),
+		IBV_WC_SUCCESS);
+	assert_int_equal(node_recv(&b, &wc), 0);
+	assert_int_equal(pmr_hca_counters_get(NULL, &c), 0);
+	assert_int_equal(c.drop_too_long, 1);
+	assert_int_equal(c.rx_packets, 1);
+out:
+	assert_int_equal(ibv_dereg_mr(smr), 0);
+	assert_int_equal(ibv_dereg_mr(rmr), 0);
+	node_close(&a);
+	node_close(&b);
+}
+
+static void
+test_rxe_ud_over_mtu(void **state)
+{
+	(void)state;
+	rxe_over_mtu(0);
+	rxe_over_mtu(1);
+}
+
+/*
+ * A UD message into a receive too short for it: the strict device
+ * completes the receive LOC_LEN_ERR (the specification), the rxe
+ * personality LOC_QP_OP_ERR (rxe's status); either way the QP goes to
+ * ERR and the receive behind it is flushed. Here 2000 bytes from hca1
+ * (active MTU 4096) into hca0's first receive of 40 + 1024.
+ */
+static void
+rxe_short_recv(int rxe)
+{
+	static uint8_t sbuf[2000];
+	struct pmr_hca_counters c;
+	struct ibv_qp_attr qa;
+	struct ibv_qp_init_attr qi;
+	struct ibv_mr *smr;
+	union ibv_gid g;
+	struct node a, b;
+	struct ibv_wc wc;
+
+	fabric(rxe ? "dev=hca0,rxe=1 dev=hca1,rxe=1,mtu=4096" :
+		"dev=hca0,mtu=1024,max_mtu=4096 dev=hca1,mtu=1024");
+	node_open(&a, "hca1", 1);
+	node_open(&b, "hca0", 1);
+	smr = ibv_reg_mr(a.pd, sbuf, sizeof(sbuf), 0);
+	assert_non_null(smr);
+	gid_of(&b, 1, 1, &g);
+	/* Strict: a packet within the MTU (1000 bytes) into 40 + 960. */
+	if (!rxe) {
+		struct ibv_qp_attr a0 = { .qp_state = IBV_QPS_RESET };
+		struct ibv_sge sge = { .addr = (uintptr_t)(b.buf + SLOT),
+			.length = 40 + 960, .lkey = b.mr->lkey };
+		struct ibv_recv_wr wr = { .wr_id = 100, .sg_list = &sge,
+			.num_sge = 1 }, *bad;
+
+		assert_int_equal(ibv_modify_qp(b.qp, &a0, IBV_QP_STATE), 0);
+		a0.qp_state = IBV_QPS_INIT;
+		a0.port_num = 1;
+		a0.qkey = QKEY;
+		assert_int_equal(ibv_modify_qp(b.qp, &a0, IBV_QP_STATE |
+			IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY), 0);
+		a0.qp_state = IBV_QPS_RTR;
+		assert_int_equal(ibv_modify_qp(b.qp, &a0, IBV_QP_STATE), 0);
+		a0.qp_state = IBV_QPS_RTS;
+		assert_int_equal(ibv_modify_qp(b.qp, &a0, IBV_QP_STATE |
+			IBV_QP_SQ_PSN), 0);
+		assert_int_equal(ibv_post_recv(b.qp, &wr, &bad), 0);
+		sge.addr = (uintptr_t)(b.buf + 2 * SLOT);
+		sge.length = SLOT;
+		wr.wr_id = 101;
+		assert_int_equal(ibv_post_recv(b.qp, &wr, &bad), 0);
+	}
+	assert_int_equal(node_send_len(&a, &g, b.qp->qp_num, sbuf, smr,
+		rxe ? 2000 : 1000), IBV_WC_SUCCESS);
+	assert_int_equal(node_recv(&b, &wc), 1);
+	assert_int_equal(wc.wr_id, 100);
+	assert_int_equal(wc.status, rxe ? IBV_WC_LOC_QP_OP_ERR :
+		IBV_WC_LOC_LEN_ERR);
+	assert_int_equal(node_recv(&b, &wc), 1);
+	assert_int_equal(wc.wr_id, 101);
+	assert_int_equal(wc.status, IBV_WC_WR_FLUSH_ERR);
+	assert_int_equal(node_recv(&b, &wc), 0);
+	assert_int_equal(ibv_query_qp(b.qp, &qa, IBV_QP_STATE, &qi), 0);
+	assert_int_equal(qa.qp_state, IBV_QPS_ERR);
+	assert_int_equal(pmr_hca_counters_get(NULL, &c), 0);
+	assert_int_equal(c.rx_packets, 0);
+	assert_int_equal(c.drop_too_long, 0);
+	assert_int_equal(ibv_dereg_mr(smr), 0);
+	node_close(&a);
+	node_close(&b);
+}
+
+static void
+test_rxe_ud_short_recv(void **state)
+{
+	(void)state;
+	rxe_short_recv(0);
+	rxe_short_recv(1);
+}
+
 /* What the model does not model fails cleanly, in each call's own
  * convention, never a crash in rdma-core's code or a NULL op. */
 static void
@@ -2802,6 +3020,8 @@ main(void)
 		R(test_device_fatal),
 		R(test_rc_ib),
 		R(test_rxe_identity),
+		R(test_rxe_ud_over_mtu),
+		R(test_rxe_ud_short_recv),
 #undef R
 	};
 

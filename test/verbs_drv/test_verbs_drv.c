@@ -29,6 +29,8 @@
 #include "pmr_test.h"
 #include "pmr_test_rpc.h"
 #include "pmr_transport.h"
+#include "verbs_drv_attacker.h"
+#include "verbs_drv_e2e.h"
 #include "verbs_drv_util.h"
 
 #define SIG_EVERY 16
@@ -43,20 +45,6 @@ struct pair {
 	struct pmr_transport_peer *a2b;	/* on a, to b */
 	struct pmr_transport_peer *b2a;	/* on b, to a */
 };
-
-
-/* Nothing is left on the device's side: every verbs object destroyed. */
-static void
-objects_none(void)
-{
-	struct pmr_hca_objects o;
-
-	assert_int_equal(pmr_hca_objects_get(NULL, &o), 0);
-	if (o.contexts + o.pds + o.mrs + o.cqs + o.qps + o.ahs != 0)
-		fail_msg("left on the model: %u contexts, %u PDs, %u MRs, "
-			"%u CQs, %u QPs, %u AHs", o.contexts, o.pds, o.mrs,
-			o.cqs, o.qps, o.ahs);
-}
 
 
 static void
@@ -102,7 +90,7 @@ pair_close(struct pair *p)
 	pmr_transport_queue_destroy(p->a);
 	pmr_transport_queue_destroy(p->b);
 	assert_true(pmr_msgbuf_pool_full(pool));
-	objects_none();
+	vd_objects_none();
 }
 
 /* Receive want packets on q (bounded polls), copying payloads out. */
@@ -822,118 +810,6 @@ test_dup_and_fail(void **state)
  * (the nexus thread creates the peers meanwhile). Seam problems show
  * here first; what broke is in the report of issue 15's driver part.
  */
-#define E2E_REQ 7
-
-static void
-e2e_handler(struct pmr_req_ref req, void *arg)
-{
-	struct pmr_worker *w = pmr_req_worker(req);
-	uint32_t len = pmr_req_len(req);
-	struct pmr_msgbuf *resp = len <= pmr_worker_pkt_size(w) ?
-		pmr_req_resp_buf(req) : pmr_worker_msgbuf_alloc(w, len);
-
-	(void)arg;
-	if (resp == NULL) {
-		pmr_respond_error(req, PMR_E_NOMEM);
-		return;
-	}
-	memcpy(resp->data, pmr_req_data(req), pmr_req_len(req));
-	((uint8_t *)resp->data)[0] ^= 0xff;
-	pmr_msgbuf_resize(resp, pmr_req_len(req));
-	pmr_respond(req, resp);
-}
-
-struct e2e_reply {
-	int done;
-	int status;
-	uint32_t len;
-	uint8_t first;
-};
-
-static void
-e2e_on_reply(struct pmr_worker *w, const struct pmr_resp *resp, void *tag)
-{
-	struct e2e_reply *r = tag;
-
-	(void)w;
-	r->status = resp->status;
-	r->len = resp->len;
-	r->first = resp->len > 0 ? ((const uint8_t *)resp->data)[0] : 0;
-	pmr_msgbuf_free(resp->req);
-	r->done++;
-}
-
-/* A nexus, a server worker 0 and a client worker 1 on verbs, and a
- * connected session from the client to the server. */
-struct e2e {
-	struct pmr_nexus *nx;
-	struct pmr_worker *srv;
-	struct pmr_worker *cli;
-	int s;
-	uint64_t deadline;
-};
-
-static void
-e2e_up(struct e2e *e, struct pmr_worker_conf *conf)
-{
-	struct pmr_nexus_conf nconf = { .connect_timeout_ms = 2000,
-		.peer_timeout_ms = 10000 };
-	struct pmr_test_sess_ev ev;
-
-	e->nx = pmr_nexus_create("127.0.0.1:0", &nconf);
-	assert_non_null(e->nx);
-	assert_int_equal(pmr_nexus_register_handler(e->nx, E2E_REQ,
-			e2e_handler, NULL), 0);
-	conf->worker_id = 0;
-	e->srv = pmr_worker_create(e->nx, conf);
-	if (e->srv == NULL)
-		fail_msg("server worker on verbs: %s", rte_strerror(rte_errno));
-	conf->worker_id = 1;
-	e->cli = pmr_worker_create(e->nx, conf);
-	if (e->cli == NULL)
-		fail_msg("client worker on verbs: %s", rte_strerror(rte_errno));
-	memset(&ev, 0, sizeof(ev));
-	e->s = pmr_session_create(e->cli, pmr_nexus_uri(e->nx), 0,
-			pmr_test_on_session, &ev);
-	assert_true(e->s >= 0);
-	e->deadline = pmr_test_now_ns() + PMR_TEST_WAIT_NS;
-	while (ev.count == 0 && pmr_test_now_ns() < e->deadline) {
-		pmr_worker_poll(e->srv);
-		pmr_worker_poll(e->cli);
-	}
-	assert_int_equal(ev.count, 1);
-	if (ev.ev != PMR_SESSION_EV_CONNECTED)
-		fail_msg("session event %d, error %d", ev.ev, ev.err);
-}
-
-/* Poll both until neither driver holds a msgbuf (the engine's own quiet
- * flush, no flush from here); the idle polls it took. */
-static unsigned int
-e2e_quiesce(struct e2e *e)
-{
-	unsigned int i;
-
-	for (i = 0; i < 1000; i++) {
-		pmr_worker_poll(e->srv);
-		pmr_worker_poll(e->cli);
-		if (vd_xstat(pmr_worker_queue(e->srv), "tx_held") == 0 &&
-		    vd_xstat(pmr_worker_queue(e->cli), "tx_held") == 0)
-			break;
-	}
-	assert_int_equal(vd_xstat(pmr_worker_queue(e->srv), "tx_held"), 0);
-	assert_int_equal(vd_xstat(pmr_worker_queue(e->cli), "tx_held"), 0);
-	return i;
-}
-
-static void
-e2e_down(struct e2e *e)
-{
-	assert_int_equal(pmr_worker_destroy(e->cli), 0);
-	assert_int_equal(pmr_worker_destroy(e->srv), 0);
-	assert_int_equal(pmr_nexus_destroy(e->nx), 0);
-	objects_none();
-}
-
 static void
 test_e2e_rpc(void **state)
 {
@@ -942,15 +818,15 @@ test_e2e_rpc(void **state)
 		.max_msg_size = 64 * 1024, .nb_mid_msgbufs = 4,
 		.nb_large_msgbufs = 2,
 	};
-	struct e2e_reply r = { 0 };
+	struct vd_e2e_reply r = { 0 };
 	struct pmr_msgbuf *req;
 	struct pmr_hca_counters c;
-	struct e2e e;
+	struct vd_e2e e;
 	unsigned int i;
 
 	(void)state;
 	pmr_hca_counters_reset();
-	e2e_up(&e, &conf);
+	vd_e2e_up(&e, &conf, NULL);
 
 	/* Single-packet, then multi-packet (MTU 1024 on the model). */
 	for (i = 0; i < 2; i++) {
@@ -960,8 +836,8 @@ test_e2e_rpc(void **state)
 		req = pmr_worker_msgbuf_alloc(e.cli, len);
 		assert_non_null(req);
 		memset(req->data, 0x5a, len);
-		assert_int_equal(pmr_request(e.cli, e.s, E2E_REQ, req,
-				e2e_on_reply, &r), 0);
+		assert_int_equal(pmr_request(e.cli, e.s, VD_E2E_REQ, req,
+				vd_e2e_on_reply, &r), 0);
 		while (r.done == 0 && pmr_test_now_ns() < e.deadline) {
 			pmr_worker_poll(e.srv);
 			pmr_worker_poll(e.cli);
@@ -981,9 +857,9 @@ test_e2e_rpc(void **state)
 	 * teardown.
 	 */
 	fprintf(stderr, "# idle polls until the driver held nothing: %u\n",
-		e2e_quiesce(&e));
+		vd_e2e_quiesce(&e));
 	assert_true(vd_xstat(pmr_worker_queue(e.srv), "tx_flushes") > 0);
-	e2e_down(&e);
+	vd_e2e_down(&e);
 }
 
 /*
@@ -998,7 +874,7 @@ test_e2e_rpc(void **state)
 #define LOAD_SIG 16
 
 struct load_call {
-	struct e2e_reply r;
+	struct vd_e2e_reply r;
 	uint32_t len;
 };
 
@@ -1016,10 +892,10 @@ test_e2e_load_loss(void **state)
 	struct pmr_msgbuf *req;
 	unsigned int started = 0, done = 0, i;
 	uint64_t wqes;
-	struct e2e e;
+	struct vd_e2e e;
 
 	(void)state;
-	e2e_up(&e, &conf);
+	vd_e2e_up(&e, &conf, NULL);
 	pmr_hca_counters_reset();
 
 	memset(calls, 0, sizeof(calls));
@@ -1047,8 +923,9 @@ test_e2e_load_loss(void **state)
 			req = pmr_worker_msgbuf_alloc(e.cli, lc->len);
 			assert_non_null(req);
 			memset(req->data, 0x5a, lc->len);
-			assert_int_equal(pmr_request(e.cli, e.s, E2E_REQ, req,
-					e2e_on_reply, &lc->r), 0);
+			assert_int_equal(pmr_request(e.cli, e.s,
+					VD_E2E_REQ, req, vd_e2e_on_reply,
+					&lc->r), 0);
 			/* Loss and duplicates from the device, mid-run. */
 			if (started == LOAD_RPCS / 3)
 				pmr_hca_fault(6, 0, 0);
@@ -1086,30 +963,9 @@ test_e2e_load_loss(void **state)
 	assert_true(c.wqe_inline >= LOAD_RPCS * 4 / 5);
 
 	/* Quiet: the driver lets go of everything, then teardown. */
-	e2e_quiesce(&e);
+	vd_e2e_quiesce(&e);
 	assert_int_equal(pmr_session_destroy(e.cli, e.s), 0);
-	e2e_down(&e);
-}
-
-/* One request of len bytes from mp, answered and checked. */
-static void
-e2e_call(struct e2e *e, struct rte_mempool *mp, uint32_t len)
-{
-	struct pmr_msgbuf *req = pmr_msgbuf_alloc(mp, len);
-	struct e2e_reply r = { 0 };
-
-	assert_non_null(req);
-	memset(req->data, 0x5a, len);
-	assert_int_equal(pmr_request(e->cli, e->s, E2E_REQ, req, e2e_on_reply,
-			&r), 0);
-	while (r.done == 0) {
-		assert_true(pmr_test_now_ns() < e->deadline);
-		pmr_worker_poll(e->srv);
-		pmr_worker_poll(e->cli);
-	}
-	assert_int_equal(r.status, PMR_OK);
-	assert_int_equal(r.len, len);
-	assert_int_equal(r.first, 0x5a ^ 0xff);
+	vd_e2e_down(&e);
 }
 
 /*
@@ -1130,21 +986,21 @@ test_app_pool_register(void **state)
 	struct pmr_transport_stats st;
 	struct pmr_transport_mkey key;
 	struct pmr_hca_objects o0, o;
-	struct e2e_reply r = { 0 };
+	struct vd_e2e_reply r = { 0 };
 	struct rte_mempool *mp;
 	struct pmr_msgbuf *mb;
 	uint64_t bounced, zc;
-	struct e2e e;
+	struct vd_e2e e;
 
 	(void)state;
-	e2e_up(&e, &conf);
+	vd_e2e_up(&e, &conf, NULL);
 	q = pmr_worker_queue(e.cli);
 	mp = pmr_msgbuf_pool_create("vd_app", 63, 0, 4096, 0, SOCKET_ID_ANY);
 	assert_non_null(mp);
 
 	/* Not registered: works, copied. */
 	bounced = vd_xstat(q, "tx_bounced");
-	e2e_call(&e, mp, 900);
+	vd_e2e_call(&e, mp, 900);
 	assert_true(vd_xstat(q, "tx_bounced") > bounced);
 	mb = pmr_msgbuf_alloc(mp, 8);
 	assert_non_null(mb);
@@ -1164,7 +1020,7 @@ test_app_pool_register(void **state)
 	bounced = vd_xstat(q, "tx_bounced");
 	assert_int_equal(pmr_transport_stats_get(q, &st), 0);
 	zc = st.tx_zerocopy;
-	e2e_call(&e, mp, 900);
+	vd_e2e_call(&e, mp, 900);
 	assert_int_equal(vd_xstat(q, "tx_bounced"), bounced);
 	assert_int_equal(pmr_transport_stats_get(q, &st), 0);
 	assert_int_equal(st.tx_zerocopy, zc + 1);
@@ -1173,8 +1029,8 @@ test_app_pool_register(void **state)
 	mb = pmr_msgbuf_alloc(mp, 900);
 	assert_non_null(mb);
 	memset(mb->data, 0x5a, 900);
-	assert_int_equal(pmr_request(e.cli, e.s, E2E_REQ, mb, e2e_on_reply,
-			&r), 0);
+	assert_int_equal(pmr_request(e.cli, e.s, VD_E2E_REQ, mb,
+			vd_e2e_on_reply, &r), 0);
 	pmr_worker_poll(e.cli);		/* sent, not yet completed */
 	assert_true(pmr_msgbuf_tx_pending(mb) != 0);
 	assert_int_equal(pmr_worker_pool_unregister(e.cli, mp), -EBUSY);
@@ -1184,7 +1040,7 @@ test_app_pool_register(void **state)
 		pmr_worker_poll(e.cli);
 	}
 	assert_int_equal(r.status, PMR_OK);
-	e2e_quiesce(&e);
+	vd_e2e_quiesce(&e);
 
 	/* Unregistered: the MRs are gone, its packets copied again. */
 	assert_int_equal(pmr_worker_pool_unregister(e.cli, mp), 0);
@@ -1192,137 +1048,25 @@ test_app_pool_register(void **state)
 	assert_int_equal(o.mrs, o0.mrs);
 	assert_int_equal(pmr_worker_pool_unregister(e.cli, mp), -ENOENT);
 	bounced = vd_xstat(q, "tx_bounced");
-	e2e_call(&e, mp, 900);
+	vd_e2e_call(&e, mp, 900);
 	assert_true(vd_xstat(q, "tx_bounced") > bounced);
 
-	e2e_quiesce(&e);
+	vd_e2e_quiesce(&e);
 	assert_int_equal(pmr_session_destroy(e.cli, e.s), 0);
-	e2e_down(&e);
+	vd_e2e_down(&e);
 	assert_int_equal(pmr_msgbuf_pool_free(mp), 0);
 }
 
 /*
  * Hostile datagrams: a QP of the test's own on hca0 (anyone on the
  * fabric) sends the server worker's queue, whose QPN and QKey it knows
- * (an attacker on the path sees both), thousands of datagrams while a
- * client runs RPCs: random bytes of random lengths, pmrpc headers with
- * random fields (aimed at the live session), valid headers with a bit
- * flipped, and some with a wrong QKey (the device drops those). Every
- * RPC completes with its payload, the server hands its handler exactly
- * the client's requests, and each datagram that reached the engine is
- * counted as a drop; nothing is left behind.
+ * (an attacker on the path sees both), thousands of datagrams up to the
+ * MTU while a client runs RPCs (vd_hostile_run()). Every RPC completes
+ * with its payload, the server hands its handler exactly the client's
+ * requests, and each datagram that reached the engine is counted as a
+ * drop; nothing is left behind.
  */
 #define HOSTILE_DGRAMS 6000
-
-static uint64_t hostile_rng = 0x9e3779b97f4a7c15ull;
-
-static uint64_t
-hostile_rand(void)
-{
-	hostile_rng ^= hostile_rng << 13;
-	hostile_rng ^= hostile_rng >> 7;
-	hostile_rng ^= hostile_rng << 17;
-	return hostile_rng;
-}
-
-struct attacker {
-	struct ibv_context *ctx;
-	struct ibv_pd *pd;
-	struct ibv_cq *cq;
-	struct ibv_qp *qp;
-	struct ibv_mr *mr;
-	struct ibv_ah *ah;
-	uint8_t buf[2048];
-};
-
-static void
-attacker_up(struct attacker *a, const uint8_t gid[16])
-{
-	struct ibv_qp_init_attr ia;
-	struct ibv_qp_attr qa;
-	struct ibv_ah_attr ah;
-	struct ibv_device **list;
-	int n, i;
-
-	list = ibv_get_device_list(&n);
-	assert_non_null(list);
-	for (i = 0; i < n; i++)
-		if (strcmp(ibv_get_device_name(list[i]), "hca0") == 0)
-			break;
-	assert_true(i < n);
-	a->ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	assert_non_null(a->ctx);
-	a->pd = ibv_alloc_pd(a->ctx);
-	a->cq = ibv_create_cq(a->ctx, 64, NULL, NULL, 0);
-	assert_non_null(a->pd);
-	assert_non_null(a->cq);
-	memset(&ia, 0, sizeof(ia));
-	ia.send_cq = a->cq;
-	ia.recv_cq = a->cq;
-	ia.qp_type = IBV_QPT_UD;
-	ia.cap.max_send_wr = 32;
-	ia.cap.max_recv_wr = 1;
-	ia.cap.max_send_sge = 1;
-	ia.cap.max_recv_sge = 1;
-	a->qp = ibv_create_qp(a->pd, &ia);
-	assert_non_null(a->qp);
-	memset(&qa, 0, sizeof(qa));
-	qa.qp_state = IBV_QPS_INIT;
-	qa.port_num = 1;
-	qa.qkey = 0x1234;
-	assert_int_equal(ibv_modify_qp(a->qp, &qa, IBV_QP_STATE |
-			IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY), 0);
-	qa.qp_state = IBV_QPS_RTR;
-	assert_int_equal(ibv_modify_qp(a->qp, &qa, IBV_QP_STATE), 0);
-	qa.qp_state = IBV_QPS_RTS;
-	assert_int_equal(ibv_modify_qp(a->qp, &qa, IBV_QP_STATE |
-			IBV_QP_SQ_PSN), 0);
-	a->mr = ibv_reg_mr(a->pd, a->buf, sizeof(a->buf), 0);
-	assert_non_null(a->mr);
-	memset(&ah, 0, sizeof(ah));
-	ah.is_global = 1;
-	memcpy(ah.grh.dgid.raw, gid, 16);
-	ah.grh.sgid_index = 1;
-	ah.grh.hop_limit = 64;
-	ah.port_num = 1;
-	a->ah = ibv_create_ah(a->pd, &ah);
-	assert_non_null(a->ah);
-}
-
-static void
-attacker_send(struct attacker *a, uint32_t len, uint32_t qpn, uint32_t qkey)
-{
-	struct ibv_sge sge = { .addr = (uintptr_t)a->buf, .length = len,
-		.lkey = a->mr->lkey };
-	struct ibv_send_wr wr, *bad = NULL;
-	struct ibv_wc wc;
-
-	memset(&wr, 0, sizeof(wr));
-	wr.sg_list = &sge;
-	wr.num_sge = len != 0;
-	wr.opcode = IBV_WR_SEND;
-	wr.send_flags = IBV_SEND_SIGNALED;
-	wr.wr.ud.ah = a->ah;
-	wr.wr.ud.remote_qpn = qpn;
-	wr.wr.ud.remote_qkey = qkey;
-	assert_int_equal(ibv_post_send(a->qp, &wr, &bad), 0);
-	/* One at a time: the buffer is rewritten for the next. */
-	while (ibv_poll_cq(a->cq, 1, &wc) == 0)
-		;
-	assert_int_equal(wc.status, IBV_WC_SUCCESS);
-}
-
-static void
-attacker_down(struct attacker *a)
-{
-	assert_int_equal(ibv_destroy_ah(a->ah), 0);
-	assert_int_equal(ibv_destroy_qp(a->qp), 0);
-	assert_int_equal(ibv_dereg_mr(a->mr), 0);
-	assert_int_equal(ibv_destroy_cq(a->cq), 0);
-	assert_int_equal(ibv_dealloc_pd(a->pd), 0);
-	assert_int_equal(ibv_close_device(a->ctx), 0);
-}
 
 static void
 test_hostile_datagrams(void **state)
@@ -1332,125 +1076,16 @@ test_hostile_datagrams(void **state)
 		.max_msg_size = 64 * 1024, .nb_mid_msgbufs = 8,
 		.nb_large_msgbufs = 2,
 	};
-	struct pmr_worker_stats sst0, sst;
-	struct pmr_transport_addr addr;
-	struct pmr_hca_counters c;
-	struct attacker *a;
-	struct e2e_reply r;
-	struct pmr_msgbuf *req;
-	uint32_t qpn, qkey, wrong_qkey = 0, rpcs = 0, len;
-	unsigned int k, cls;
-	uint64_t delivered;
-	struct e2e e;
+	struct vd_e2e e;
 
 	(void)state;
-	e2e_up(&e, &conf);
-
-	/* The server queue's QPN and QKey, as an on-path attacker sees. */
-	assert_int_equal(pmr_transport_queue_addr(pmr_worker_queue(e.srv),
-			&addr), 0);
-	qpn = (uint32_t)addr.bytes[4] << 24 | (uint32_t)addr.bytes[5] << 16 |
-		(uint32_t)addr.bytes[6] << 8 | addr.bytes[7];
-	qkey = (uint32_t)addr.bytes[8] << 24 | (uint32_t)addr.bytes[9] << 16 |
-		(uint32_t)addr.bytes[10] << 8 | addr.bytes[11];
-	a = calloc(1, sizeof(*a));
-	assert_non_null(a);
-	attacker_up(a, addr.bytes + 12);
-	pmr_hca_counters_reset();
-	pmr_worker_stats_get(e.srv, &sst0);
-
-	for (k = 0; k < HOSTILE_DGRAMS; k++) {
-		struct pmr_pkthdr h;
-		unsigned int i, kind = k % 8;
-
-		len = (uint32_t)(hostile_rand() % 1025);	/* to the MTU */
-		for (i = 0; i < len; i++)
-			a->buf[i] = (uint8_t)hostile_rand();
-		if (kind >= 2 && kind < 7 && len < PMR_PKTHDR_LEN)
-			len = PMR_PKTHDR_LEN + len;
-		if (kind >= 2 && kind < 7) {
-			/* A pmrpc header, fields random, at the session. */
-			memset(&h, 0, sizeof(h));
-			h.pkt_type = (uint8_t)(hostile_rand() % 8);
-			h.req_type = E2E_REQ;
-			h.dest_session = (uint16_t)(hostile_rand() % 3);
-			h.pkt_num = (uint16_t)(hostile_rand() % 4);
-			h.msg_size = kind == 2 ? len - PMR_PKTHDR_LEN :
-				(uint32_t)hostile_rand() % 70000;
-			h.token = hostile_rand();
-			h.req_num = hostile_rand() & 0xffff;
-			pmr_pkthdr_encode(a->buf, &h);
-			if (kind == 6)	/* and one bit flipped */
-				a->buf[hostile_rand() % PMR_PKTHDR_LEN] ^=
-					(uint8_t)(1u << (hostile_rand() % 8));
-		}
-		if (kind == 7) {	/* the device drops it */
-			attacker_send(a, len, qpn, qkey ^ 0x5a5a);
-			wrong_qkey++;
-		} else {
-			attacker_send(a, len, qpn, qkey);
-		}
-		pmr_worker_poll(e.srv);
-		/* An RPC every 16 datagrams, checked. */
-		if (k % 16 == 15) {
-			memset(&r, 0, sizeof(r));
-			len = k % 64 == 63 ? 3000 : 40;
-			req = pmr_worker_msgbuf_alloc(e.cli, len);
-			assert_non_null(req);
-			memset(req->data, 0x5a, len);
-			assert_int_equal(pmr_request(e.cli, e.s, E2E_REQ, req,
-					e2e_on_reply, &r), 0);
-			while (r.done == 0) {
-				assert_true(pmr_test_now_ns() < e.deadline);
-				pmr_worker_poll(e.srv);
-				pmr_worker_poll(e.cli);
-			}
-			assert_int_equal(r.status, PMR_OK);
-			assert_int_equal(r.len, len);
-			assert_int_equal(r.first, 0x5a ^ 0xff);
-			rpcs++;
-		}
-	}
-	for (k = 0; k < 64; k++)
-		pmr_worker_poll(e.srv);
-
-	assert_int_equal(pmr_hca_counters_get(NULL, &c), 0);
-	assert_int_equal(c.drop_qkey, wrong_qkey);
-	pmr_worker_stats_get(e.srv, &sst);
-	/* Only the client's requests reached the handler. */
-	assert_int_equal(sst.reqs_handled - sst0.reqs_handled, rpcs);
-	/*
-	 * Every datagram the device delivered was dropped by the driver
-	 * (too short for nothing: the engine's header check) or by the
-	 * engine, each counted by reason.
-	 */
-	delivered = HOSTILE_DGRAMS - wrong_qkey;
-	fprintf(stderr, "# %u datagrams, %" PRIu64 " delivered, %" PRIu64
-		" engine drops, %u RPCs\n", HOSTILE_DGRAMS, delivered,
-		sst.rx_drops - sst0.rx_drops, rpcs);
-	assert_int_equal(sst.rx_drops - sst0.rx_drops +
-		vd_xstat(pmr_worker_queue(e.srv), "rx_drop_short"), delivered);
-
-	attacker_down(a);
-	free(a);
+	vd_e2e_up(&e, &conf, NULL);
+	vd_hostile_run(&e, "hca0", 1024, HOSTILE_DGRAMS);
 	assert_int_equal(pmr_session_destroy(e.cli, e.s), 0);
 	/* The server hears of it through the nexus and lets go of what it
 	 * kept; the drivers of what they sent (the quiet flush). */
-	for (cls = 0; cls < 3; cls++) {
-		while (!pmr_msgbuf_pool_full(pmr_worker_pool(e.srv, cls)) ||
-		       !pmr_msgbuf_pool_full(pmr_worker_pool(e.cli, cls))) {
-			if (pmr_test_now_ns() > e.deadline)
-				fail_msg("pools of class %u not full: %u, %u "
-					"in use", cls,
-					pmr_msgbuf_pool_in_use(pmr_worker_pool(
-						e.srv, cls)),
-					pmr_msgbuf_pool_in_use(pmr_worker_pool(
-						e.cli, cls)));
-			pmr_worker_poll(e.srv);
-			pmr_worker_poll(e.cli);
-		}
-	}
-	e2e_down(&e);
+	vd_e2e_pools_full(&e);
+	vd_e2e_down(&e);
 }
 
 /*
@@ -1467,27 +1102,6 @@ static const char fabric_spec[] =
 	"port=2,gids=none,gid0=v2/fe80::98,gid1=v1/2001:db8::97,"
 	"gid2=v2/2001:db8::98 "
 	"dev=two port=1 port=2,state=down";
-
-static void
-fabric_configure(const char *spec)
-{
-	struct pmr_hca_dev_config devs[8];
-	char err[256];
-	int n;
-
-	objects_none();
-	assert_int_equal(pmr_hca_reset(), 0);
-	if (spec == NULL) {
-		pmr_hca_config_default(&devs[0]);
-		n = 1;
-	} else {
-		n = pmr_hca_config_parse(spec, devs, RTE_DIM(devs), err,
-				sizeof(err));
-		if (n < 0)
-			fail_msg("bad spec: %s", err);
-	}
-	assert_int_equal(pmr_hca_configure(devs, (unsigned int)n), 0);
-}
 
 /* The GID a queue made with devargs advertises in its address. */
 static void
@@ -1530,7 +1144,7 @@ test_fabric(void **state)
 	unsigned int i;
 
 	(void)state;
-	fabric_configure(fabric_spec);
+	vd_fabric(fabric_spec);
 	for (i = 0; i < RTE_DIM(bad); i++) {
 		rte_errno = 0;
 		if (pmr_transport_queue_create(drv, bad[i].args,
@@ -1540,7 +1154,7 @@ test_fabric(void **state)
 			fail_msg("'%s': rte_errno %d, want %d", bad[i].args,
 				rte_errno, bad[i].err);
 	}
-	objects_none();	/* a refused queue leaves nothing open */
+	vd_objects_none();	/* a refused queue leaves nothing open */
 
 	/* A link-local GID only when gid_index names it. */
 	queue_gid("dev=mix,gid_index=0", gid_a);
@@ -1569,7 +1183,7 @@ test_fabric(void **state)
 	assert_int_equal(o.contexts, 1);
 	assert_int_equal(o.qps, 1);
 	pmr_transport_queue_destroy(q2);
-	objects_none();
+	vd_objects_none();
 
 	/* Traffic between devices, and between the ports of one. */
 	pair_open2(&p, "dev=hca0", "dev=two,port=2");
@@ -1580,7 +1194,7 @@ test_fabric(void **state)
 	one(&p, 24, 512, 9);
 	pair_close(&p);
 
-	fabric_configure(NULL);
+	vd_fabric(NULL);
 }
 
 static int

@@ -8,7 +8,8 @@
  * them and hands them to the workers concerned, whose event_cb sees them
  * inside pmr_worker_poll(). Two workers on hca0 share the device: port,
  * GID and device fatal events reach both, a QP (UD or RC) forced to ERR
- * or a CQ error only its owner. Nothing hangs on teardown (an
+ * or a CQ error only its owner (a UD QP's failure told once, by its
+ * driver, which recovers it). Nothing hangs on teardown (an
  * unacknowledged event would make the model's destroy fail with EBUSY,
  * and the device stay open), and the nexus's and workers' counters say
  * what was read.
@@ -227,11 +228,15 @@ test_gid_change(void **state)
 	env_down(&e);
 }
 
-/* Worker 0's UD QP forced to ERR: worker 0 alone is told. */
+/*
+ * Worker 0's UD QP forced to ERR: worker 0 alone is told, once, that it
+ * failed (the device's QP event and the driver's flushed completions are
+ * one failure), then that its driver recovered it.
+ */
 static void
 test_qp_fatal(void **state)
 {
-	const unsigned int want[2] = { 1, 0 };
+	const unsigned int want[2] = { 2, 0 };
 	struct verbs_queue *vq;
 	struct pmr_nexus_stats st;
 	struct env e;
@@ -241,9 +246,12 @@ test_qp_fatal(void **state)
 	vq = verbs_queue(pmr_worker_queue(e.w[0]));
 	assert_int_equal(pmr_hca_qp_force_err(vq->qp), 0);
 	env_wait(&e, want);
+	/* The device's event reaches the worker too (counted). */
+	POLL_EVENTS(&e, wstat_events(e.w[0]) == 1);
 	env_settle(&e, want);
 	assert_int_equal(e.seen[0].ev[0].type, PMR_WORKER_EV_QP_FATAL);
 	assert_int_equal(e.seen[0].ev[0].port, 0);
+	assert_int_equal(e.seen[0].ev[1].type, PMR_WORKER_EV_QP_RECOVERED);
 	assert_int_equal(wstat_events(e.w[0]), 1);
 	assert_int_equal(wstat_events(e.w[1]), 0);
 	st = nstats(&e);
@@ -312,11 +320,30 @@ test_cq_err(void **state)
 	env_down(&e);
 }
 
-/* Last: the device stays dead until pmr_hca_reset(). */
+/* How many of s's events are of type t. */
+static unsigned int
+seen_count(const struct seen *s, enum pmr_worker_event_type t)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < s->n && i < EV_MAX; i++)
+		n += s->ev[i].type == t;
+	return n;
+}
+
+/*
+ * Last: the device stays dead until pmr_hca_reset(). Every QP of the
+ * device went to ERR too; the model raises no QP event for that (only
+ * DEVICE_FATAL), but each worker's driver finds its own QP in ERR and
+ * cannot recover it (the dead device refuses RESET to RTS): each worker
+ * sees the device's event, and its QP failing then not recovered, in
+ * whichever order the nexus and its driver got there first.
+ */
 static void
 test_device_fatal(void **state)
 {
-	const unsigned int want[2] = { 1, 1 };
+	const unsigned int want[2] = { 3, 3 };
+	struct pmr_worker_stats ws;
 	struct pmr_nexus_stats st;
 	struct env e;
 	unsigned int i;
@@ -324,15 +351,20 @@ test_device_fatal(void **state)
 	(void)state;
 	env_up(&e);
 	assert_int_equal(pmr_hca_device_fatal("hca0"), 0);
-	/*
-	 * Every QP of the device went to ERR too; the model raises no QP
-	 * event for that (only DEVICE_FATAL), so each worker sees one.
-	 */
 	env_wait(&e, want);
 	env_settle(&e, want);
-	for (i = 0; i < 2; i++)
-		assert_int_equal(e.seen[i].ev[0].type,
-				PMR_WORKER_EV_DEVICE_FATAL);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(seen_count(&e.seen[i],
+				PMR_WORKER_EV_DEVICE_FATAL), 1);
+		assert_int_equal(seen_count(&e.seen[i],
+				PMR_WORKER_EV_QP_FATAL), 1);
+		assert_int_equal(seen_count(&e.seen[i],
+				PMR_WORKER_EV_QP_RECOVERY_FAILED), 1);
+		assert_int_equal(pmr_worker_stats_get(e.w[i], &ws), 0);
+		assert_int_equal(ws.qp_fatal, 1);
+		assert_int_equal(ws.qp_recovered, 0);
+		assert_int_equal(ws.qp_recovery_failed, 1);
+	}
 	st = nstats(&e);
 	assert_int_equal(st.dev_events_fatal, 1);
 	env_down(&e);

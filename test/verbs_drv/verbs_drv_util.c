@@ -13,7 +13,7 @@
 uint64_t
 vd_xstat(struct pmr_transport_queue *q, const char *name)
 {
-	struct pmr_transport_xstat xs[64];
+	struct pmr_transport_xstat xs[128];
 	int i, n = pmr_transport_xstats_get(q, xs, RTE_DIM(xs));
 
 	assert_true(n > 0 && n <= (int)RTE_DIM(xs));

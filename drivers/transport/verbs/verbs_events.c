@@ -99,7 +99,12 @@ event_map(const struct ibv_async_event *ae, struct pmr_transport_event *ev)
 		/* rc->vq is set just after the QP is made. */
 		ev->q = rc->vq != NULL ? &rc->vq->pub : NULL;
 	} else if (qp->qp_type == IBV_QPT_UD) {
-		ev->q = &((struct verbs_queue *)qp->qp_context)->pub;
+		struct verbs_queue *vq = qp->qp_context;
+
+		ev->q = &vq->pub;
+		/* For its lcore, which owns the QP: it checks and recovers
+		 * it (verbs_recover.c), and tells the worker once. */
+		__atomic_fetch_add(&vq->ud_async, 1, __ATOMIC_RELEASE);
 	}
 }
 

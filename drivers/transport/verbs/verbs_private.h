@@ -50,8 +50,19 @@ enum verbs_drop {
 	VERBS_DROP_SHORT,	/* shorter than the GRH */
 	VERBS_DROP_SELF_FLUSH,	/* our own flush send */
 	VERBS_DROP_GRH,		/* GRH of an unexpected IP version */
+	VERBS_DROP_LONG,	/* over the queue's MTU (caps.mtu) */
 	VERBS_DROP_MAX,
 };
+
+/* Where a queue's UD QP is (verbs_recover.c). */
+enum verbs_ud_state {
+	VERBS_UD_OK,		/* RTS: the data path runs */
+	VERBS_UD_DRAIN,		/* found in ERR: the device gives work back */
+	VERBS_UD_DEAD,		/* could not be recovered: drops everything */
+};
+
+/* Events of the UD QP not yet read (queue_event_read), a ring. */
+#define VERBS_UD_EVQ 8
 
 /* A device opened once per process, its PD shared by the queues on it. */
 struct verbs_dev {
@@ -216,6 +227,16 @@ struct verbs_stats {
 	uint64_t mw_bind_err;	/* BINDs completed with an error */
 	uint64_t mw_inv_err;	/* INVALIDATEs completed with an error */
 	uint64_t mw_refused;	/* BIND/INVALIDATE refused at post */
+	/* The UD QP in ERR (verbs_recover.c). */
+	uint64_t rx_flushed;	/* receives completed WR_FLUSH_ERR */
+	uint64_t rx_cqe_stale;	/* receive CQEs of an earlier incarnation */
+	uint64_t tx_cqe_stale;	/* send CQEs of an earlier incarnation */
+	uint64_t tx_drop_qp_err; /* accepted and dropped: QP in recovery */
+	uint64_t qp_err;	/* failures found (PMR_TRANSPORT_EV_QP_FATAL) */
+	uint64_t qp_recovered;	/* ..._QP_RECOVERED */
+	uint64_t qp_recovery_failed; /* ..._QP_RECOVERY_FAILED */
+	uint64_t qp_reclaimed;	/* WRs the device never gave back (RESET) */
+	uint64_t qp_events_lost; /* events not told: the ring was full */
 };
 
 struct verbs_queue {
@@ -252,14 +273,35 @@ struct verbs_queue {
 	struct ibv_ah *self_ah;
 
 	uint8_t *rx_bufs;		/* rq_size * rx_buf_len */
-	uint32_t rx_buf_len;		/* GRH + MTU */
+	/* GRH + the port's max_mtu: what a peer may send us, whatever our
+	 * active MTU (rxe places it: a shorter receive fails the QP). */
+	uint32_t rx_buf_len;
+	uint32_t rx_len_max;		/* GRH + caps.mtu: longer is dropped */
 	uint32_t rx_lkey;
 	uint32_t rq_size;
 	uint32_t *rx_free;		/* buffers to post */
 	uint32_t nb_rx_free;
 	uint32_t rx_posted;
+	/*
+	 * The UD QP's incarnation (verbs_recover.c): a receive's wr_id is
+	 * its buffer's index with rx_gen in the high 32 bits, and a send's
+	 * number below tx_gen_seq belongs to an earlier incarnation, so a
+	 * late completion of one is told apart and dropped.
+	 */
+	uint8_t ud_state;		/* enum verbs_ud_state */
+	uint32_t rx_gen;
+	uint8_t *rx_on_rq;		/* rq_size: 1 while it is posted */
+	uint64_t tx_gen_seq;
+	uint64_t ud_deadline;		/* DRAIN: reset then at the latest */
+	uint32_t ud_async_seen;		/* of ud_async, looked at */
+	uint32_t ud_ev_head;		/* ud_ev: events to tell */
+	uint32_t ud_ev_tail;
+	uint8_t ud_ev[VERBS_UD_EVQ];	/* enum pmr_transport_event_type */
 
 	struct verbs_stats stats;
+
+	/* The nexus thread (event_read): QP events on the UD QP (atomic). */
+	uint32_t ud_async;
 
 	/* Control path. */
 	struct ibv_mr *bounce_mr;
@@ -360,6 +402,25 @@ void verbs_events_dev_init(struct verbs_dev *d);
 int verbs_event_fd(struct pmr_transport_queue *q);
 int verbs_event_read(struct pmr_transport_queue *q,
 		struct pmr_transport_event *ev, unsigned int n);
+
+/* Recovery of the UD QP from the error state (verbs_recover.c). */
+/* The UD QP is in ERR (what found it, a detail): start recovering it;
+ * nothing if it is recovering or dead already. */
+void verbs_ud_failed(struct verbs_queue *vq, const char *what,
+		const char *detail);
+/* The UD QP may be in ERR (a post failed, the device's event): ask the
+ * device, and start recovering it if it is. */
+void verbs_ud_check(struct verbs_queue *vq, const char *what);
+/* A receive or send completed with an error status. */
+void verbs_ud_rx_err(struct verbs_queue *vq, enum ibv_wc_status st);
+void verbs_ud_tx_err(struct verbs_queue *vq, enum ibv_wc_status st);
+/* Move a recovery on (the queue's lcore). */
+void verbs_ud_step(struct verbs_queue *vq);
+/* The driver's queue_event_read. */
+int verbs_queue_event_read(struct pmr_transport_queue *q,
+		struct pmr_transport_event *ev, unsigned int n);
+/* The UD QP from RESET to RTS, same QKey (verbs_queue.c): 0 or -errno. */
+int verbs_qp_to_rts(struct verbs_queue *vq);
 
 /* Data path (verbs_rxtx.c). */
 uint16_t verbs_tx_burst(struct pmr_transport_queue *q,

@@ -7,7 +7,8 @@
  * PD, the UD QP of a queue. See doc/drivers.md, "The verbs driver". Peers
  * and their shared address handles are in verbs_peer.c, memory
  * registration in verbs_mem.c, statistics in verbs_stats.c, RC QPs and
- * one-sided operations in verbs_rc.c.
+ * one-sided operations in verbs_rc.c, the UD QP's recovery from the error
+ * state in verbs_recover.c.
  *
  * devargs (DPDK kvargs, unknown keys refused): dev=<name>, port=<n>,
  * gid_index=<n>, sig_every=<n>, txd=<n>, rxd=<n>, max_inline=<bytes>,
@@ -375,7 +376,6 @@ static int
 verbs_qp_setup(struct verbs_queue *vq, const struct verbs_args *a)
 {
 	struct ibv_qp_init_attr ia;
-	struct ibv_qp_attr qa;
 	int ret;
 
 	/* Contexts: async events name the queue (verbs_events.c). */
@@ -408,6 +408,18 @@ verbs_qp_setup(struct verbs_queue *vq, const struct verbs_args *a)
 	vq->qpn = vq->qp->qp_num;
 	/* What the provider granted, which may be more than asked. */
 	vq->max_inline = RTE_MIN(ia.cap.max_inline_data, a->max_inline);
+	ret = verbs_qp_to_rts(vq);
+	if (ret != 0)
+		VERBS_LOG(ERR, "%s: qp %u to RTS: %s", vq->dev->name, vq->qpn,
+			strerror(-ret));
+	return ret;
+}
+
+int
+verbs_qp_to_rts(struct verbs_queue *vq)
+{
+	struct ibv_qp_attr qa;
+	int ret;
 
 	memset(&qa, 0, sizeof(qa));
 	qa.qp_state = IBV_QPS_INIT;
@@ -427,12 +439,7 @@ verbs_qp_setup(struct verbs_queue *vq, const struct verbs_args *a)
 		qa.sq_psn = rte_rand() & 0xffffff;
 		ret = ibv_modify_qp(vq->qp, &qa, IBV_QP_STATE | IBV_QP_SQ_PSN);
 	}
-	if (ret != 0) {
-		VERBS_LOG(ERR, "%s: qp %u to RTS: %s", vq->dev->name, vq->qpn,
-			strerror(ret));
-		return -ret;
-	}
-	return 0;
+	return -ret;
 }
 
 /* Buffers: TX descriptors and header slots, RX buffers; registered. */
@@ -453,8 +460,10 @@ verbs_mem_setup(struct verbs_queue *vq, int socket_id)
 	vq->rx_free = rte_zmalloc_socket("pmr_verbs_rxfree",
 			sizeof(*vq->rx_free) * vq->rq_size,
 			RTE_CACHE_LINE_SIZE, socket_id);
+	vq->rx_on_rq = rte_zmalloc_socket("pmr_verbs_rxon", vq->rq_size,
+			RTE_CACHE_LINE_SIZE, socket_id);
 	if (vq->txd == NULL || vq->hdr_slots == NULL || vq->rx_bufs == NULL ||
-	    vq->rx_free == NULL)
+	    vq->rx_free == NULL || vq->rx_on_rq == NULL)
 		return -ENOMEM;
 	vq->hdr_mr = ibv_reg_mr(vq->dev->pd, vq->hdr_slots,
 			(size_t)VERBS_HDR_SLOT * vq->sq_size, 0);
@@ -533,7 +542,19 @@ verbs_queue_create(const struct pmr_transport_driver *drv, const char *devargs,
 	vq->rc_max_msg = pa.max_msg_sz != 0 ? pa.max_msg_sz : 1u << 31;
 	if (a.rc_max_msg != 0 && a.rc_max_msg < vq->rc_max_msg)
 		vq->rc_max_msg = a.rc_max_msg;
-	vq->rx_buf_len = VERBS_GRH_LEN + vq->pub.caps.mtu;
+	/*
+	 * A receive must hold whatever a peer can send us, not only what
+	 * our MTU allows: rxe places a UD packet whatever the port's active
+	 * MTU (its netdev carries the frame), and a receive too short for
+	 * it completes in error and moves the QP to ERR. So the GRH and the
+	 * largest MTU the port can be given; what is over caps.mtu is
+	 * dropped (rx_drop_long).
+	 */
+	vq->rx_len_max = VERBS_GRH_LEN + vq->pub.caps.mtu;
+	vq->rx_buf_len = VERBS_GRH_LEN +
+		RTE_MAX(vq->pub.caps.mtu, pa.max_mtu >= IBV_MTU_256 &&
+			pa.max_mtu <= IBV_MTU_4096 ?
+			128u << pa.max_mtu : 0u);
 	/* Windows before any registration: pools get MW_BIND with them. */
 	vq->pub.caps.flags &= ~PMR_TRANSPORT_CAP_MW;
 	if (a.mw != 0) {
@@ -570,10 +591,10 @@ verbs_queue_create(const struct pmr_transport_driver *drv, const char *devargs,
 	 * may hold back and the self flush's receive. */
 	vq->pub.caps.rx_depth = vq->rq_size - VERBS_RX_REFILL - 1;
 	VERBS_LOG(INFO, "%s: port %u: qp %u, MTU %u, SQ %u (signal 1/%u, "
-		"inline %u), RQ %u, memory windows %s", vq->dev->name,
-		vq->port, vq->qpn, vq->pub.caps.mtu, vq->sq_size,
-		vq->sig_every, vq->max_inline, vq->rq_size,
-		vq->mw_on ? "on" : "off");
+		"inline %u), RQ %u of %u bytes, memory windows %s",
+		vq->dev->name, vq->port, vq->qpn, vq->pub.caps.mtu,
+		vq->sq_size, vq->sig_every, vq->max_inline, vq->rq_size,
+		vq->rx_buf_len, vq->mw_on ? "on" : "off");
 	return &vq->pub;
 fail:
 	verbs_queue_destroy(&vq->pub);
@@ -587,9 +608,12 @@ verbs_drain(struct verbs_queue *vq)
 {
 	unsigned int i;
 
-	for (i = 0; i < 100000 && verbs_tx_pending(vq) != 0; i++)
+	/* A QP in ERR completes nothing more: what it holds is dropped
+	 * with it (below). */
+	for (i = 0; i < 100000 && verbs_tx_pending(vq) != 0 &&
+	     vq->ud_state == VERBS_UD_OK; i++)
 		verbs_tx_flush(vq, true);
-	if (verbs_tx_pending(vq) != 0)
+	if (verbs_tx_pending(vq) != 0 && vq->ud_state == VERBS_UD_OK)
 		VERBS_LOG(WARNING, "qp %u: %" PRIu64 " sends still pending at "
 			"destroy", vq->qpn, verbs_tx_pending(vq));
 }
@@ -644,6 +668,7 @@ verbs_queue_destroy(struct pmr_transport_queue *q)
 	rte_free(vq->hdr_slots);
 	rte_free(vq->rx_bufs);
 	rte_free(vq->rx_free);
+	rte_free(vq->rx_on_rq);
 	rte_free(vq);
 }
 
@@ -663,6 +688,8 @@ verbs_flush(struct pmr_transport_queue *q)
 	struct verbs_queue *vq = verbs_queue(q);
 	int ret;
 
+	if (unlikely(vq->ud_state != VERBS_UD_OK))
+		verbs_ud_step(vq);
 	ret = verbs_tx_flush(vq, false);
 	/* The data path's lcore, quiet: reap dead AHs if nobody else is at
 	 * it (never wait for the control path here). */
@@ -716,4 +743,5 @@ const struct pmr_transport_driver pmr_verbs_driver = {
 	.mw_rkey = verbs_mw_rkey,
 	.event_fd = verbs_event_fd,
 	.event_read = verbs_event_read,
+	.queue_event_read = verbs_queue_event_read,
 };

@@ -5,7 +5,9 @@
 /*
  * The verbs driver's data path, top to bottom: send completions (reap),
  * TX (one linked WR list, one ibv_post_send per burst), the self flush,
- * RX (poll, check, hand out in place; refill in batches), release.
+ * RX (poll, check, hand out in place; refill in batches), release. An
+ * error completion means the UD QP is in ERR: verbs_recover.c takes it
+ * from there, and the bursts drop what they are given meanwhile.
  *
  * Sends are numbered (tx_seq); a WQE's wr_id is its number. One WQE in
  * sig_every is signalled, and a polled signalled completion numbered s
@@ -55,20 +57,19 @@ verbs_tx_reap(struct verbs_queue *vq)
 	do {
 		nb = ibv_poll_cq(vq->scq, VERBS_TX_REAP, wc);
 		for (i = 0; i < nb; i++) {
-			uint64_t id = wc[i].wr_id;
+			uint64_t id = wc[i].wr_id & ~VERBS_FLUSH_WRID;
 
-			if (unlikely(wc[i].status != IBV_WC_SUCCESS)) {
-				/* The QP is in ERR now: every later WQE
-				 * completes flushed, in order. */
-				if (vq->stats.tx_cqe_err++ == 0)
-					VERBS_LOG(ERR, "qp %u: send: %s",
-						vq->qpn, ibv_wc_status_str(
-							wc[i].status));
+			/* Of the QP before its last reset: reclaimed. */
+			if (unlikely(id < vq->tx_gen_seq)) {
+				vq->stats.tx_cqe_stale++;
+				continue;
 			}
-			if (id & VERBS_FLUSH_WRID) {
+			/* The QP is in ERR now: every later WQE completes
+			 * flushed, in order; recover it. */
+			if (unlikely(wc[i].status != IBV_WC_SUCCESS))
+				verbs_ud_tx_err(vq, wc[i].status);
+			if (wc[i].wr_id & VERBS_FLUSH_WRID)
 				vq->flush_out = false;
-				id &= ~VERBS_FLUSH_WRID;
-			}
 			if (id + 1 > vq->tx_done)
 				verbs_tx_complete(vq, id + 1);
 		}
@@ -113,6 +114,13 @@ verbs_tx_burst(struct pmr_transport_queue *q, const struct pmr_tx_pkt *pkts,
 	int ret;
 
 	verbs_tx_reap(vq);
+	if (unlikely(vq->ud_state != VERBS_UD_OK)) {
+		/* The QP is being recovered, or dead: what it is given is
+		 * lost, as on a wire, and recovered as any loss. */
+		n = RTE_MIN(n, (uint16_t)PMR_BURST_MAX);
+		vq->stats.tx_drop_qp_err += n;
+		return n;
+	}
 	seq0 = vq->tx_seq;
 	/* A flush may have taken the last slot: room 0, not negative. */
 	room = seq0 - vq->tx_done;
@@ -255,6 +263,9 @@ verbs_tx_burst(struct pmr_transport_queue *q, const struct pmr_tx_pkt *pkts,
 		}
 	}
 	__atomic_store_n(&vq->tx_seq, seq0 + k, __ATOMIC_RELEASE);
+	/* A QP in ERR may refuse posts (rxe flushes them instead). */
+	if (unlikely(ret != 0))
+		verbs_ud_check(vq, "ibv_post_send failed");
 	vq->stats.tx_pkts += k;
 	vq->stats.tx_bytes += bytes;
 	vq->stats.tx_zerocopy += zc;
@@ -282,6 +293,9 @@ verbs_tx_flush(struct verbs_queue *vq, bool all)
 	int ret;
 
 	verbs_tx_reap(vq);
+	/* A QP in ERR completes nothing more (it is reset instead). */
+	if (vq->ud_state != VERBS_UD_OK)
+		return 0;
 	seq = vq->tx_seq;
 	if (seq == vq->tx_done || vq->flush_out ||
 	    vq->last_sig == seq - 1 || seq - vq->tx_done >= vq->sq_size)
@@ -300,7 +314,8 @@ verbs_tx_flush(struct verbs_queue *vq, bool all)
 	vq->stats.posts++;
 	if (ret != 0) {
 		vq->stats.tx_post_err++;
-		return -ret;
+		verbs_ud_check(vq, "ibv_post_send failed");
+		return vq->ud_state == VERBS_UD_OK ? -ret : 0;
 	}
 	vq->flush_out = true;
 	vq->last_sig = seq;
@@ -329,7 +344,8 @@ verbs_rx_refill(struct verbs_queue *vq, uint32_t min)
 				(size_t)idx * vq->rx_buf_len);
 			sge[i].length = vq->rx_buf_len;
 			sge[i].lkey = vq->rx_lkey;
-			wr[i].wr_id = idx;
+			/* The QP's incarnation above the index. */
+			wr[i].wr_id = (uint64_t)vq->rx_gen << 32 | idx;
 			wr[i].sg_list = &sge[i];
 			wr[i].num_sge = 1;
 			wr[i].next = &wr[i + 1];
@@ -337,14 +353,14 @@ verbs_rx_refill(struct verbs_queue *vq, uint32_t min)
 		wr[nb - 1].next = NULL;
 		ret = ibv_post_recv(vq->qp, wr, &bad);
 		vq->stats.rx_refills++;
-		if (ret != 0) {
+		if (ret != 0)
 			nb = (uint32_t)(bad - wr);
-			vq->nb_rx_free -= nb;
-			vq->rx_posted += nb;
-			return -ret;
-		}
+		for (i = 0; i < nb; i++)
+			vq->rx_on_rq[(uint32_t)wr[i].wr_id] = 1;
 		vq->nb_rx_free -= nb;
 		vq->rx_posted += nb;
+		if (ret != 0)
+			return -ret;
 	}
 	return 0;
 }
@@ -365,7 +381,10 @@ verbs_rx_burst(struct pmr_transport_queue *q, struct pmr_rx_pkt *pkts,
 	uint16_t k = 0;
 	int nb, i;
 
-	if (vq->nb_rx_free >= VERBS_RX_REFILL)
+	/* No refill while the QP recovers: it reposts its receives. */
+	if (unlikely(vq->ud_state != VERBS_UD_OK))
+		verbs_ud_step(vq);
+	else if (vq->nb_rx_free >= VERBS_RX_REFILL)
 		verbs_rx_refill(vq, VERBS_RX_REFILL);
 	if (n > PMR_BURST_MAX)
 		n = PMR_BURST_MAX;
@@ -373,9 +392,8 @@ verbs_rx_burst(struct pmr_transport_queue *q, struct pmr_rx_pkt *pkts,
 	if (nb <= 0)
 		return 0;
 	for (i = 0; i < nb; i++)
-		rte_prefetch0(vq->rx_bufs + (size_t)wc[i].wr_id *
+		rte_prefetch0(vq->rx_bufs + (size_t)(uint32_t)wc[i].wr_id *
 			vq->rx_buf_len + VERBS_GRH_LEN);
-	vq->rx_posted -= (uint32_t)nb;
 	for (i = 0; i < nb; i++) {
 		const struct ibv_wc *c = &wc[i];
 		uint32_t idx = (uint32_t)c->wr_id;
@@ -383,12 +401,27 @@ verbs_rx_burst(struct pmr_transport_queue *q, struct pmr_rx_pkt *pkts,
 		uint8_t gid[16];
 		enum verbs_drop why;
 
+		/* Posted to the QP before its last reset, which took the
+		 * buffer back: not ours to free, nor a packet. */
+		if (unlikely((uint32_t)(c->wr_id >> 32) != vq->rx_gen)) {
+			vq->stats.rx_cqe_stale++;
+			continue;
+		}
+		vq->rx_posted--;
+		vq->rx_on_rq[idx] = 0;
 		if (unlikely(c->status != IBV_WC_SUCCESS)) {
-			why = VERBS_DROP_STATUS;
-			goto drop;
+			/* The QP is in ERR (flushed: it was before). */
+			verbs_ud_rx_err(vq, c->status);
+			verbs_rx_put(vq, idx);
+			continue;
 		}
 		if (unlikely(c->byte_len < VERBS_GRH_LEN)) {
 			why = VERBS_DROP_SHORT;
+			goto drop;
+		}
+		/* A peer with a larger MTU (ours is the session's limit). */
+		if (unlikely(c->byte_len > vq->rx_len_max)) {
+			why = VERBS_DROP_LONG;
 			goto drop;
 		}
 		if (unlikely(c->src_qp == vq->qpn &&

@@ -46,6 +46,7 @@ static const char *const verbs_drop_names[VERBS_DROP_MAX] = {
 	[VERBS_DROP_SHORT] = "short",
 	[VERBS_DROP_SELF_FLUSH] = "self_flush",
 	[VERBS_DROP_GRH] = "grh",
+	[VERBS_DROP_LONG] = "long",
 };
 
 int
@@ -92,6 +93,18 @@ verbs_xstats_get(struct pmr_transport_queue *q, struct pmr_transport_xstat *xs,
 		snprintf(nm, sizeof(nm), "rx_drop_%s", verbs_drop_names[i]);
 		XSTAT(nm, st->rx_drop[i]);
 	}
+	/* The UD QP in ERR and its recovery (verbs_recover.c). */
+	XSTAT("rx_flushed", st->rx_flushed);
+	XSTAT("rx_cqe_stale", st->rx_cqe_stale);
+	XSTAT("tx_cqe_stale", st->tx_cqe_stale);
+	XSTAT("tx_drop_qp_err", st->tx_drop_qp_err);
+	XSTAT("qp_err", st->qp_err);
+	XSTAT("qp_async_events", __atomic_load_n(&vq->ud_async,
+		__ATOMIC_RELAXED));
+	XSTAT("qp_recovered", st->qp_recovered);
+	XSTAT("qp_recovery_failed", st->qp_recovery_failed);
+	XSTAT("qp_reclaimed", st->qp_reclaimed);
+	XSTAT("qp_events_lost", st->qp_events_lost);
 	XSTAT("rc_qps", __atomic_load_n(&vq->rc_nb, __ATOMIC_RELAXED));
 	XSTAT("rc_ops", st->rc_ops);
 	XSTAT("rc_ops_outstanding", vq->rc_ops_out);
