@@ -81,8 +81,8 @@ nexus_events_rc(struct pmr_nexus *nx, struct nexus_worker *w,
 {
 	/*
 	 * Not told to the application as a worker event:
-	 * PMR_WORKER_EV_QP_FATAL means the worker's own data path is dead.
-	 * A failed RC QP becomes a session event instead: the pair is taken
+	 * PMR_WORKER_EV_QP_FATAL is about the worker's own (UD) QP, which
+	 * its driver recovers. A failed RC QP becomes a session event instead: the pair is taken
 	 * back with a status (RC_DOWN), and the worker resets the sessions
 	 * of that worker pair onto a fresh QP, as when an operation on it
 	 * fails (which may never happen on an idle QP).
