@@ -36,12 +36,22 @@
  * no read credit; being in the ring, they keep the posting order behind
  * READs that wait for credits. The window's state moves when the op is
  * accepted and when it completes (verbs_rc_emit(), every op's one end).
+ *
+ * Regions (rc_region_conf): a QP's own memory for its peer alone, mmap'd
+ * outside DPDK's heap and registered with the queue's PD by rc_create
+ * after the QP, deregistered and unmapped by rc_destroy once the QP is
+ * gone, so that nothing reaches it through the QP after; remote-readable
+ * by its rkey, or local with the right to bind windows in it, which only
+ * BINDs on its own QP may use.
  */
 
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
+#include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_malloc.h>
 #include <rte_random.h>
@@ -52,6 +62,15 @@
 #define VERBS_RC_BATCH 32
 /* wr_id: the WR's sequence number above the slot index. */
 #define VERBS_RC_IDX_BITS 8
+/* Largest region per RC QP. */
+#define VERBS_RC_REGION_MAX ((size_t)1 << 30)
+
+/* A QP's region on its way out (verbs_rc_release()). */
+struct verbs_region {
+	uint8_t *addr;
+	size_t len;
+	struct ibv_mr *mr;
+};
 
 static inline struct verbs_rc *
 verbs_rc(struct pmr_transport_rc *rc)
@@ -306,13 +325,21 @@ verbs_rc_mw_check(struct verbs_queue *vq, const struct verbs_rc *rc,
 		const struct pmr_transport_rc_op *o, struct ibv_mr **mr)
 {
 	struct verbs_mw *m = (struct verbs_mw *)o->mw;
+	uintptr_t a = (uintptr_t)o->local, b = (uintptr_t)rc->reg_addr;
 
 	if (!vq->mw_on || m == NULL || o->type > PMR_RC_OP_INVALIDATE)
 		goto refuse;
 	if (o->type == PMR_RC_OP_BIND) {
 		if (o->len == 0 || o->local == NULL)
 			goto refuse;
-		*mr = verbs_mr_bindable(vq, o->local, o->len);
+		/* The QP's own region (bind rights: no remote ones), or a
+		 * registered pool; never another QP's region. */
+		if (rc->reg_mr != NULL && a >= b && o->len <= rc->reg_len &&
+		    a - b <= rc->reg_len - o->len)
+			*mr = (vq->rc_region_access & IBV_ACCESS_MW_BIND) != 0 ?
+				rc->reg_mr : NULL;
+		else
+			*mr = verbs_mr_bindable(vq, o->local, o->len);
 		if (*mr == NULL)
 			goto refuse;
 	}
@@ -445,6 +472,108 @@ verbs_rc_fail_qp(struct pmr_transport_queue *q, struct pmr_transport_rc *rcp)
 
 /* Control path. */
 
+/*
+ * A region for the RC QP qpn (vq->rc_region_len bytes): mapped, then
+ * registered (which pins it on a real device: the time it takes is
+ * logged). 0 or a positive errno, logged.
+ */
+static int
+verbs_rc_region_make(struct verbs_queue *vq, uint32_t qpn,
+		struct verbs_region *reg)
+{
+	uint64_t t0 = rte_get_timer_cycles();
+	void *a;
+	int ret;
+
+	a = mmap(NULL, vq->rc_region_len, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (a == MAP_FAILED) {
+		ret = errno;
+		VERBS_LOG(ERR, "%s: rc qp %u: no region of %zu bytes: %s",
+			vq->dev->name, qpn, vq->rc_region_len, strerror(ret));
+		return ret;
+	}
+	reg->mr = ibv_reg_mr(vq->dev->pd, a, vq->rc_region_len,
+			vq->rc_region_access);
+	if (reg->mr == NULL) {
+		ret = errno != 0 ? errno : ENOMEM;
+		VERBS_LOG(ERR, "%s: rc qp %u: ibv_reg_mr of its region (%zu "
+			"bytes): %s", vq->dev->name, qpn, vq->rc_region_len,
+			strerror(ret));
+		munmap(a, vq->rc_region_len);
+		return ret;
+	}
+	reg->addr = a;
+	reg->len = vq->rc_region_len;
+	VERBS_LOG(INFO, "%s: rc qp %u: region of %zu bytes (%s) in %" PRIu64
+		" us", vq->dev->name, qpn, reg->len,
+		(vq->rc_region_access & IBV_ACCESS_REMOTE_READ) != 0 ?
+		"remote read" : "windows", (rte_get_timer_cycles() - t0) *
+		1000000 / rte_get_timer_hz());
+	return 0;
+}
+
+/* Its QP destroyed: nothing reaches the region through it any more. */
+static void
+verbs_rc_region_free(struct verbs_queue *vq, struct verbs_region *reg)
+{
+	int ret;
+
+	if (reg->mr == NULL)
+		return;
+	ret = ibv_dereg_mr(reg->mr);
+	if (ret != 0) {
+		/* A window still bound in it: kept mapped, never reused. */
+		VERBS_LOG(ERR, "%s: ibv_dereg_mr of an RC QP's region (%zu "
+			"bytes): %s: leaked", vq->dev->name, reg->len,
+			strerror(ret));
+		return;
+	}
+	munmap(reg->addr, reg->len);
+	reg->mr = NULL;
+}
+
+int
+verbs_rc_region_conf(struct pmr_transport_queue *q, size_t len,
+		uint32_t flags)
+{
+	struct verbs_queue *vq = verbs_queue(q);
+	long page = sysconf(_SC_PAGESIZE);
+	int ret = 0;
+
+	if (len > VERBS_RC_REGION_MAX || page <= 0)
+		return -EINVAL;
+	pthread_mutex_lock(&vq->rc_lock);
+	if (vq->rc_nb != 0) {
+		ret = -EBUSY;
+	} else {
+		vq->rc_region_len = RTE_ALIGN_CEIL(len, (size_t)page);
+		vq->rc_region_access = IBV_ACCESS_LOCAL_WRITE |
+			((flags & PMR_TRANSPORT_ACCESS_REMOTE_READ) != 0 ?
+			 IBV_ACCESS_REMOTE_READ :
+			 vq->mw_on ? IBV_ACCESS_MW_BIND : 0);
+	}
+	pthread_mutex_unlock(&vq->rc_lock);
+	return ret;
+}
+
+int
+verbs_rc_region(struct pmr_transport_queue *q,
+		const struct pmr_transport_rc *rcp,
+		struct pmr_transport_rc_region *reg)
+{
+	const struct verbs_rc *rc = (const struct verbs_rc *)rcp;
+
+	RTE_SET_USED(q);
+	if (rc->reg_mr == NULL)
+		return -ENOENT;
+	reg->addr = rc->reg_addr;
+	reg->len = rc->reg_len;
+	reg->lkey = rc->reg_mr->lkey;
+	reg->rkey = rc->reg_mr->rkey;
+	return 0;
+}
+
 struct pmr_transport_rc *
 verbs_rc_create(struct pmr_transport_queue *q,
 		struct pmr_transport_rc_attr *attr)
@@ -457,6 +586,7 @@ verbs_rc_create(struct pmr_transport_queue *q,
 	struct ibv_qp *qp = NULL;
 	struct verbs_rc_wr *wrs = NULL;
 	struct verbs_rc_op *ops = NULL;
+	struct verbs_region reg = { NULL, 0, NULL };
 	unsigned int i;
 	int ret;
 
@@ -536,7 +666,15 @@ verbs_rc_create(struct pmr_transport_queue *q,
 			qp->qp_num, strerror(ret));
 		goto fail;
 	}
+	if (vq->rc_region_len != 0) {
+		ret = verbs_rc_region_make(vq, qp->qp_num, &reg);
+		if (ret != 0)
+			goto fail;
+	}
 	memset(rc, 0, sizeof(*rc));
+	rc->reg_addr = reg.addr;
+	rc->reg_len = reg.len;
+	rc->reg_mr = reg.mr;
 	rc->idx = i;
 	rc->vq = vq;
 	rc->qpn = qp->qp_num;
@@ -644,9 +782,11 @@ verbs_rc_connect(struct pmr_transport_queue *q, struct pmr_transport_rc *rcp,
 	return 0;
 }
 
-/* Under rc_lock. */
+/* Under rc_lock. The QP's region, if any, into *reg: the caller frees
+ * it (verbs_rc_region_free()), the QP gone. */
 static int
-verbs_rc_release(struct verbs_queue *vq, struct verbs_rc *rc)
+verbs_rc_release(struct verbs_queue *vq, struct verbs_rc *rc,
+		struct verbs_region *reg)
 {
 	uint32_t dropped = rc->op_tail - rc->op_head;
 	uint32_t idx = rc->idx;
@@ -658,6 +798,9 @@ verbs_rc_release(struct verbs_queue *vq, struct verbs_rc *rc)
 			strerror(ret));
 		return -ret;
 	}
+	reg->addr = rc->reg_addr;
+	reg->len = rc->reg_len;
+	reg->mr = rc->reg_mr;
 	if (dropped != 0)
 		__atomic_fetch_sub(&vq->rc_ops_out, dropped,
 				__ATOMIC_RELAXED);
@@ -676,13 +819,15 @@ verbs_rc_destroy(struct pmr_transport_queue *q, struct pmr_transport_rc *rcp)
 {
 	struct verbs_queue *vq = verbs_queue(q);
 	struct verbs_rc *rc = verbs_rc(rcp);
+	struct verbs_region reg = { NULL, 0, NULL };
 	int ret;
 
 	if (rc < &vq->rc[0] || rc >= &vq->rc[VERBS_RC_MAX])
 		return -EINVAL;
 	pthread_mutex_lock(&vq->rc_lock);
-	ret = rc->qp == NULL ? -EINVAL : verbs_rc_release(vq, rc);
+	ret = rc->qp == NULL ? -EINVAL : verbs_rc_release(vq, rc, &reg);
 	pthread_mutex_unlock(&vq->rc_lock);
+	verbs_rc_region_free(vq, &reg);
 	return ret;
 }
 
@@ -711,17 +856,27 @@ verbs_rc_state(struct pmr_transport_queue *q, struct pmr_transport_rc *rcp)
 	}
 }
 
+/*
+ * Queue destroy: the QPs left, then the windows (which may still be
+ * bound in their regions: a region cannot be deregistered under one),
+ * then the regions.
+ */
 void
 verbs_rc_fini(struct verbs_queue *vq)
 {
+	struct verbs_region reg[VERBS_RC_MAX];
 	unsigned int i;
 
+	memset(reg, 0, sizeof(reg));
 	for (i = 0; i < VERBS_RC_MAX; i++)
 		if (vq->rc[i].qp != NULL) {
 			VERBS_LOG(WARNING, "rc qp %u: left at queue destroy",
 				vq->rc[i].qpn);
-			verbs_rc_release(vq, &vq->rc[i]);
+			verbs_rc_release(vq, &vq->rc[i], &reg[i]);
 		}
+	verbs_mw_fini(vq);
+	for (i = 0; i < VERBS_RC_MAX; i++)
+		verbs_rc_region_free(vq, &reg[i]);
 	if (vq->rc_cq != NULL) {
 		ibv_destroy_cq(vq->rc_cq);
 		vq->rc_cq = NULL;
