@@ -25,7 +25,10 @@
  * Run on the verbs driver over the model (PMR_TEST_SETUP=verbs_hca):
  * with windows (the strict device: the control), with windows and the
  * rxe personality, without windows; and on rxe0 in the VM
- * (PMR_TEST_SETUP=verbs). PMR_TEST_ISO_DEVARGS adds driver devargs.
+ * (PMR_TEST_SETUP=verbs). PMR_TEST_ISO_DEVARGS adds driver devargs;
+ * PMR_TEST_ISO_MODE, if set, is how the workers must expose offers:
+ * "in_place" (exact windows), "window_copy" (windows on a copy in the
+ * pair's region), "key_copy" (the region's own key).
  */
 
 #include "pmr_test_rpc.h"
@@ -413,9 +416,9 @@ probe_dir(struct probe *p, unsigned int via, bool up)
 		attacker_session_lost(p, via);
 	print_message("probe: %s from an offer at 0x%" PRIx64 " through the "
 		"QP with server worker %u: %" PRIu64 " bytes read, markers in "
-		"flight %" PRIu64 ", finished %" PRIu64 "\n", up ? "up" : "down",
-		(uint64_t)tap.d.addr, via, p->bytes - bytes, p->live - live,
-		p->done - done);
+		"flight %" PRIu64 ", finished %" PRIu64 "\n",
+		up ? "up" : "down", (uint64_t)tap.d.addr, via,
+		p->bytes - bytes, p->live - live, p->done - done);
 }
 
 /*
@@ -494,13 +497,19 @@ test_rdv_iso_probe(void **state)
 	struct pmr_transport_mkey key;
 	struct pmr_test_sess_ev ve;
 	struct call done, hold, live;
+	const char *mode, *want;
 	uint64_t tx, descs;
 	unsigned int i;
 	int vs;
 
 	(void)state;
 	if (victim->rdv == NULL)
-		skip();		/* no READ on this queue: nothing to probe */
+		skip();	/* no READ on this queue: nothing to probe */
+	mode = !srv->rdv_copy ? "in_place" : srv->rdv_mw ? "window_copy" :
+		"key_copy";
+	want = getenv("PMR_TEST_ISO_MODE");
+	if (want != NULL && want[0] != '\0' && strcmp(want, mode) != 0)
+		fail_msg("offers exposed %s, not %s", mode, want);
 	tap.orig = p.w->q->rx_burst;
 	p.w->q->rx_burst = tap_rx;
 	p.mb = pmr_worker_msgbuf_alloc(p.w, PROBE_BLOCK);
@@ -543,8 +552,7 @@ test_rdv_iso_probe(void **state)
 	print_message("probe (%s): %u READs, %u refused, %" PRIu64
 		" bytes read outside its offers; markers of the victim's "
 		"messages in flight %" PRIu64 ", finished %" PRIu64 "\n",
-		victim->rdv_mw ? "memory windows" : "no windows",
-		p.reads, p.refused, p.bytes, p.live, p.done);
+		mode, p.reads, p.refused, p.bytes, p.live, p.done);
 
 	/* The victim's exchanges complete untouched. */
 	respond_inverted(held[0]);

@@ -134,8 +134,8 @@ struct pmr_transport_rc_cpl {
 /** @} */
 
 /**
- * Register a msgbuf pool for remote access as well as local (offer pools,
- * tests); pmr_transport_mem_key() then returns the registration's rkey.
+ * Register a msgbuf pool for remote access as well as local (tests);
+ * pmr_transport_mem_key() then returns the registration's rkey.
  * A chunk already registered with other access is refused (-EEXIST):
  * the worker's own pools stay local-only. Undo with
  * pmr_transport_mem_unregister(). Thread: control path.
