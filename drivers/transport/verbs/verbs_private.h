@@ -338,12 +338,23 @@ int verbs_rc_fail_qp(struct pmr_transport_queue *q,
 		struct pmr_transport_rc *rc);
 /* Destroy what RC objects are left, and the CQ (queue destroy). */
 void verbs_rc_fini(struct verbs_queue *vq);
-/* RC QPs' regions (rc_region_conf, rc_region). */
+/* RC QPs' regions (verbs_region.c): rc_region_conf, rc_region. */
 int verbs_rc_region_conf(struct pmr_transport_queue *q, size_t len,
 		uint32_t flags);
 int verbs_rc_region(struct pmr_transport_queue *q,
 		const struct pmr_transport_rc *rc,
 		struct pmr_transport_rc_region *reg);
+/* A QP's region, made or on its way out. */
+struct verbs_region {
+	uint8_t *addr;
+	size_t len;
+	struct ibv_mr *mr;
+};
+/* Make the region of RC QP qpn (rc_create): 0 or a positive errno. */
+int verbs_region_make(struct verbs_queue *vq, uint32_t qpn,
+		struct verbs_region *reg);
+/* Free it, its QP destroyed (a window still bound in it: leaked). */
+void verbs_region_free(struct verbs_queue *vq, struct verbs_region *reg);
 
 /* Memory windows (verbs_mw.c). */
 /* At queue create: 1 if the device has type-2B windows and n of them

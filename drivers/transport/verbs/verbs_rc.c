@@ -37,21 +37,15 @@
  * READs that wait for credits. The window's state moves when the op is
  * accepted and when it completes (verbs_rc_emit(), every op's one end).
  *
- * Regions (rc_region_conf): a QP's own memory for its peer alone, mmap'd
- * outside DPDK's heap and registered with the queue's PD by rc_create
- * after the QP, deregistered and unmapped by rc_destroy once the QP is
- * gone, so that nothing reaches it through the QP after; remote-readable
- * by its rkey, or local with the right to bind windows in it, which only
- * BINDs on its own QP may use.
+ * Regions (verbs_region.c): rc_create makes a QP's region after the QP,
+ * rc_destroy frees it once the QP is gone; only BINDs on its own QP may
+ * use one without remote rights.
  */
 
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
-#include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_malloc.h>
 #include <rte_random.h>
@@ -62,15 +56,6 @@
 #define VERBS_RC_BATCH 32
 /* wr_id: the WR's sequence number above the slot index. */
 #define VERBS_RC_IDX_BITS 8
-/* Largest region per RC QP. */
-#define VERBS_RC_REGION_MAX ((size_t)1 << 30)
-
-/* A QP's region on its way out (verbs_rc_release()). */
-struct verbs_region {
-	uint8_t *addr;
-	size_t len;
-	struct ibv_mr *mr;
-};
 
 static inline struct verbs_rc *
 verbs_rc(struct pmr_transport_rc *rc)
@@ -472,108 +457,6 @@ verbs_rc_fail_qp(struct pmr_transport_queue *q, struct pmr_transport_rc *rcp)
 
 /* Control path. */
 
-/*
- * A region for the RC QP qpn (vq->rc_region_len bytes): mapped, then
- * registered (which pins it on a real device: the time it takes is
- * logged). 0 or a positive errno, logged.
- */
-static int
-verbs_rc_region_make(struct verbs_queue *vq, uint32_t qpn,
-		struct verbs_region *reg)
-{
-	uint64_t t0 = rte_get_timer_cycles();
-	void *a;
-	int ret;
-
-	a = mmap(NULL, vq->rc_region_len, PROT_READ | PROT_WRITE,
-			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (a == MAP_FAILED) {
-		ret = errno;
-		VERBS_LOG(ERR, "%s: rc qp %u: no region of %zu bytes: %s",
-			vq->dev->name, qpn, vq->rc_region_len, strerror(ret));
-		return ret;
-	}
-	reg->mr = ibv_reg_mr(vq->dev->pd, a, vq->rc_region_len,
-			vq->rc_region_access);
-	if (reg->mr == NULL) {
-		ret = errno != 0 ? errno : ENOMEM;
-		VERBS_LOG(ERR, "%s: rc qp %u: ibv_reg_mr of its region (%zu "
-			"bytes): %s", vq->dev->name, qpn, vq->rc_region_len,
-			strerror(ret));
-		munmap(a, vq->rc_region_len);
-		return ret;
-	}
-	reg->addr = a;
-	reg->len = vq->rc_region_len;
-	VERBS_LOG(INFO, "%s: rc qp %u: region of %zu bytes (%s) in %" PRIu64
-		" us", vq->dev->name, qpn, reg->len,
-		(vq->rc_region_access & IBV_ACCESS_REMOTE_READ) != 0 ?
-		"remote read" : "windows", (rte_get_timer_cycles() - t0) *
-		1000000 / rte_get_timer_hz());
-	return 0;
-}
-
-/* Its QP destroyed: nothing reaches the region through it any more. */
-static void
-verbs_rc_region_free(struct verbs_queue *vq, struct verbs_region *reg)
-{
-	int ret;
-
-	if (reg->mr == NULL)
-		return;
-	ret = ibv_dereg_mr(reg->mr);
-	if (ret != 0) {
-		/* A window still bound in it: kept mapped, never reused. */
-		VERBS_LOG(ERR, "%s: ibv_dereg_mr of an RC QP's region (%zu "
-			"bytes): %s: leaked", vq->dev->name, reg->len,
-			strerror(ret));
-		return;
-	}
-	munmap(reg->addr, reg->len);
-	reg->mr = NULL;
-}
-
-int
-verbs_rc_region_conf(struct pmr_transport_queue *q, size_t len,
-		uint32_t flags)
-{
-	struct verbs_queue *vq = verbs_queue(q);
-	long page = sysconf(_SC_PAGESIZE);
-	int ret = 0;
-
-	if (len > VERBS_RC_REGION_MAX || page <= 0)
-		return -EINVAL;
-	pthread_mutex_lock(&vq->rc_lock);
-	if (vq->rc_nb != 0) {
-		ret = -EBUSY;
-	} else {
-		vq->rc_region_len = RTE_ALIGN_CEIL(len, (size_t)page);
-		vq->rc_region_access = IBV_ACCESS_LOCAL_WRITE |
-			((flags & PMR_TRANSPORT_ACCESS_REMOTE_READ) != 0 ?
-			 IBV_ACCESS_REMOTE_READ :
-			 vq->mw_on ? IBV_ACCESS_MW_BIND : 0);
-	}
-	pthread_mutex_unlock(&vq->rc_lock);
-	return ret;
-}
-
-int
-verbs_rc_region(struct pmr_transport_queue *q,
-		const struct pmr_transport_rc *rcp,
-		struct pmr_transport_rc_region *reg)
-{
-	const struct verbs_rc *rc = (const struct verbs_rc *)rcp;
-
-	RTE_SET_USED(q);
-	if (rc->reg_mr == NULL)
-		return -ENOENT;
-	reg->addr = rc->reg_addr;
-	reg->len = rc->reg_len;
-	reg->lkey = rc->reg_mr->lkey;
-	reg->rkey = rc->reg_mr->rkey;
-	return 0;
-}
-
 struct pmr_transport_rc *
 verbs_rc_create(struct pmr_transport_queue *q,
 		struct pmr_transport_rc_attr *attr)
@@ -667,7 +550,7 @@ verbs_rc_create(struct pmr_transport_queue *q,
 		goto fail;
 	}
 	if (vq->rc_region_len != 0) {
-		ret = verbs_rc_region_make(vq, qp->qp_num, &reg);
+		ret = verbs_region_make(vq, qp->qp_num, &reg);
 		if (ret != 0)
 			goto fail;
 	}
@@ -783,7 +666,7 @@ verbs_rc_connect(struct pmr_transport_queue *q, struct pmr_transport_rc *rcp,
 }
 
 /* Under rc_lock. The QP's region, if any, into *reg: the caller frees
- * it (verbs_rc_region_free()), the QP gone. */
+ * it (verbs_region_free()), the QP gone. */
 static int
 verbs_rc_release(struct verbs_queue *vq, struct verbs_rc *rc,
 		struct verbs_region *reg)
@@ -827,7 +710,7 @@ verbs_rc_destroy(struct pmr_transport_queue *q, struct pmr_transport_rc *rcp)
 	pthread_mutex_lock(&vq->rc_lock);
 	ret = rc->qp == NULL ? -EINVAL : verbs_rc_release(vq, rc, &reg);
 	pthread_mutex_unlock(&vq->rc_lock);
-	verbs_rc_region_free(vq, &reg);
+	verbs_region_free(vq, &reg);
 	return ret;
 }
 
@@ -876,7 +759,7 @@ verbs_rc_fini(struct verbs_queue *vq)
 		}
 	verbs_mw_fini(vq);
 	for (i = 0; i < VERBS_RC_MAX; i++)
-		verbs_rc_region_free(vq, &reg[i]);
+		verbs_region_free(vq, &reg[i]);
 	if (vq->rc_cq != NULL) {
 		ibv_destroy_cq(vq->rc_cq);
 		vq->rc_cq = NULL;
