@@ -4,12 +4,16 @@
 #
 # Large messages by RDMA READ against memcpy, on the software HCA model,
 # in-process (issue 17): in one go, rpcperf's memcpy baseline at SIZE, then
-# bandwidth at SIZE on --driver=verbs over the model (preloaded, memory
-# windows on: PMR_HCA_CONFIG=dev=hca0,mw=1) by READ (the engine's
-# threshold), the same by datagrams (--rdv-threshold=off), and on eth
+# bandwidth at SIZE on --driver=verbs over the model (preloaded) by READ
+# (the engine's threshold) three ways (issue 25): exact memory windows
+# (PMR_HCA_CONFIG=dev=hca0,mw=1: in place, no copy), the rxe
+# personality's windows (mw=1,rxe=1: each message copied into its pair's
+# region, a window bound on the copy) and no windows (dev=hca0: copied,
+# the region's key); then by datagrams (--rdv-threshold=off), and on eth
 # (ring pair) for reference. Prints a markdown table: Gb/s, the ratio to
-# the memcpy of this run, and the path counters proving which path ran.
-# The issue's target: the READ row at 50% of memcpy or more.
+# the memcpy of this run and to the in-place READ, and the path counters
+# proving which path ran. Issue 17's target: the in-place READ row at 50%
+# of memcpy or more.
 # A benchmark, not a test: it exits 0 whatever the figures (non-zero only
 # when a run failed). Method and results: doc/benchmarks.md.
 #
@@ -22,7 +26,8 @@
 #   PMR_BENCH_BUILD  build dir (default build/release, set up if missing;
 #                    without sanitizers, whose runtime refuses a preloaded
 #                    library)
-#   PMR_HCA_CONFIG   the model's config (default dev=hca0,mw=1)
+#   PMR_HCA_CONFIG   the model's config of the in-place row (default
+#                    dev=hca0,mw=1)
 #   PMR_BENCH_EAL    EAL arguments (default: -l 0-1 --no-pci, and
 #                    --in-memory with free hugepages, else --no-huge
 #                    -m 2048)
@@ -87,6 +92,10 @@ run() {
 model=(LD_PRELOAD="$hca" PMR_HCA_CONFIG="$hca_config")
 verbs=(--driver=verbs --driver-args=dev=hca0)
 run by_read "${model[@]}" -- "${verbs[@]}" -w memcpy,bandwidth
+run by_read_rxe LD_PRELOAD="$hca" PMR_HCA_CONFIG=dev=hca0,mw=1,rxe=1 -- \
+	"${verbs[@]}" -w bandwidth
+run by_read_key LD_PRELOAD="$hca" PMR_HCA_CONFIG=dev=hca0 -- \
+	"${verbs[@]}" -w bandwidth
 run by_dgram "${model[@]}" -- "${verbs[@]}" -w bandwidth --rdv-threshold=off
 run on_eth -- -w bandwidth
 
@@ -95,8 +104,8 @@ import json
 import sys
 
 tmp, size, iters, conc, hca = sys.argv[1:]
-runs = {n: json.load(open('%s/%s.json' % (tmp, n)))
-        for n in ('by_read', 'by_dgram', 'on_eth')}
+names = ('by_read', 'by_read_rxe', 'by_read_key', 'by_dgram', 'on_eth')
+runs = {n: json.load(open('%s/%s.json' % (tmp, n))) for n in names}
 
 
 def result(run, wl):
@@ -104,32 +113,36 @@ def result(run, wl):
 
 
 memcpy = result('by_read', 'memcpy')
+read = result('by_read', 'bandwidth')
 rows = [
-    ('memcpy (baseline)', memcpy, None),
-    ('verbs/model, by READ (threshold default)',
-     result('by_read', 'bandwidth'), 'by_read'),
+    ('memcpy (baseline)', memcpy),
+    ('verbs/model, by READ, exact windows (%s: in place)' % hca, read),
+    ('verbs/model, by READ, rxe windows (mw=1,rxe=1: region copy)',
+     result('by_read_rxe', 'bandwidth')),
+    ('verbs/model, by READ, no windows (region copy, its key)',
+     result('by_read_key', 'bandwidth')),
     ('verbs/model, by datagrams (--rdv-threshold=off)',
-     result('by_dgram', 'bandwidth'), 'by_dgram'),
-    ('eth ring pair (reference)', result('on_eth', 'bandwidth'), 'on_eth'),
+     result('by_dgram', 'bandwidth')),
+    ('eth ring pair (reference)', result('on_eth', 'bandwidth')),
 ]
-print('%s B, %s requests, %s outstanding, PMR_HCA_CONFIG=%s\n'
-      % (size, iters, conc, hca))
-print('| run | Gb/s | / memcpy | p50 us | retrans | reads | read bytes '
-      '| descs sent | fallbacks | copied bytes |')
-print('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
-for name, r, _ in rows:
+print('%s B, %s requests, %s outstanding\n' % (size, iters, conc))
+print('| run | Gb/s | / memcpy | / in place | p50 us | retrans | reads '
+      '| read bytes | descs sent | fallbacks | copied bytes |')
+print('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
+for name, r in rows:
     p = r.get('path')
     cells = ['%d' % p[k] for k in ('reads', 'read_bytes', 'descs_sent',
                                    'fallbacks', 'copied_bytes')] \
         if p is not None else ['-'] * 5
-    print('| %s | %.1f | %.0f%% | %.1f | %d | %s |'
+    print('| %s | %.1f | %.0f%% | %.2f | %.1f | %d | %s |'
           % (name, r['gbps'], 100 * r['gbps'] / memcpy['gbps'],
-             r['p50_us'], r['retransmissions'], ' | '.join(cells)))
-read = result('by_read', 'bandwidth')
+             r['gbps'] / read['gbps'], r['p50_us'],
+             r['retransmissions'], ' | '.join(cells)))
 ratio = read['gbps'] / memcpy['gbps']
-print('\nREAD path: %.0f%% of memcpy (target >= 50%%): %s'
+print('\nREAD path in place: %.0f%% of memcpy (target >= 50%%): %s'
       % (100 * ratio, 'met' if ratio >= 0.5 else 'NOT met'))
-if read['path']['reads'] == 0 or read['path']['fallbacks'] != 0:
-    print('warning: the READ row did not go by READ only: %s'
-          % read['path'])
+for n in ('by_read', 'by_read_rxe', 'by_read_key'):
+    p = result(n, 'bandwidth')['path']
+    if p['reads'] == 0 or p['fallbacks'] != 0:
+        print('warning: %s did not go by READ only: %s' % (n, p))
 EOF

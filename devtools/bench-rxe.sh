@@ -19,7 +19,11 @@
 # --smoke) rpcperf's bandwidth in one process at ib_read_bw's size (64
 # KiB) and 1 MiB, the engine's rendezvous threshold (by READ), and a
 # third table: its Gb/s against ib_read_bw's, the ratio, and the path
-# counters saying the messages went by READ. perftest's
+# counters saying the messages went by READ (on rxe each offered message
+# is copied into its pair's region: copied_bytes, doc/rendezvous.md).
+# Then (not with --smoke) test/bench/rc_region.c (PMR_BENCH_RC_REGION,
+# default build/release/test/bench_rc_region): what an RC QP's region
+# adds to RC set-up on rxe0, a fourth table. perftest's
 # send latency tests report half of each ping-pong round trip (one way:
 # print_report_lat() in perftest_parameters.c divides by 2 for sends, not
 # for reads and atomics); rpcperf reports whole round trips, so the
@@ -89,6 +93,15 @@ guest() {
 	done
 	[[ -n ${PMR_RPCPERF:-} ]] &&
 		{ rpcperf_guest "$iters" "$tmo" "$3" || rc=1; }
+	if [[ -n ${PMR_BENCH_RC_REGION:-} ]] && (($3 == 0)); then
+		timeout "$tmo" "$PMR_BENCH_RC_REGION" -l 0 --no-pci \
+			--no-huge -m 256 --no-shconf --log-level=lib.eal:error \
+			-- -n 100 dev=rxe0 >/tmp/region.out 2>/tmp/region.err
+		crc=$?
+		echo "### rc-region rc=$crc"
+		cat /tmp/region.out
+		((crc == 0)) || { cat /tmp/region.err; rc=1; }
+	fi
 	return "$rc"
 }
 
@@ -214,6 +227,7 @@ parse() {
 	# The rpcperf part: compare() reads it.
 	/^\+\+\+ / { flush(); want = 0; next }
 	/^\*\*\* / { flush(); want = 0; next }
+	/^### / { flush(); want = 0; next }
 	/^=== / {
 		flush()
 		name = $0
@@ -360,6 +374,7 @@ bwcompare() {
 		pbytes = $1; pbw = $4; want = 0
 	}
 	/^\+\+\+ / { rd = 0; bw = 0; next }
+	/^### / { rd = 0; bw = 0; next }
 	/^\*\*\* rpcperf-bw / {
 		rd = 0; bw = 1
 		runs[++n] = $3
@@ -414,6 +429,34 @@ bwcompare() {
 	}' "$1"
 }
 
+# The fourth table: test/bench/rc_region.c's, as it printed it, from raw
+# output $1; nothing when the run has none. Returns 0 unless it failed.
+regions() {
+	awk '
+	/^(===|\+\+\+|\*\*\*) / { on = 0; next }
+	/^### rc-region / {
+		on = 1; n++
+		rc = $3
+		sub(/rc=/, "", rc)
+		if (rc != 0) {
+			bad++
+			print "bench-rxe: bench_rc_region failed (rc " rc ")" \
+				> "/dev/stderr"
+		}
+		print ""
+		next
+	}
+	on && (/^\|/ || /^RC pair/) { print; rows++ }
+	END {
+		if (n > 0 && rows < 3) {
+			bad++
+			print "bench-rxe: no figures from bench_rc_region" \
+				> "/dev/stderr"
+		}
+		exit (bad > 0)
+	}' "$1"
+}
+
 if [[ ${1:-} == --guest ]]; then
 	guest "$2" "$3" "$4"
 	exit
@@ -424,6 +467,7 @@ if [[ ${1:-} == --parse ]]; then
 	prc=$?
 	compare "$2" || prc=1
 	bwcompare "$2" || prc=1
+	regions "$2" || prc=1
 	exit "$prc"
 fi
 
@@ -455,6 +499,14 @@ if [[ -x $rpcperf ]]; then
 else
 	unset PMR_RPCPERF
 fi
+region=${PMR_BENCH_RC_REGION:-build/release/test/bench_rc_region}
+if [[ -x $region ]] && ((!smoke)); then
+	PMR_BENCH_RC_REGION=$(readlink -f "$region")
+	export PMR_BENCH_RC_REGION
+	timeout=$((timeout + 120))
+else
+	unset PMR_BENCH_RC_REGION
+fi
 
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
@@ -473,6 +525,7 @@ parse "$out" "$wall"
 parse_rc=$?
 compare "$out" || parse_rc=1
 bwcompare "$out" || parse_rc=1
+regions "$out" || parse_rc=1
 if ((rc != 0 || parse_rc != 0)); then
 	if ((rc == 0 || rc == 1)); then
 		echo "bench-rxe: failed (VM exit $rc); perftest said:" >&2

@@ -351,10 +351,10 @@ test_rdv_sizes(void **state)
 	if (threshold() == UINT32_MAX)
 		assert_int_equal(want_req + want_resp, 0);
 	/*
-	 * Zero copies on the READ path with windows; the offer pool copies
-	 * each offered message once.
+	 * Zero copies on the READ path with exact windows; elsewhere each
+	 * offered message is copied once, into its pair's region.
 	 */
-	if (env.cli[0]->rdv == NULL || env.cli[0]->rdv_mw)
+	if (env.cli[0]->rdv == NULL || !env.cli[0]->rdv_copy)
 		assert_int_equal(cs.copied_bytes + ss.copied_bytes, copy);
 	else
 		assert_int_equal(cs.copied_bytes + ss.copied_bytes,
@@ -394,12 +394,12 @@ test_rdv_concurrent(void **state)
 		assert_int_equal(c[i].status, PMR_OK);
 		assert_int_equal(c[i].bad, 0);
 	}
-	/* The offer pool holds nb_offer_msgbufs: the rest go as packets. */
-	if (threshold() < 20000)
-		assert_int_equal(stats(env.srv[0]).rdv_reads +
-				stats(env.cli[0]).rdv_fallbacks, RTE_DIM(c));
-	if (threshold() < 20000 && env.cli[0]->rdv_mw)
-		assert_int_equal(stats(env.cli[0]).rdv_fallbacks, 0);
+	/* A pair's region holds a max_msg_size message: all of these. */
+	if (threshold() < 20000) {
+		assert_int_equal(stats(env.srv[0]).rdv_reads, RTE_DIM(c));
+		assert_int_equal(stats(env.cli[0]).rdv_fallbacks +
+				stats(env.srv[0]).rdv_fallbacks, 0);
+	}
 	for (i = 0; i < RTE_DIM(s); i++)
 		assert_int_equal(pmr_session_destroy(env.cli[0], s[i]), 0);
 	assert_pools_full(env.cli[0]);

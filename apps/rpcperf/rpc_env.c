@@ -221,10 +221,10 @@ rpcperf_worker_conf(const struct rpcperf_config *cfg, uint32_t max_size,
 	conf->rto_us = cfg->rto_us;
 	conf->rdv_threshold = cfg->rdv_threshold;
 	/*
-	 * Without memory windows a message goes by READ only from an offer
-	 * buffer: as many as may be in flight, or large messages fall back
-	 * to datagrams (the engine's default is nb_large_msgbufs, 1 for
-	 * messages up to 64 KiB).
+	 * Without exact memory windows a message goes by READ only from a
+	 * copy in its pair's region: room for as many as may be in flight,
+	 * or large messages fall back to datagrams (the engine's default
+	 * is one max_msg_size message).
 	 */
 	conf->nb_offer_msgbufs = (uint16_t)RTE_MIN(inflight,
 			(uint32_t)UINT16_MAX);

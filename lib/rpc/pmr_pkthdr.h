@@ -226,7 +226,7 @@ pmr_pkt_token_decode(const void *buf, uint32_t len, struct pmr_pkt_token *t)
  */
 struct pmr_pkt_desc {
 	uint64_t addr;		/**< The message's first byte. */
-	uint32_t rkey;		/**< A window's key, or the offer pool's */
+	uint32_t rkey;		/**< A window's key, or a pair region's */
 };
 
 /** Bytes of a descriptor's payload: addr (le64), rkey (le32), 4 zero. */

@@ -317,9 +317,16 @@ struct pmr_worker_conf {
 	 */
 	uint32_t rdv_threshold;
 	/**
-	 * Offer buffers of max_msg_size, registered remote-readable, for a
-	 * queue with RC and READ but no memory windows (default
-	 * nb_large_msgbufs; unused on a queue with windows).
+	 * Where windows do not bound a READ to exactly the offered bytes
+	 * (a device without memory windows, or rxe: doc/rendezvous.md,
+	 * "Exposure"), each message offered by READ is copied first into a
+	 * region made and registered with the RC QP of its pair of workers,
+	 * for that peer alone: this many max_msg_size messages fit in a
+	 * pair's region at once (default 1; at most 1 GiB a region). A
+	 * message that does not fit goes as datagrams (rdv_fallbacks).
+	 * Each of the worker's RC QPs has one, made and freed with it.
+	 * Unused where windows are exact (no copy) and with rdv_threshold
+	 * PMR_RDV_OFF (no offers).
 	 */
 	uint16_t nb_offer_msgbufs;
 	/**
@@ -408,15 +415,16 @@ struct pmr_worker_stats {
 	uint64_t rdv_reads;		/**< READs posted (one per message). */
 	uint64_t rdv_read_bytes;	/**< Bytes of READs completed OK. */
 	uint64_t rdv_read_errors;	/**< READs completed with an error. */
-	uint64_t rdv_offers;	/**< Buffers exposed (window bound, or an
-				 * offer buffer filled). */
+	uint64_t rdv_offers;	/**< Messages exposed (in place, or copied
+				 * into their pair's region). */
 	uint64_t rdv_reclaimed;	/**< Offers taken back before the reader
 				 * said it was done (timeout, reset). */
 	uint64_t rdv_fallbacks;	/**< Messages over rdv_threshold sent as
 				 * datagrams (no QP, nothing to expose them
-				 * with, unregistered memory). */
+				 * with: no window, the pair's region full;
+				 * unregistered memory). */
 	/** Payload bytes the engine copied: reassembly of multi-packet
-	 * datagram messages, offer buffers. */
+	 * datagram messages, offers copied into their pair's region. */
 	uint64_t copied_bytes;
 	/** Requests refused (PMR_E_NOMEM): their source held its share
 	 * of the buffers they need (pmr_worker_conf.src_share_pct;
@@ -462,8 +470,9 @@ int pmr_faults_check(const char *spec);
  * @return the worker, or NULL with rte_errno set: EINVAL (nx or conf
  *   NULL; a bad conf: max_sessions over 65536, session_window over 1024,
  *   max_msg_size over 64 MiB or more packets than a message may have, a
- *   bad faults spec, session_credits over the queue's receive depth; a
- *   queue MTU too small), ENOENT (no such driver), EEXIST (worker_id
+ *   bad faults spec, session_credits over the queue's receive depth,
+ *   nb_offer_msgbufs times max_msg_size over 1 GiB where offers are
+ *   copied; a queue MTU too small), ENOENT (no such driver), EEXIST (worker_id
  *   taken in this nexus, or by a worker of another nexus of the process:
  *   the pools are named by it), ENOMEM, or the driver's error for the
  *   queue.

@@ -259,16 +259,18 @@ struct pmr_worker {
 	/* RC QPs and one-sided operations (rpc_rc.c), NULL until asked. */
 	struct rpc_rc *rc;
 	/*
-	 * Large messages by READ (rpc_rdv.c): offers, the offer pool; NULL
-	 * on a queue that cannot READ. Messages over rdv_threshold go so
-	 * (UINT32_MAX: none); rdv_eager: sessions ask for their QP as soon
-	 * as they are connected; rdv_mw: exposed by windows, else copied
-	 * into the offer pool.
+	 * Large messages by READ (rpc_rdv.c): offers; NULL on a queue that
+	 * cannot READ. Messages over rdv_threshold go so (UINT32_MAX:
+	 * none); rdv_eager: sessions ask for their QP as soon as they are
+	 * connected; rdv_mw: exposed by windows; rdv_copy: copied into the
+	 * pair's region first (windows not exact, or none), else exposed
+	 * where they are.
 	 */
 	struct rpc_rdv *rdv;
 	uint32_t rdv_threshold;
 	bool rdv_eager;
 	bool rdv_mw;
+	bool rdv_copy;
 
 	/* What each source of server sessions holds (rpc_source.c). */
 	struct rpc_src_table *src;

@@ -24,6 +24,7 @@
 
 #include "rpc_rc.h"
 #include "rpc_rdv.h"
+#include "rpc_region.h"
 #include "rpc_session.h"
 
 /* A QP the nexus handed over. */
@@ -35,6 +36,8 @@ struct rpc_rc_pair {
 	uint32_t outstanding;		/* operations without completion */
 	bool down;			/* RC_DOWN: released when drained */
 	bool broken;			/* an operation failed on it */
+	bool has_region;		/* region: the QP's own (offers) */
+	struct rpc_region region;
 	/* The remote nexus, as its sessions name it (remote_uri). */
 	char remote_uri[PMR_URI_MAX];
 };
@@ -257,6 +260,12 @@ rpc_rc_pair_broken(const struct rpc_rc_pair *p)
 	return p->broken;
 }
 
+struct rpc_region *
+rpc_rc_pair_region(struct rpc_rc_pair *p)
+{
+	return p->has_region ? &p->region : NULL;
+}
+
 static void pair_release(struct pmr_worker *w, struct rpc_rc_pair *p);
 static void pair_broken(struct pmr_worker *w, struct rpc_rc_pair *p);
 
@@ -389,6 +398,7 @@ static void
 sm_ready(struct pmr_worker *w, const struct pmr_sm_msg *m)
 {
 	struct rpc_session *s = session_of(w, m->local_session);
+	struct pmr_transport_rc_region reg;
 	struct rpc_rc *rc = w->rc;
 	struct rpc_rc_pair *p;
 
@@ -414,6 +424,10 @@ sm_ready(struct pmr_worker *w, const struct pmr_sm_msg *m)
 		p->id = m->cookie;
 		p->rc = m->rc;
 		p->remote_worker = m->remote_worker;
+		if (pmr_transport_rc_region(w->q, m->rc, &reg) == 0) {
+			rpc_region_init(&p->region, &reg);
+			p->has_region = true;
+		}
 		memcpy(p->remote_uri, s->remote_uri, sizeof(p->remote_uri));
 		TAILQ_INSERT_TAIL(&rc->pairs, p, next);
 		__atomic_store_n(&rc->nb_pairs, rc->nb_pairs + 1,

@@ -27,6 +27,8 @@
 
 #pragma GCC visibility push(hidden)
 
+struct rpc_region;
+
 /* Operations outstanding at once on all of a worker's QPs. */
 #define RPC_RC_OPS_MAX 1024
 
@@ -101,6 +103,13 @@ void rpc_rc_pair_pin(struct rpc_rc_pair *p);
 void rpc_rc_pair_unpin(struct pmr_worker *w, struct rpc_rc_pair *p);
 bool rpc_rc_pair_broken(const struct rpc_rc_pair *p);
 int rpc_rc_pair_fail(struct pmr_worker *w, struct rpc_rc_pair *p);
+/*
+ * The region that came with the pair's QP (pmr_transport_rc_region()),
+ * or NULL: memory for the pair's peer alone, where offers are copied
+ * when windows are not exact (rpc_rdv.c). It lives as long as the pair:
+ * an offer in it pins the pair.
+ */
+struct rpc_region *rpc_rc_pair_region(struct rpc_rc_pair *p);
 
 /*
  * The worker's QPs linked (ready), given back but not yet drained

@@ -4,15 +4,26 @@
 
 /*
  * Large messages by RDMA READ (doc/rendezvous.md). An offer exposes one
- * message to the peer of its session's RC QP: a type-2 window bound to
- * exactly its bytes (BIND posted, signalled, on the pair's QP; the
- * descriptor goes once it completed), or, on a device without windows, a
- * copy in the offer pool registered remote-readable. The owner (a client
- * request, a server slot's response) drops the offer when the reader is
- * done or when it gives up; the offer then invalidates its window (or
- * fails the QP, offer pool) and only once that completed gives the
- * buffer back. An offer pins its pair, so that the QP it is bound on is
- * not given back while the window may still be read.
+ * message to the peer of its session's RC QP, and no byte that any other
+ * peer's message ever occupies (doc/rendezvous.md, "Exposure"):
+ *
+ * - where windows are exact (PMR_TRANSPORT_CAP_MW_EXACT), a type-2
+ *   window bound to exactly its bytes where they are: no copy;
+ * - elsewhere a copy of it in the pair's region (rpc_region.h: memory
+ *   registered with the pair's QP for its peer alone, made and freed
+ *   with the QP by the nexus), exposed by a type-2 window bound to
+ *   exactly the copy (rxe: its key reaches the region, which only ever
+ *   holds that pair's messages) or, without windows, by the region's
+ *   own remote-readable key.
+ *
+ * A BIND is posted, signalled, on the pair's QP, and the descriptor goes
+ * once it completed. The owner (a client request, a server slot's
+ * response) drops the offer when the reader is done or when it gives
+ * up; the offer then invalidates its window (or, without one, fails the
+ * QP if the reader was not done) and only once that completed gives the
+ * buffer, or the region's extent, back. An offer pins its pair, so that
+ * the QP it is bound on, and the region it is copied into, are not given
+ * back while they may still be read.
  *
  * A client offer holds a TX reference on the request's msgbuf: the
  * request then completes through the completing list (rpc_client.c),
@@ -28,6 +39,7 @@
 
 #include "rpc_rc.h"
 #include "rpc_rdv.h"
+#include "rpc_region.h"
 #include "rpc_tx.h"
 
 enum offer_state {
@@ -40,8 +52,10 @@ enum offer_state {
 
 struct rpc_offer {
 	struct rpc_rc_pair *pair;	/* pinned */
-	struct pmr_transport_mw *mw;	/* NULL: an offer pool buffer */
-	struct pmr_msgbuf *mb;		/* exposed bytes: mb->data, len */
+	struct pmr_transport_mw *mw;	/* NULL: the region's own key */
+	uint8_t *addr;			/* the exposed bytes (len) */
+	struct pmr_msgbuf *mb;		/* in place: the message's */
+	struct rpc_extent ext;		/* a copy: its place in the region */
 	/* Client: the request's msgbuf, a TX reference held on it. */
 	struct pmr_msgbuf *ref_mb;
 	struct rpc_creq *creq;		/* owner (client) until dropped */
@@ -51,12 +65,12 @@ struct rpc_offer {
 	uint16_t session;
 	uint8_t state;
 	bool client;			/* a request's, else a response's */
+	bool copy;			/* in the pair's region */
 	bool dropped;
 	bool done;			/* the reader said so */
 };
 
 struct rpc_rdv {
-	struct rte_mempool *offer_pool;	/* no windows: remote-readable */
 	uint32_t nb_free;
 	struct rpc_offer *free[RPC_RDV_OFFERS_MAX];
 	struct rpc_offer offers[RPC_RDV_OFFERS_MAX];
@@ -68,9 +82,9 @@ rpc_rdv_init(struct pmr_worker *w, const struct pmr_worker_conf *conf,
 {
 	const uint64_t need = PMR_TRANSPORT_CAP_RC |
 		PMR_TRANSPORT_CAP_RDMA_READ;
-	char name[RTE_MEMPOOL_NAMESIZE];
 	struct rpc_rdv *rdv;
-	uint32_t i, n;
+	uint64_t len;
+	uint32_t i;
 	int ret;
 
 	w->rdv_threshold = UINT32_MAX;
@@ -85,23 +99,31 @@ rpc_rdv_init(struct pmr_worker *w, const struct pmr_worker_conf *conf,
 	rdv->nb_free = RPC_RDV_OFFERS_MAX;
 	w->rdv = rdv;
 	w->rdv_mw = (caps & PMR_TRANSPORT_CAP_MW) != 0;
+	w->rdv_copy = !w->rdv_mw || (caps & PMR_TRANSPORT_CAP_MW_EXACT) == 0;
 	if (conf->rdv_threshold == PMR_RDV_OFF)
-		return 0;
-	if (!w->rdv_mw) {
-		n = conf->nb_offer_msgbufs != 0 ? conf->nb_offer_msgbufs :
-			conf->nb_large_msgbufs != 0 ? conf->nb_large_msgbufs :
-			4;
-		snprintf(name, sizeof(name), "pmr_w%u_offer", w->worker_id);
-		rdv->offer_pool = pmr_msgbuf_pool_create(name, n, 0,
-				w->max_msg, 0, conf->socket_id);
-		if (rdv->offer_pool == NULL)
-			return -rte_errno;
-		ret = pmr_transport_mem_register_access(w->q,
-				rdv->offer_pool,
+		return 0;	/* offers nothing: no regions */
+	if (w->rdv_copy) {
+		len = (uint64_t)(conf->nb_offer_msgbufs != 0 ?
+			conf->nb_offer_msgbufs : 1) * w->max_msg;
+		if (len > RPC_RDV_REGION_MAX) {
+			RPC_LOG(ERR, "worker %u: nb_offer_msgbufs %u of %u "
+				"bytes: a region of over %u MiB per RC QP",
+				w->worker_id, conf->nb_offer_msgbufs,
+				w->max_msg, RPC_RDV_REGION_MAX >> 20);
+			return -EINVAL;
+		}
+		ret = pmr_transport_rc_region_conf(w->q, (size_t)len,
+				w->rdv_mw ? 0 :
 				PMR_TRANSPORT_ACCESS_REMOTE_READ);
+		if (ret == -ENOTSUP) {
+			RPC_LOG(NOTICE, "worker %u: its driver makes no "
+				"regions for RC QPs: it offers nothing by READ "
+				"(it reads what peers offer)", w->worker_id);
+			return 0;
+		}
 		if (ret != 0) {
-			RPC_LOG(ERR, "worker %u: offer pool not registered "
-				"remote-readable: %s", w->worker_id,
+			RPC_LOG(ERR, "worker %u: RC QPs' regions of %" PRIu64
+				" bytes: %s", w->worker_id, len,
 				strerror(-ret));
 			return ret;
 		}
@@ -109,9 +131,11 @@ rpc_rdv_init(struct pmr_worker *w, const struct pmr_worker_conf *conf,
 	w->rdv_eager = true;
 	w->rdv_threshold = conf->rdv_threshold != 0 ? conf->rdv_threshold :
 		PMR_RDV_THRESHOLD_DEFAULT;
-	RPC_LOG(INFO, "worker %u: messages over %u bytes by RDMA READ, "
-		"exposed by %s", w->worker_id, w->rdv_threshold,
-		w->rdv_mw ? "memory windows" : "an offer pool");
+	RPC_LOG(INFO, "worker %u: messages over %u bytes by RDMA READ, %s",
+		w->worker_id, w->rdv_threshold, !w->rdv_copy ?
+		"exposed in place by memory windows" : w->rdv_mw ?
+		"copied into the pair's region, exposed by memory windows" :
+		"copied into the pair's remote-readable region");
 	return 0;
 }
 
@@ -140,15 +164,15 @@ offer_put(struct pmr_worker *w, struct rpc_offer *o)
 static void
 offer_finish(struct pmr_worker *w, struct rpc_offer *o)
 {
-	/* A request's window shows the application's bytes: not ours. */
-	bool ours = o->mw == NULL || !o->client;
-
 	if (o->mw != NULL)
 		pmr_transport_mw_free(w->q, o->mw);
 	if (o->ref_mb != NULL)
 		pmr_msgbuf_tx_unref(o->ref_mb);
-	if (ours)
-		rpc_msgbuf_put(o->mb);
+	if (o->copy)
+		rpc_region_free(rpc_rc_pair_region(o->pair), &o->ext);
+	else if (!o->client)
+		rpc_msgbuf_put(o->mb);	/* a response: ours */
+	/* (A request in place is the application's.) */
 	rpc_rc_pair_unpin(w, o->pair);
 	offer_put(w, o);
 }
@@ -168,8 +192,9 @@ inval_done(struct pmr_worker *w, int session, unsigned int status,
 
 /*
  * A dropped offer, readable: close it. A window is invalidated on its QP
- * (a QP that failed serves no READ: the window is deallocated). An offer
- * buffer taken back before the reader was done fails the QP first.
+ * (a QP that failed serves no READ: the window is deallocated). A copy
+ * the region's key exposes, taken back before the reader was done,
+ * fails the QP first: no late READ sees the pair's next message there.
  */
 static void
 offer_close(struct pmr_worker *w, struct rpc_offer *o)
@@ -220,8 +245,10 @@ bind_done(struct pmr_worker *w, int session, unsigned int status, void *arg)
 }
 
 /*
- * Expose len bytes of mb to the peer of pair: bind a window (BINDING) or
- * copy them into an offer buffer (BOUND). 0, or -errno: nothing done.
+ * Expose len bytes of mb to the peer of pair, and nothing else: in place
+ * with a window (exact windows), or copied into the pair's region, there
+ * with a window, or the region's key (BINDING, or BOUND). 0, or -errno:
+ * nothing done.
  */
 static int
 offer_expose(struct pmr_worker *w, uint16_t sn, struct rpc_offer *o,
@@ -230,44 +257,50 @@ offer_expose(struct pmr_worker *w, uint16_t sn, struct rpc_offer *o,
 	struct pmr_transport_mkey key;
 	struct pmr_transport_rc_op op = {
 		.type = PMR_RC_OP_BIND,
-		.local = mb->data,
 		.len = len,
 	};
-	struct pmr_msgbuf *copy;
+	struct rpc_region *reg = NULL;
 	int ret;
 
 	o->session = sn;
 	o->len = len;
-	if (w->rdv_mw) {
+	if (w->rdv_copy) {
+		reg = rpc_rc_pair_region(pair);
+		if (reg == NULL)
+			return -ENOTSUP;	/* its QP came without one */
+		if (rpc_region_alloc(reg, &o->ext, len) != 0)
+			return -ENOBUFS;	/* the pair's offers fill it */
+		o->addr = rpc_region_addr(reg, &o->ext);
+		memcpy(o->addr, mb->data, len);
+		op.lkey = reg->lkey;
+	} else {
 		if (pmr_transport_mem_key(w->q, mb->data, len, &key) != 0)
 			return -ENOENT;	/* unregistered: no window */
+		o->addr = mb->data;
 		op.lkey = key.lkey;
+	}
+	if (w->rdv_mw) {
+		op.local = o->addr;
 		op.mw = pmr_transport_mw_alloc(w->q);
-		if (op.mw == NULL)
-			return -ENOMEM;
-		ret = rpc_rc_pair_post(w, pair, sn, &op, bind_done, o);
+		ret = op.mw == NULL ? -ENOMEM :
+			rpc_rc_pair_post(w, pair, sn, &op, bind_done, o);
 		if (ret != 0) {
 			pmr_transport_mw_free(w->q, op.mw);
+			if (reg != NULL)
+				rpc_region_free(reg, &o->ext);
 			return ret;
 		}
 		o->mw = op.mw;
-		o->mb = mb;
 		o->state = OFFER_BINDING;
 	} else {
-		if (w->rdv->offer_pool == NULL)
-			return -ENOTSUP;
-		copy = pmr_msgbuf_alloc(w->rdv->offer_pool, len);
-		if (copy == NULL)
-			return -ENOBUFS;
-		if (pmr_transport_mem_key(w->q, copy->data, len, &key) != 0) {
-			rpc_msgbuf_put(copy);
-			return -ENOENT;
-		}
-		memcpy(copy->data, mb->data, len);
-		w->stats.copied_bytes += len;
-		o->mb = copy;
-		o->rkey = key.rkey;
+		o->rkey = reg->rkey;
 		o->state = OFFER_BOUND;
+	}
+	if (reg != NULL) {
+		o->copy = true;
+		w->stats.copied_bytes += len;
+	} else {
+		o->mb = mb;
 	}
 	o->pair = pair;
 	rpc_rc_pair_pin(pair);
@@ -300,7 +333,7 @@ tx_desc(struct pmr_worker *w, const struct rpc_session *s,
 		struct pmr_pkthdr *h, const struct rpc_offer *o)
 {
 	struct pmr_pkt_desc d = {
-		.addr = (uintptr_t)o->mb->data,
+		.addr = (uintptr_t)o->addr,
 		.rkey = o->rkey,
 	};
 
@@ -415,12 +448,12 @@ rpc_rdv_creq_done(struct pmr_worker *w, struct rpc_creq *r)
 
 	r->offer = NULL;
 	o->creq = NULL;
-	/* Any answer of the server's says it read the request. */
-	if (o->mw == NULL) {
-		/* The request's bytes were copied: its msgbuf may go. */
-		pmr_msgbuf_tx_unref(o->ref_mb);
-		o->ref_mb = NULL;
-	}
+	/*
+	 * Any answer of the server's says it read the request. The request
+	 * completes once the offer is over, a copy's too: its extent is
+	 * free by then, so that a client sending one request after another
+	 * finds the region as it left it.
+	 */
 	rpc_rdv_offer_drop(w, o, r->status != PMR_E_TIMEOUT &&
 			r->status != PMR_E_SESSION_RESET);
 }
@@ -572,7 +605,7 @@ rpc_rdv_srv_offer(struct pmr_worker *w, uint16_t sn, struct pmr_srv_slot *req,
 		w->stats.rdv_fallbacks++;
 		return false;
 	}
-	if (o->mw == NULL)
+	if (o->copy)
 		rpc_msgbuf_put(resp);	/* copied */
 	o->slot = req;
 	req->offer = o;
@@ -595,7 +628,8 @@ rpc_rdv_tx_resp_desc(struct pmr_worker *w, const struct rpc_session *s,
 
 /*
  * The worker goes: what is still offered (nothing, once every session
- * dropped its offers and the QPs drained) is freed as it is.
+ * dropped its offers and the QPs drained) is freed as it is. Its pairs
+ * are gone already (rpc_rc_destroy()); their regions go with their QPs.
  */
 void
 rpc_rdv_destroy(struct pmr_worker *w)
@@ -603,7 +637,6 @@ rpc_rdv_destroy(struct pmr_worker *w)
 	struct rpc_rdv *rdv = w->rdv;
 	struct rpc_offer *o;
 	uint32_t i, left = 0;
-	int ret;
 
 	if (rdv == NULL)
 		return;
@@ -616,19 +649,12 @@ rpc_rdv_destroy(struct pmr_worker *w)
 			pmr_transport_mw_free(w->q, o->mw);
 		if (o->ref_mb != NULL)
 			pmr_msgbuf_tx_unref(o->ref_mb);
-		if (o->mw == NULL || !o->client)
+		if (!o->copy && !o->client)
 			rpc_msgbuf_put(o->mb);
 	}
 	if (left != 0)
 		RPC_LOG(ERR, "worker %u: %u offers left at destroy",
 			w->worker_id, left);
-	if (rdv->offer_pool != NULL) {
-		pmr_transport_mem_unregister(w->q, rdv->offer_pool);
-		ret = pmr_msgbuf_pool_free(rdv->offer_pool);
-		if (ret != 0)
-			RPC_LOG(ERR, "worker %u: offer pool not freed: %s",
-				w->worker_id, strerror(-ret));
-	}
 	rte_free(rdv);
 	w->rdv = NULL;
 }

@@ -7,9 +7,9 @@
 
 /*
  * Large messages by RDMA READ (rendezvous, doc/rendezvous.md): which path
- * a message takes, offers (a buffer exposed by a window bound on the
- * pair's RC QP, or copied into the offer pool) and their reclaim, and
- * the READs that pull offered messages. The client and the server call
+ * a message takes, offers (a buffer exposed in place by an exact window
+ * bound on the pair's RC QP, or copied into the pair's region) and their
+ * reclaim, and the READs that pull offered messages. The client and the server call
  * in here from their slow paths only; small messages never do.
  */
 
@@ -32,6 +32,9 @@ enum rpc_rdv_path {
 /* Offers at once per worker (both roles). */
 #define RPC_RDV_OFFERS_MAX 1024
 
+/* Largest region per RC QP (nb_offer_msgbufs x max_msg_size). */
+#define RPC_RDV_REGION_MAX (1u << 30)
+
 struct rpc_offer;
 
 /*
@@ -46,7 +49,7 @@ rpc_rdv_wanted(const struct pmr_worker *w, const struct rpc_session *s,
 	return len > s->plen && len > w->rdv_threshold;
 }
 
-/* rpc_worker.c: the path and the offer pool, at worker create/destroy. */
+/* rpc_worker.c: the path and the regions' size, at worker create/destroy. */
 int rpc_rdv_init(struct pmr_worker *w, const struct pmr_worker_conf *conf,
 		uint64_t caps);
 void rpc_rdv_destroy(struct pmr_worker *w);

@@ -125,7 +125,7 @@ srv_slot_clear(struct pmr_worker *w, struct pmr_srv_slot *req)
 		/* Taken back: the reader did not say it was done. */
 		struct rpc_offer *o = req->offer;
 
-		/* First: dropping may reset the session (offer pool). */
+		/* First: dropping may reset the session (no window). */
 		req->offer = NULL;
 		rpc_rdv_offer_drop(w, o, false);
 	}
@@ -205,7 +205,7 @@ srv_slot_recycle(struct pmr_worker *w, struct pmr_srv_slot *req)
 		 */
 		struct rpc_offer *o = req->offer;
 
-		/* First: dropping may reset the session (offer pool). */
+		/* First: dropping may reset the session (no window). */
 		req->offer = NULL;
 		rpc_rdv_offer_drop(w, o, true);
 	}

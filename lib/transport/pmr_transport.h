@@ -58,6 +58,14 @@ extern "C" {
  * PMR_TRANSPORT_CAP_RC.
  */
 #define PMR_TRANSPORT_CAP_MW		RTE_BIT64(5)
+/**
+ * With PMR_TRANSPORT_CAP_MW: the device bounds a remote access through a
+ * window to exactly the window's bytes. Without it (rxe: it checks the
+ * range of the registration the window is bound in), a window's key
+ * reaches the whole registration while the window is bound, so only
+ * memory of one peer's may be exposed through it (doc/security.md).
+ */
+#define PMR_TRANSPORT_CAP_MW_EXACT	RTE_BIT64(6)
 /** @} */
 
 /** What a driver, or one of its queues, can do. */

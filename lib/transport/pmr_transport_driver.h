@@ -180,6 +180,16 @@ struct pmr_transport_driver {
 	 */
 	int (*queue_event_read)(struct pmr_transport_queue *q,
 			struct pmr_transport_event *ev, unsigned int n);
+	/*
+	 * RC QPs' regions (pmr_transport_rc_region_conf(),
+	 * pmr_transport_rc_region()): optional (NULL: none), both or
+	 * neither; called only for queues with PMR_TRANSPORT_CAP_RC.
+	 */
+	int (*rc_region_conf)(struct pmr_transport_queue *q, size_t len,
+			uint32_t flags);
+	int (*rc_region)(struct pmr_transport_queue *q,
+			const struct pmr_transport_rc *rc,
+			struct pmr_transport_rc_region *reg);
 };
 
 /**

@@ -12,8 +12,8 @@
  *
  * A queue whose caps have PMR_TRANSPORT_CAP_RC makes RC QPs on its
  * device. Thread rule (ARCHITECTURE "Threading"): rc_create, rc_connect,
- * rc_destroy and mem_register_access run on the control path (the nexus
- * thread); rc_post and rc_poll run on the queue's lcore, for a QP only
+ * rc_destroy, rc_region_conf and mem_register_access run on the control
+ * path (the nexus thread, or worker create); rc_post and rc_poll run on the queue's lcore, for a QP only
  * once it has been handed over to it, and rc_destroy only once the data
  * path no longer uses that QP (the worker unlinked and drained it).
  * rc_state may run on any thread.
@@ -24,6 +24,7 @@
  * every QP of the queue.
  */
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "pmr_transport.h"
@@ -70,11 +71,14 @@ enum pmr_transport_rc_op_type {
 	 * Bind mw to [local, local + len) with remote READ access (queues
 	 * with PMR_TRANSPORT_CAP_MW): the bytes must lie in one chunk
 	 * registered with the queue (pmr_transport_mem_register(), which
-	 * allows binding on such a queue); lkey, remote and rkey are not
+	 * allows binding on such a queue) or in this QP's own region
+	 * registered without remote rights; lkey, remote and rkey are not
 	 * read. Once it completed PMR_RC_OK, pmr_transport_mw_rkey() is the
 	 * key a READ of those bytes through this QP's peer uses, and
-	 * nothing else: not through another QP, not other bytes. Bind only
-	 * a window that is not bound (new from mw_alloc, or invalidated).
+	 * nothing else: not through another QP, and, with
+	 * PMR_TRANSPORT_CAP_MW_EXACT, not other bytes (without it: the
+	 * rest of the registration too). Bind only a window that is not
+	 * bound (new from mw_alloc, or invalidated).
 	 */
 	PMR_RC_OP_BIND,
 	/**
@@ -130,8 +134,8 @@ struct pmr_transport_rc_cpl {
 /** @} */
 
 /**
- * Register a msgbuf pool for remote access as well as local (offer pools,
- * tests); pmr_transport_mem_key() then returns the registration's rkey.
+ * Register a msgbuf pool for remote access as well as local (tests);
+ * pmr_transport_mem_key() then returns the registration's rkey.
  * A chunk already registered with other access is refused (-EEXIST):
  * the worker's own pools stay local-only. Undo with
  * pmr_transport_mem_unregister(). Thread: control path.
@@ -140,6 +144,44 @@ struct pmr_transport_rc_cpl {
  */
 int pmr_transport_mem_register_access(struct pmr_transport_queue *q,
 		struct rte_mempool *mp, uint32_t flags);
+
+/**
+ * Memory made and registered with an RC QP for its peer alone (a QP's
+ * region): where offered messages are copied when windows do not bound a
+ * READ to their bytes (doc/rendezvous.md, "Exposure").
+ */
+struct pmr_transport_rc_region {
+	uint8_t *addr;		/**< First byte (page-aligned). */
+	size_t len;		/**< Bytes. */
+	uint32_t lkey;		/**< Its lkey: BIND a window in it. */
+	/** Its rkey: remote rights as configured (none: bind windows). */
+	uint32_t rkey;
+};
+
+/**
+ * Give each RC QP that q creates from now on a region of len bytes (0:
+ * none), made and registered by rc_create with the QP (before it is
+ * handed to anyone) and deregistered and freed by rc_destroy after the
+ * QP, so that no access through the QP can reach it once it is gone.
+ * flags: PMR_TRANSPORT_ACCESS_REMOTE_READ (its rkey reads it remotely),
+ * or 0 (local access and, on a queue with PMR_TRANSPORT_CAP_MW, the right
+ * to bind windows in it). Thread: control path, before q has any RC QP.
+ *
+ * @return 0, -EINVAL (bad flags, len over the driver's limit), -ENOTSUP
+ *   (no RC, or no regions in this driver), -EBUSY (q has RC QPs).
+ */
+int pmr_transport_rc_region_conf(struct pmr_transport_queue *q, size_t len,
+		uint32_t flags);
+
+/**
+ * The region of rc (pmr_transport_rc_region_conf()). Thread: any; it
+ * does not change while rc lives.
+ *
+ * @return 0 with reg filled, -ENOENT (rc has none), -EINVAL.
+ */
+int pmr_transport_rc_region(struct pmr_transport_queue *q,
+		const struct pmr_transport_rc *rc,
+		struct pmr_transport_rc_region *reg);
 
 /**
  * Move rc to ERR: its outstanding operations complete PMR_RC_FLUSHED (by

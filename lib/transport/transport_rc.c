@@ -111,6 +111,29 @@ pmr_transport_rc_poll(struct pmr_transport_queue *q,
 }
 
 int
+pmr_transport_rc_region_conf(struct pmr_transport_queue *q, size_t len,
+		uint32_t flags)
+{
+	if (q == NULL || (flags & ~PMR_TRANSPORT_ACCESS_REMOTE_READ) != 0)
+		return -EINVAL;
+	if (!has_rc(q) || q->driver->rc_region_conf == NULL)
+		return -ENOTSUP;
+	return q->driver->rc_region_conf(q, len, flags);
+}
+
+int
+pmr_transport_rc_region(struct pmr_transport_queue *q,
+		const struct pmr_transport_rc *rc,
+		struct pmr_transport_rc_region *reg)
+{
+	if (q == NULL || rc == NULL || reg == NULL || !has_rc(q))
+		return -EINVAL;
+	if (q->driver->rc_region == NULL)
+		return -ENOENT;
+	return q->driver->rc_region(q, rc, reg);
+}
+
+int
 pmr_transport_rc_fail(struct pmr_transport_queue *q,
 		struct pmr_transport_rc *rc)
 {

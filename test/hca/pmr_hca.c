@@ -2598,25 +2598,34 @@ rkey_ok(struct ibv_pd *pd, uint32_t rkey, uint64_t addr, uint32_t len,
 
 /* The responder r's R_Key check for [addr, addr + len) with access.
  * A key whose index is a window's (*mwp: it) is checked against the
- * window, strictly (the spec; rxe checks the MR's range, doc/testing.md):
- * the window's current key, bound to r itself (type 2B: to the QP that
- * bound it), granting access, and covering the whole range. Any other key
- * is an MR's. Zero bytes need no key. */
+ * window: the window's current key, bound to r itself (type 2B: to the
+ * QP that bound it), granting access, and covering the whole range,
+ * strictly (the spec); the rxe personality checks the range against the
+ * MR the window is bound in instead, as rxe does (doc/testing.md, "The
+ * rxe personality"). Any other key is an MR's. Zero bytes need no key. */
 static int
 rkey_check(struct hca_qp *r, uint32_t rkey, uint64_t addr, uint32_t len,
 	unsigned int access, struct hca_mw **mwp)
 {
 	struct hca_mw *m = mw_by_rkey(rkey);
+	uint64_t b, lim;
 
 	*mwp = m;
 	if (len == 0)
 		return 1;
 	if (m == NULL)
 		return rkey_ok(r->qp.pd, rkey, addr, len, access);
-	return m->bound && m->key == rkey && m->mw.pd == r->qp.pd &&
-		m->qp == r && (m->access & access) == access &&
-		addr >= m->addr && addr - m->addr <= m->len &&
-		len <= m->len - (addr - m->addr);
+	if (!m->bound || m->key != rkey || m->mw.pd != r->qp.pd ||
+			m->qp != r || (m->access & access) != access)
+		return 0;
+	if (r->dev->cfg.rxe) {
+		b = (uintptr_t)m->mr->mr.addr;
+		lim = m->mr->mr.length;
+	} else {
+		b = m->addr;
+		lim = m->len;
+	}
+	return addr >= b && addr - b <= lim && len <= lim - (addr - b);
 }
 
 /* Complete the head WQE of q with st (it is executed); any error moves

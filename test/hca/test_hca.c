@@ -2686,6 +2686,88 @@ test_mw_qp_err(void **state)
 	rc_close(&r);
 }
 
+/* The rxe personality (rxe=1) on the same device with windows. */
+static int
+setup_mw_rxe(void **state)
+{
+	struct pmr_hca_dev_config d;
+
+	assert_int_equal(pmr_hca_reset(), 0);
+	pmr_hca_config_default(&d);
+	d.mw = 1;
+	d.rxe = 1;
+	assert_int_equal(pmr_hca_configure(&d, 1), 0);
+	return setup(state);
+}
+
+/* The rxe personality checks a READ through a window against the MR the
+ * window is bound in, not the window (rxe's responder checks the MR's
+ * range): the rest of the MR is read through a window of 256 bytes, not
+ * a byte past it. What else makes the key good holds as strictly: the
+ * peer of the QP that bound it only, the window's access, its current
+ * key, bound. */
+static void
+test_mw_rxe_range(void **state)
+{
+	struct pmr_hca_counters c;
+	struct ibv_mw *mw;
+	struct rc r, q;
+	uint32_t key, i;
+
+	(void)state;
+	rc_open(&r, 4, 4, 7, MW_MR);
+	rc_open(&q, 4, 4, 7, RC_ALL);
+	for (i = 0; i < RC_BUF; i++)
+		r.bbuf[i] = (uint8_t)(i * 7 + 1);
+	mw = ibv_alloc_mw(e.pd, IBV_MW_TYPE_2);
+	assert_non_null(mw);
+	key = ibv_inc_rkey(mw->rkey);
+	assert_int_equal(mw_bind(r.b, r.bcq, mw, r.bmr, r.bbuf + 512, 256,
+		IBV_ACCESS_REMOTE_READ, key), IBV_WC_SUCCESS);
+	/* Before the window and up to the MR's last byte: read. */
+	assert_int_equal(mw_read(&r, r.bbuf, key, 512), IBV_WC_SUCCESS);
+	assert_memory_equal(r.abuf, r.bbuf, 512);
+	assert_int_equal(mw_read(&r, r.bbuf + 768, key, RC_BUF - 768),
+		IBV_WC_SUCCESS);
+	assert_memory_equal(r.abuf, r.bbuf + 768, RC_BUF - 768);
+	assert_int_equal(pmr_hca_counters_get(r.b, &c), 0);
+	assert_int_equal(c.mw_reads, 2);
+	/* Another QP of the PD: the window is bound to r.b's. */
+	assert_int_equal(rc_post(q.a, IBV_WR_RDMA_READ, q.abuf, 64,
+		q.amr->lkey, r.bbuf + 512, key, IBV_SEND_SIGNALED, 6), 0);
+	assert_int_equal(wc1(q.acq).status, IBV_WC_REM_ACCESS_ERR);
+	/* No WRITE through a READ window, even inside it. */
+	assert_int_equal(rc_post(r.a, IBV_WR_RDMA_WRITE, r.abuf, 8,
+		r.amr->lkey, r.bbuf + 512, key, IBV_SEND_SIGNALED, 4), 0);
+	assert_int_equal(wc1(r.acq).status, IBV_WC_REM_ACCESS_ERR);
+	assert_int_equal(ibv_dealloc_mw(mw), 0);
+	rc_close(&q);
+	rc_close(&r);
+	/* One byte past the MR; an invalidated window's key. */
+	rc_open(&r, 4, 4, 7, MW_MR);
+	mw = ibv_alloc_mw(e.pd, IBV_MW_TYPE_2);
+	assert_non_null(mw);
+	key = ibv_inc_rkey(mw->rkey);
+	assert_int_equal(mw_bind(r.b, r.bcq, mw, r.bmr, r.bbuf, 256,
+		IBV_ACCESS_REMOTE_READ, key), IBV_WC_SUCCESS);
+	assert_int_equal(mw_read(&r, r.bbuf + RC_BUF - 64, key, 65),
+		IBV_WC_REM_ACCESS_ERR);
+	assert_int_equal(state_of(r.b), IBV_QPS_ERR);
+	assert_int_equal(ibv_dealloc_mw(mw), 0);
+	rc_close(&r);
+	rc_open(&r, 4, 4, 7, MW_MR);
+	mw = ibv_alloc_mw(e.pd, IBV_MW_TYPE_2);
+	assert_non_null(mw);
+	key = ibv_inc_rkey(mw->rkey);
+	assert_int_equal(mw_bind(r.b, r.bcq, mw, r.bmr, r.bbuf, 256,
+		IBV_ACCESS_REMOTE_READ, key), IBV_WC_SUCCESS);
+	assert_int_equal(mw_local_inv(r.b, r.bcq, key), IBV_WC_SUCCESS);
+	assert_int_equal(mw_read(&r, r.bbuf + 1024, key, 64),
+		IBV_WC_REM_ACCESS_ERR);
+	assert_int_equal(ibv_dealloc_mw(mw), 0);
+	rc_close(&r);
+}
+
 static void *
 blocking_get(void *arg)
 {
@@ -3007,6 +3089,8 @@ main(void)
 		M(test_mw_access),
 		M(test_mw_invalidate),
 		M(test_mw_qp_err),
+		cmocka_unit_test_setup_teardown(test_mw_rxe_range,
+			setup_mw_rxe, teardown_mw),
 #undef M
 #define R(f) cmocka_unit_test_teardown(f, reset_teardown)
 		R(test_config_default),

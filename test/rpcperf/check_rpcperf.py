@@ -1077,7 +1077,7 @@ def mode_rdv():
         return
     opts = long_options(help_text())
     size = 65536
-    # With windows (mw=1) and without (offer buffers, copied once).
+    # With exact windows (mw=1) and without (copied once into regions).
     for hca in ('dev=hca0,mw=1', 'dev=hca0'):
         env = dict(os.environ, LD_PRELOAD=lib, PMR_HCA_CONFIG=hca)
         for thr in ('1', 'off'):
@@ -1111,7 +1111,8 @@ def mode_rdv():
                       path['read_errors'] == 0 and
                       path['fallbacks'] == 0,
                       where + ': path ' + str(path))
-                # Windows: nothing copied; offer buffers: each once.
+                # Exact windows: nothing copied; else each once, into
+                # its pair's region.
                 check(path['copied_bytes'] ==
                       (0 if 'mw=1' in hca else msgs * size),
                       where + ': copied_bytes ' + str(path))

@@ -977,10 +977,15 @@ test_e2e_load_loss(void **state)
 static void
 test_app_pool_register(void **state)
 {
+	/*
+	 * Nothing by READ: the session's RC QP would come at a time of its
+	 * own with its region, an MR too (doc/rendezvous.md), and the MRs
+	 * counted here are the pool's.
+	 */
 	struct pmr_worker_conf conf = {
 		.driver = "verbs", .devargs = "dev=hca0", .nb_msgbufs = 256,
 		.max_msg_size = 64 * 1024, .nb_mid_msgbufs = 4,
-		.nb_large_msgbufs = 2,
+		.nb_large_msgbufs = 2, .rdv_threshold = PMR_RDV_OFF,
 	};
 	struct pmr_transport_queue *q;
 	struct pmr_transport_stats st;

@@ -19,7 +19,12 @@
  * no more; a rebinding has a new key; a BIND on a QP in ERR completes
  * flushed and its window is deallocated; a BIND posted behind READs that
  * wait for read credits waits behind them too; rc_fail flushes what is
- * posted and what waits; mw=0 takes the windows away.
+ * posted and what waits; mw=0 takes the windows away. Windows are exact
+ * (PMR_TRANSPORT_CAP_MW_EXACT) unless on rxe or with mw_exact=0. An RC
+ * QP's region (rc_region_conf): made with it, read by its peer through
+ * its key (remote-readable) or through a window bound in it (bind
+ * rights only), not a byte past it, by no BIND of another QP; gone with
+ * the QP.
  *
  * A device that cannot bring an RC QP to RTS (the model before it has RC)
  * skips the whole program (77), unless PMR_RC_REQUIRE=1 or in the VM
@@ -32,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_cycles.h>
 #include <rte_errno.h>
@@ -212,6 +218,7 @@ test_rc_devargs(void **state)
 	static const char *const bad[] = {
 		"rc_sq=3", "rc_sq=8192", "rc_sq=100", "rc_rd=0", "rc_rd=256",
 		"rc_max_msg=100", "rc_sq=8,rc_sq=16", "mw=2", "mw=-1",
+		"mw_exact=2", "mw_exact=x",
 	};
 	const char *dev = getenv("PMR_VERBS_DEV");
 	char da[128];
@@ -1196,6 +1203,245 @@ test_rc_mw_off(void **state)
 	pmr_transport_queue_destroy(q);
 }
 
+static bool
+queue_has_mw_exact(struct pmr_transport_queue *q)
+{
+	struct pmr_transport_caps caps;
+
+	pmr_transport_queue_caps(q, &caps);
+	return (caps.flags & PMR_TRANSPORT_CAP_MW_EXACT) != 0;
+}
+
+/* The queue of devargs plus extra: does it have exact windows? */
+static bool
+exact_with(const char *extra)
+{
+	struct pmr_transport_queue *q;
+	char da[sizeof(devargs) + 32];
+	bool exact;
+
+	snprintf(da, sizeof(da), "%s%s", devargs, extra);
+	q = pmr_transport_queue_create(drv, da, SOCKET_ID_ANY);
+	if (q == NULL)
+		fail_msg("queue '%s': %s", da, rte_strerror(rte_errno));
+	exact = queue_has_mw_exact(q);
+	/* Never exact without windows. */
+	assert_true(!exact || queue_has_mw(q));
+	pmr_transport_queue_destroy(q);
+	return exact;
+}
+
+/*
+ * PMR_TRANSPORT_CAP_MW_EXACT: with windows, unless the device is rxe
+ * (its vendor id: rxe0, the model's rxe personality), which bounds a
+ * window's access by its MR only, whatever mw_exact says; mw_exact=0
+ * takes it away anywhere.
+ */
+static void
+test_rc_mw_exact(void **state)
+{
+	(void)state;
+	need_mw();
+	assert_false(exact_with(",mw_exact=0"));
+	assert_false(exact_with(",mw=0"));
+#ifdef VRC_REAL
+	/* rxe0. */
+	assert_false(exact_with(""));
+	assert_false(exact_with(",mw_exact=1"));
+#else
+	assert_true(exact_with(""));
+	assert_true(exact_with(",mw_exact=1"));
+#endif
+#ifdef VRC_MODEL
+	{
+		struct pmr_hca_dev_config d;
+
+		/* The rxe personality: rxe's vendor id. */
+		pmr_hca_config_default(&d);
+		d.mw = 1;
+		d.rxe = 1;
+		assert_int_equal(pmr_hca_reset(), 0);
+		assert_int_equal(pmr_hca_configure(&d, 1), 0);
+		assert_false(exact_with(""));
+		assert_false(exact_with(",mw_exact=1"));
+		d.rxe = 0;
+		assert_int_equal(pmr_hca_reset(), 0);
+		assert_int_equal(pmr_hca_configure(&d, 1), 0);
+		assert_true(exact_with(""));
+	}
+#endif
+}
+
+/*
+ * A region with remote read (rc_region_conf before the QPs): each QP of
+ * the queue has its own, page-rounded, page-aligned; its peer READs it
+ * through its key, not a byte past it; a QP of a queue without the conf
+ * has none; the conf is refused once the queue has QPs, and for rights
+ * other than remote read; the region goes with its QP.
+ */
+static void
+test_rc_region(void **state)
+{
+	enum { LEN = 100000 };
+	struct pmr_transport_queue *qa, *qb;
+	struct pmr_transport_rc_region reg, reg2;
+	struct rc_pair p, p2;
+	struct side dst;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+#ifdef VRC_MODEL
+	struct pmr_hca_objects o0, o1;
+#endif
+
+	(void)state;
+	qa = queue();
+	qb = queue();
+#ifdef VRC_MODEL
+	assert_int_equal(pmr_hca_objects_get(NULL, &o0), 0);
+#endif
+	assert_int_equal(pmr_transport_rc_region_conf(qb, LEN,
+			PMR_TRANSPORT_ACCESS_REMOTE_WRITE), -EINVAL);
+	assert_int_equal(pmr_transport_rc_region_conf(qb, (1u << 30) + 1,
+			PMR_TRANSPORT_ACCESS_REMOTE_READ), -EINVAL);
+	assert_int_equal(pmr_transport_rc_region_conf(qb, LEN,
+			PMR_TRANSPORT_ACCESS_REMOTE_READ), 0);
+	pair_open(&p, qa, qb);
+	pair_open(&p2, qa, qb);
+	assert_int_equal(pmr_transport_rc_region_conf(qb, LEN,
+			PMR_TRANSPORT_ACCESS_REMOTE_READ), -EBUSY);
+	assert_int_equal(pmr_transport_rc_region(qa, p.a, &reg), -ENOENT);
+	assert_int_equal(pmr_transport_rc_region(qb, p.b, &reg), 0);
+	assert_int_equal(pmr_transport_rc_region(qb, p2.b, &reg2), 0);
+	assert_int_equal(reg.len, RTE_ALIGN_CEIL((size_t)LEN, page));
+	assert_int_equal((uintptr_t)reg.addr % page, 0);
+	assert_true(reg.addr + reg.len <= reg2.addr ||
+		reg2.addr + reg2.len <= reg.addr);
+	assert_true(reg.rkey != reg2.rkey);
+	vd_fill(reg.addr, (uint32_t)reg.len, 7);
+#ifdef VRC_MODEL
+	assert_int_equal(pmr_hca_objects_get(NULL, &o1), 0);
+	assert_int_equal(o1.mrs, o0.mrs + 2);
+#endif
+	side_get(&dst, qa);
+	memset(dst.p, 0, reg.len + 1);
+	one_op(&p, PMR_RC_OP_READ, dst.p, dst.key.lkey,
+		(uintptr_t)reg.addr, reg.rkey, (uint32_t)reg.len, PMR_RC_OK);
+	assert_memory_equal(dst.p, reg.addr, reg.len);
+	assert_int_equal(dst.p[reg.len], 0);
+	/* A byte past it: refused, the pair in ERR. */
+	one_op(&p, PMR_RC_OP_READ, dst.p, dst.key.lkey,
+		(uintptr_t)reg.addr + reg.len - 64, reg.rkey, 65,
+		PMR_RC_REMOTE_ACCESS);
+	wait_state(qb, p.b, PMR_RC_STATE_ERR);
+	side_put(&dst);
+	pair_close(&p);
+	pair_close(&p2);
+#ifdef VRC_MODEL
+	/* The regions went with their QPs. */
+	assert_int_equal(pmr_hca_objects_get(NULL, &o1), 0);
+	assert_int_equal(o1.mrs, o0.mrs);
+#endif
+	queue_close(qa);
+	queue_close(qb);
+}
+
+/*
+ * A region with bind rights only (flags 0, a queue with windows): its own
+ * key reads nothing; a window bound in it on its QP is read by the peer,
+ * exactly its bytes with exact windows, the rest of the region but not a
+ * byte past it without (rxe); a BIND in it on another QP is refused. On
+ * the model, again with the rxe personality.
+ */
+static void
+region_mw(void)
+{
+	struct pmr_transport_queue *qa, *qb;
+	struct pmr_transport_rc_region reg;
+	struct pmr_transport_rc_op op;
+	struct pmr_transport_mw *mw;
+	struct rc_pair p, p2;
+	struct side dst;
+	uint32_t rkey;
+	bool exact;
+
+	qa = queue();
+	qb = queue();
+	exact = queue_has_mw_exact(qb);
+	assert_int_equal(pmr_transport_rc_region_conf(qb, 3 * 4096, 0), 0);
+	pair_open(&p, qa, qb);
+	pair_open(&p2, qa, qb);
+	assert_int_equal(pmr_transport_rc_region(qb, p.b, &reg), 0);
+	vd_fill(reg.addr, (uint32_t)reg.len, 9);
+	side_get(&dst, qa);
+	/* Another QP may not bind in it. */
+	mw = pmr_transport_mw_alloc(qb);
+	assert_non_null(mw);
+	op = bind_op(mw, reg.addr, 256, 1);
+	assert_int_equal(pmr_transport_rc_post(qb, p2.b, &op, 1), 0);
+	assert_int_equal(vd_xstat(qb, "mw_refused"), 1);
+	/* Its QP may: 256 bytes at 4096. */
+	op = bind_op(mw, reg.addr + 4096, 256, 2);
+	assert_int_equal(op_wait(qb, p.b, &op), PMR_RC_OK);
+	rkey = pmr_transport_mw_rkey(qb, mw);
+	memset(dst.p, 0, 256);
+	one_op(&p, PMR_RC_OP_READ, dst.p, dst.key.lkey,
+		(uintptr_t)reg.addr + 4096, rkey, 256, PMR_RC_OK);
+	assert_memory_equal(dst.p, reg.addr + 4096, 256);
+	if (!exact) {
+		/* rxe: the whole region through the window... */
+		one_op(&p, PMR_RC_OP_READ, dst.p, dst.key.lkey,
+			(uintptr_t)reg.addr, rkey, (uint32_t)reg.len,
+			PMR_RC_OK);
+		assert_memory_equal(dst.p, reg.addr, reg.len);
+		/* ... not a byte past it. */
+		one_op(&p, PMR_RC_OP_READ, dst.p, dst.key.lkey,
+			(uintptr_t)reg.addr + reg.len - 64, rkey, 65,
+			PMR_RC_REMOTE_ACCESS);
+	} else {
+		one_op(&p, PMR_RC_OP_READ, dst.p, dst.key.lkey,
+			(uintptr_t)reg.addr + 4096 + 256 - 32, rkey, 64,
+			PMR_RC_REMOTE_ACCESS);
+	}
+	wait_state(qb, p.b, PMR_RC_STATE_ERR);
+	/* Bound on a QP in ERR: deallocated. */
+	pmr_transport_mw_free(qb, mw);
+	pair_close(&p);
+	/* The region's own key reads nothing (no remote rights). */
+	assert_int_equal(pmr_transport_rc_region(qb, p2.b, &reg), 0);
+	one_op(&p2, PMR_RC_OP_READ, dst.p, dst.key.lkey,
+		(uintptr_t)reg.addr, reg.rkey, 64, PMR_RC_REMOTE_ACCESS);
+	wait_state(qb, p2.b, PMR_RC_STATE_ERR);
+	pair_close(&p2);
+	side_put(&dst);
+	queue_close(qa);
+	queue_close(qb);
+#ifdef VRC_HCA_MW
+	assert_int_equal(model_mws(), 0);
+#endif
+}
+
+static void
+test_rc_region_mw(void **state)
+{
+	(void)state;
+	need_mw();
+	region_mw();
+#ifdef VRC_MODEL
+	{
+		struct pmr_hca_dev_config d;
+
+		pmr_hca_config_default(&d);
+		d.mw = 1;
+		d.rxe = 1;
+		assert_int_equal(pmr_hca_reset(), 0);
+		assert_int_equal(pmr_hca_configure(&d, 1), 0);
+		region_mw();
+		d.rxe = 0;
+		assert_int_equal(pmr_hca_reset(), 0);
+		assert_int_equal(pmr_hca_configure(&d, 1), 0);
+	}
+#endif
+}
+
 static int
 setup(void **state)
 {
@@ -1266,6 +1512,9 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_rc_mw_err_qp),
 		cmocka_unit_test(test_rc_mw_order),
 		cmocka_unit_test(test_rc_mw_off),
+		cmocka_unit_test(test_rc_mw_exact),
+		cmocka_unit_test(test_rc_region),
+		cmocka_unit_test(test_rc_region_mw),
 	};
 	const char *dev = getenv("PMR_VERBS_DEV");
 	const char *req = getenv("PMR_RC_REQUIRE");

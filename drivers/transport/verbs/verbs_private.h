@@ -43,6 +43,8 @@ extern const struct pmr_transport_driver pmr_verbs_driver;
 #define VERBS_RC_RD_DEFAULT 16
 /* Memory windows allocated at queue set-up (verbs_mw.c). */
 #define VERBS_MW_PREALLOC 8
+/* rxe's vendor id (rdma-core's RXE_VENDOR_ID): windows not exact. */
+#define VERBS_RXE_VENDOR_ID 0xffffff
 
 /* Why a received packet was dropped (xstats rx_drop_<name>). */
 enum verbs_drop {
@@ -187,6 +189,11 @@ struct verbs_rc {
 	uint32_t psn;
 	uint32_t own_rd;		/* max_rd_atomic it may use */
 	uint32_t grant_rd;		/* max_dest_rd_atomic it grants */
+	/* Its region (rc_region_conf), made with it, freed after it; set
+	 * before the QP is handed over, then read-only. */
+	uint8_t *reg_addr;		/* NULL: none */
+	size_t reg_len;
+	struct ibv_mr *reg_mr;
 };
 
 /* What a posted send holds until a signalled completion covers it. */
@@ -329,6 +336,8 @@ struct verbs_queue {
 	uint32_t rc_max_qps;		/* VERBS_RC_MAX, or fewer (CQEs) */
 	uint32_t rc_ops_out;		/* ops accepted, not completed */
 	uint32_t rc_err_pending;	/* QPs in err with ops left */
+	size_t rc_region_len;		/* each RC QP's region, 0: none */
+	int rc_region_access;		/* its IBV_ACCESS_* */
 	pthread_mutex_t rc_lock;	/* control path: rc[] slots, rc_cq */
 	struct verbs_rc rc[VERBS_RC_MAX];
 
@@ -371,6 +380,23 @@ int verbs_rc_fail_qp(struct pmr_transport_queue *q,
 		struct pmr_transport_rc *rc);
 /* Destroy what RC objects are left, and the CQ (queue destroy). */
 void verbs_rc_fini(struct verbs_queue *vq);
+/* RC QPs' regions (verbs_region.c): rc_region_conf, rc_region. */
+int verbs_rc_region_conf(struct pmr_transport_queue *q, size_t len,
+		uint32_t flags);
+int verbs_rc_region(struct pmr_transport_queue *q,
+		const struct pmr_transport_rc *rc,
+		struct pmr_transport_rc_region *reg);
+/* A QP's region, made or on its way out. */
+struct verbs_region {
+	uint8_t *addr;
+	size_t len;
+	struct ibv_mr *mr;
+};
+/* Make the region of RC QP qpn (rc_create): 0 or a positive errno. */
+int verbs_region_make(struct verbs_queue *vq, uint32_t qpn,
+		struct verbs_region *reg);
+/* Free it, its QP destroyed (a window still bound in it: leaked). */
+void verbs_region_free(struct verbs_queue *vq, struct verbs_region *reg);
 
 /* Memory windows (verbs_mw.c). */
 /* At queue create: 1 if the device has type-2B windows and n of them

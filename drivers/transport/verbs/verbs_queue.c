@@ -12,7 +12,7 @@
  *
  * devargs (DPDK kvargs, unknown keys refused): dev=<name>, port=<n>,
  * gid_index=<n>, sig_every=<n>, txd=<n>, rxd=<n>, max_inline=<bytes>,
- * rc_sq=<n>, rc_rd=<n>, rc_max_msg=<bytes>, mw=0|1.
+ * rc_sq=<n>, rc_rd=<n>, rc_max_msg=<bytes>, mw=0|1, mw_exact=0|1.
  */
 
 #include <arpa/inet.h>
@@ -44,7 +44,7 @@ static pthread_mutex_t dev_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static const char *const verbs_valid_args[] = {
 	"dev", "port", "gid_index", "sig_every", "txd", "rxd", "max_inline",
-	"rc_sq", "rc_rd", "rc_max_msg", "mw", NULL,
+	"rc_sq", "rc_rd", "rc_max_msg", "mw", "mw_exact", NULL,
 };
 
 struct verbs_args {
@@ -59,6 +59,7 @@ struct verbs_args {
 	uint32_t rc_rd;
 	uint32_t rc_max_msg;		/* 0: the port's */
 	uint32_t mw;			/* 0: no memory windows */
+	uint32_t mw_exact;		/* 0: windows not taken as exact */
 };
 
 static int
@@ -102,13 +103,14 @@ verbs_parse_args(const char *devargs, struct verbs_args *a)
 	a->rc_sq = VERBS_RC_SQ_DEFAULT;
 	a->rc_rd = VERBS_RC_RD_DEFAULT;
 	a->mw = 1;
+	a->mw_exact = 1;
 
 	kv = rte_kvargs_parse(devargs != NULL ? devargs : "",
 			verbs_valid_args);
 	if (kv == NULL) {
 		VERBS_LOG(ERR, "bad devargs '%s' (keys: dev port gid_index "
 			"sig_every txd rxd max_inline rc_sq rc_rd "
-			"rc_max_msg mw)", devargs);
+			"rc_max_msg mw mw_exact)", devargs);
 		return -EINVAL;
 	}
 #define ARG(key, fn, ptr) do { \
@@ -134,6 +136,7 @@ verbs_parse_args(const char *devargs, struct verbs_args *a)
 	ARG("rc_rd", arg_u32, &a->rc_rd);
 	ARG("rc_max_msg", arg_u32, &a->rc_max_msg);
 	ARG("mw", arg_u32, &a->mw);
+	ARG("mw_exact", arg_u32, &a->mw_exact);
 #undef ARG
 	rte_kvargs_free(kv);
 	if (ret != 0)
@@ -182,8 +185,9 @@ verbs_parse_args(const char *devargs, struct verbs_args *a)
 		VERBS_LOG(ERR, "devarg rc_rd=%u: 1 to 255", a->rc_rd);
 		return -EINVAL;
 	}
-	if (a->mw > 1) {
-		VERBS_LOG(ERR, "devarg mw=%u: 0 or 1", a->mw);
+	if (a->mw > 1 || a->mw_exact > 1) {
+		VERBS_LOG(ERR, "devarg mw%s=%u: 0 or 1", a->mw > 1 ? "" :
+			"_exact", a->mw > 1 ? a->mw : a->mw_exact);
 		return -EINVAL;
 	}
 	if (a->rc_max_msg != 0 && a->rc_max_msg < 4096) {
@@ -556,7 +560,8 @@ verbs_queue_create(const struct pmr_transport_driver *drv, const char *devargs,
 			pa.max_mtu <= IBV_MTU_4096 ?
 			128u << pa.max_mtu : 0u);
 	/* Windows before any registration: pools get MW_BIND with them. */
-	vq->pub.caps.flags &= ~PMR_TRANSPORT_CAP_MW;
+	vq->pub.caps.flags &= ~(PMR_TRANSPORT_CAP_MW |
+			PMR_TRANSPORT_CAP_MW_EXACT);
 	if (a.mw != 0) {
 		ret = ibv_query_device(vq->dev->ctx, &da);
 		if (ret != 0) {
@@ -567,6 +572,11 @@ verbs_queue_create(const struct pmr_transport_driver *drv, const char *devargs,
 		}
 		if (verbs_mw_setup(vq, &da, VERBS_MW_PREALLOC) == 1)
 			vq->pub.caps.flags |= PMR_TRANSPORT_CAP_MW;
+		/* rxe (its vendor id) bounds a window's access by the MR
+		 * only: never exact there, whatever mw_exact says. */
+		if (vq->mw_on && a.mw_exact != 0 &&
+		    da.vendor_id != VERBS_RXE_VENDOR_ID)
+			vq->pub.caps.flags |= PMR_TRANSPORT_CAP_MW_EXACT;
 	}
 	ret = verbs_qp_setup(vq, &a);
 	if (ret != 0)
@@ -594,7 +604,9 @@ verbs_queue_create(const struct pmr_transport_driver *drv, const char *devargs,
 		"inline %u), RQ %u of %u bytes, memory windows %s",
 		vq->dev->name, vq->port, vq->qpn, vq->pub.caps.mtu,
 		vq->sq_size, vq->sig_every, vq->max_inline, vq->rq_size,
-		vq->rx_buf_len, vq->mw_on ? "on" : "off");
+		vq->rx_buf_len, !vq->mw_on ? "off" : (vq->pub.caps.flags &
+		PMR_TRANSPORT_CAP_MW_EXACT) != 0 ? "on (exact)" :
+		"on (bounded by their MR only)");
 	return &vq->pub;
 fail:
 	verbs_queue_destroy(&vq->pub);
@@ -713,7 +725,9 @@ const struct pmr_transport_driver pmr_verbs_driver = {
 			PMR_TRANSPORT_CAP_RDMA_READ |
 			/* A queue keeps it only on a device with type-2B
 			 * windows (verbs_mw.c) and without mw=0. */
-			PMR_TRANSPORT_CAP_MW,
+			PMR_TRANSPORT_CAP_MW |
+			/* And this one with it, unless rxe or mw_exact=0. */
+			PMR_TRANSPORT_CAP_MW_EXACT,
 		.mtu = 4096,
 		.headroom = 0,
 		.addr_len = PMR_VERBS_ADDR_LEN,
@@ -744,4 +758,6 @@ const struct pmr_transport_driver pmr_verbs_driver = {
 	.event_fd = verbs_event_fd,
 	.event_read = verbs_event_read,
 	.queue_event_read = verbs_queue_event_read,
+	.rc_region_conf = verbs_rc_region_conf,
+	.rc_region = verbs_rc_region,
 };

@@ -36,6 +36,10 @@
  * no read credit; being in the ring, they keep the posting order behind
  * READs that wait for credits. The window's state moves when the op is
  * accepted and when it completes (verbs_rc_emit(), every op's one end).
+ *
+ * Regions (verbs_region.c): rc_create makes a QP's region after the QP,
+ * rc_destroy frees it once the QP is gone; only BINDs on its own QP may
+ * use one without remote rights.
  */
 
 #include <errno.h>
@@ -306,13 +310,21 @@ verbs_rc_mw_check(struct verbs_queue *vq, const struct verbs_rc *rc,
 		const struct pmr_transport_rc_op *o, struct ibv_mr **mr)
 {
 	struct verbs_mw *m = (struct verbs_mw *)o->mw;
+	uintptr_t a = (uintptr_t)o->local, b = (uintptr_t)rc->reg_addr;
 
 	if (!vq->mw_on || m == NULL || o->type > PMR_RC_OP_INVALIDATE)
 		goto refuse;
 	if (o->type == PMR_RC_OP_BIND) {
 		if (o->len == 0 || o->local == NULL)
 			goto refuse;
-		*mr = verbs_mr_bindable(vq, o->local, o->len);
+		/* The QP's own region (bind rights: no remote ones), or a
+		 * registered pool; never another QP's region. */
+		if (rc->reg_mr != NULL && a >= b && o->len <= rc->reg_len &&
+		    a - b <= rc->reg_len - o->len)
+			*mr = (vq->rc_region_access & IBV_ACCESS_MW_BIND) != 0 ?
+				rc->reg_mr : NULL;
+		else
+			*mr = verbs_mr_bindable(vq, o->local, o->len);
 		if (*mr == NULL)
 			goto refuse;
 	}
@@ -457,6 +469,7 @@ verbs_rc_create(struct pmr_transport_queue *q,
 	struct ibv_qp *qp = NULL;
 	struct verbs_rc_wr *wrs = NULL;
 	struct verbs_rc_op *ops = NULL;
+	struct verbs_region reg = { NULL, 0, NULL };
 	unsigned int i;
 	int ret;
 
@@ -536,7 +549,15 @@ verbs_rc_create(struct pmr_transport_queue *q,
 			qp->qp_num, strerror(ret));
 		goto fail;
 	}
+	if (vq->rc_region_len != 0) {
+		ret = verbs_region_make(vq, qp->qp_num, &reg);
+		if (ret != 0)
+			goto fail;
+	}
 	memset(rc, 0, sizeof(*rc));
+	rc->reg_addr = reg.addr;
+	rc->reg_len = reg.len;
+	rc->reg_mr = reg.mr;
 	rc->idx = i;
 	rc->vq = vq;
 	rc->qpn = qp->qp_num;
@@ -644,9 +665,11 @@ verbs_rc_connect(struct pmr_transport_queue *q, struct pmr_transport_rc *rcp,
 	return 0;
 }
 
-/* Under rc_lock. */
+/* Under rc_lock. The QP's region, if any, into *reg: the caller frees
+ * it (verbs_region_free()), the QP gone. */
 static int
-verbs_rc_release(struct verbs_queue *vq, struct verbs_rc *rc)
+verbs_rc_release(struct verbs_queue *vq, struct verbs_rc *rc,
+		struct verbs_region *reg)
 {
 	uint32_t dropped = rc->op_tail - rc->op_head;
 	uint32_t idx = rc->idx;
@@ -658,6 +681,9 @@ verbs_rc_release(struct verbs_queue *vq, struct verbs_rc *rc)
 			strerror(ret));
 		return -ret;
 	}
+	reg->addr = rc->reg_addr;
+	reg->len = rc->reg_len;
+	reg->mr = rc->reg_mr;
 	if (dropped != 0)
 		__atomic_fetch_sub(&vq->rc_ops_out, dropped,
 				__ATOMIC_RELAXED);
@@ -676,13 +702,15 @@ verbs_rc_destroy(struct pmr_transport_queue *q, struct pmr_transport_rc *rcp)
 {
 	struct verbs_queue *vq = verbs_queue(q);
 	struct verbs_rc *rc = verbs_rc(rcp);
+	struct verbs_region reg = { NULL, 0, NULL };
 	int ret;
 
 	if (rc < &vq->rc[0] || rc >= &vq->rc[VERBS_RC_MAX])
 		return -EINVAL;
 	pthread_mutex_lock(&vq->rc_lock);
-	ret = rc->qp == NULL ? -EINVAL : verbs_rc_release(vq, rc);
+	ret = rc->qp == NULL ? -EINVAL : verbs_rc_release(vq, rc, &reg);
 	pthread_mutex_unlock(&vq->rc_lock);
+	verbs_region_free(vq, &reg);
 	return ret;
 }
 
@@ -711,17 +739,27 @@ verbs_rc_state(struct pmr_transport_queue *q, struct pmr_transport_rc *rcp)
 	}
 }
 
+/*
+ * Queue destroy: the QPs left, then the windows (which may still be
+ * bound in their regions: a region cannot be deregistered under one),
+ * then the regions.
+ */
 void
 verbs_rc_fini(struct verbs_queue *vq)
 {
+	struct verbs_region reg[VERBS_RC_MAX];
 	unsigned int i;
 
+	memset(reg, 0, sizeof(reg));
 	for (i = 0; i < VERBS_RC_MAX; i++)
 		if (vq->rc[i].qp != NULL) {
 			VERBS_LOG(WARNING, "rc qp %u: left at queue destroy",
 				vq->rc[i].qpn);
-			verbs_rc_release(vq, &vq->rc[i]);
+			verbs_rc_release(vq, &vq->rc[i], &reg[i]);
 		}
+	verbs_mw_fini(vq);
+	for (i = 0; i < VERBS_RC_MAX; i++)
+		verbs_region_free(vq, &reg[i]);
 	if (vq->rc_cq != NULL) {
 		ibv_destroy_cq(vq->rc_cq);
 		vq->rc_cq = NULL;
