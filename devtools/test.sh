@@ -179,7 +179,7 @@ if [[ ! $fuzz_seconds =~ ^[0-9]+$ ]]; then
 	say "PMR_FUZZ_SECONDS must be a number of seconds: '$fuzz_seconds'" >&2
 	total_fail=$((total_fail + 1))
 elif ((10#$fuzz_seconds > 0)); then
-	for t in rx nexus nexus_seq worker; do
+	for t in rx nexus nexus_seq worker worker_rdv; do
 		say "== fuzz $t: $fuzz_seconds s"
 		rc=0
 		devtools/fuzz.sh "$t" "$fuzz_seconds" </dev/null || rc=$?
