@@ -9,9 +9,11 @@
  * so that large messages go by READ and forged descriptors are read. Two
  * pairs of workers: pair 0 on hca0, whose windows bound a READ exactly,
  * pair 1 on hca1, without windows (doc/fuzzing.md, "The worker_rdv
- * target"). Each input opens one session per pair (through the real
- * nexus handshake, its RC QP ready at both ends) and then runs a
- * sequence of operations: requests of any size around the packet size,
+ * target"). Each input opens two sessions per pair (through the real
+ * nexus handshake, their RC QP ready at both ends: one the operations
+ * act on and close, one kept, so that the pair outlives a close) and
+ * then runs a sequence of operations: requests, on either session, of
+ * any size around the packet size,
  * the threshold and the limits, whose handlers answer at once or later
  * with responses of any size (by READ too); REQ_DESC and RESP_DESC forged
  * with the session's token (sizes from 0 to over the largest message,
@@ -26,6 +28,7 @@
  * - each continuation ran exactly once; a response with PMR_OK is the one
  *   its request asked for, whole and intact;
  * - no request number of a server session ran twice (at most once);
+ * - every free session number once on its worker's free stack;
  * - no 64 KiB or largest buffer left out of its pool at either end, no
  *   one-sided operation outstanding, once the servers' kept state timed
  *   out and the sessions closed.
@@ -65,7 +68,8 @@
 enum { T_ECHO = 1, T_HOLD = 2 };
 
 enum rd_op {
-	OP_REQUEST,	/* pair, request size, response size, flags */
+	OP_REQUEST,	/* pair, request size, response size, flags
+			 * (1: held, 2: on the kept session) */
 	OP_FORGE_REQ,	/* pair, size, key, address, number */
 	OP_FORGE_RESP,	/* pair, size, key, address, which request */
 	OP_POLL,	/* who, how many */
@@ -80,6 +84,7 @@ struct rd_pair {
 	struct pmr_worker *srv;
 	struct pmr_worker *cli;
 	int s;				/* the client's session, or -1 */
+	int keep;			/* a second one, never closed */
 };
 
 struct rd_req {
@@ -289,47 +294,114 @@ srv_session(const struct rd_pair *p, int cs)
 	return -1;
 }
 
-/* Open pair p's session and wait for its RC QP at both ends. */
+/* Open a session of pair p in *sp, and wait for its RC QP at both ends. */
 static void
-pair_open(struct rd_pair *p)
+session_open(struct rd_pair *p, int *sp)
 {
 	uint64_t deadline = rte_get_timer_cycles() + 20 * rte_get_timer_hz();
-	int ss = -1;
+	int ss = -1, s;
 
-	p->s = pmr_session_create(p->cli, pmr_nexus_uri(rd.nx), p->srv->worker_id,
+	s = pmr_session_create(p->cli, pmr_nexus_uri(rd.nx), p->srv->worker_id,
 			NULL, NULL);
-	FUZZ_CHECK(p->s >= 0);
-	while (pmr_session_state(p->cli, p->s) != PMR_SESSION_CONNECTED ||
-	       rpc_rc_state(p->cli, p->s) != RPC_RC_READY ||
-	       (ss = srv_session(p, p->s)) < 0 ||
+	FUZZ_CHECK(s >= 0);
+	while (pmr_session_state(p->cli, s) != PMR_SESSION_CONNECTED ||
+	       rpc_rc_state(p->cli, s) != RPC_RC_READY ||
+	       (ss = srv_session(p, s)) < 0 ||
 	       rpc_rc_state(p->srv, ss) != RPC_RC_READY) {
 		FUZZ_CHECK(rte_get_timer_cycles() < deadline);
-		FUZZ_CHECK(pmr_session_state(p->cli, p->s) ==
+		FUZZ_CHECK(pmr_session_state(p->cli, s) ==
 			PMR_SESSION_CONNECTING ||
-			pmr_session_state(p->cli, p->s) ==
+			pmr_session_state(p->cli, s) ==
 			PMR_SESSION_CONNECTED);
 		poll_all(1);
 	}
+	*sp = s;
 }
 
-/* Close pair p's session; the server end goes too, once its handlers
- * answered (the held requests are answered: they go nowhere now). */
+/*
+ * Open pair p's sessions: the one operations use, and the one kept (it
+ * holds the pair's RC QP while the other closes; made again if the pair
+ * failed since, which resets every session of the pair).
+ */
 static void
-pair_close(struct rd_pair *p)
+pair_open(struct rd_pair *p)
+{
+	if (p->keep >= 0 &&
+	    pmr_session_state(p->cli, p->keep) != PMR_SESSION_CONNECTED) {
+		FUZZ_CHECK(pmr_session_destroy(p->cli, p->keep) == 0);
+		p->keep = -1;
+	}
+	if (p->keep < 0)
+		session_open(p, &p->keep);
+	if (p->s < 0)
+		session_open(p, &p->s);
+}
+
+/*
+ * w's free sessions: each number once on its free stack, and FREE (a
+ * session freed twice, say from a reset nested in its own reset, is
+ * there twice, and two later sessions share it).
+ */
+static void
+sessions_check(const struct pmr_worker *w)
+{
+	static uint8_t seen[UINT16_MAX + 1];
+	uint32_t i, sn;
+
+	FUZZ_CHECK(w->nb_sess_free <= w->max_sessions);
+	memset(seen, 0, w->max_sessions);
+	for (i = 0; i < w->nb_sess_free; i++) {
+		sn = w->sess_free[i];
+		FUZZ_CHECK(sn < w->max_sessions && !seen[sn]);
+		seen[sn] = 1;
+		FUZZ_CHECK(w->sessions[sn].state == PMR_SESSION_FREE);
+	}
+}
+
+/* Whether pair p's session s is gone at both ends. */
+static bool
+session_gone(const struct rd_pair *p, int s)
+{
+	uint32_t sn;
+
+	if (pmr_session_state(p->cli, s) != PMR_SESSION_FREE)
+		return false;
+	for (sn = 0; sn < p->srv->max_sessions; sn++)
+		if (p->srv->sessions[sn].state != PMR_SESSION_FREE &&
+		    p->srv->sessions[sn].remote_session == (uint16_t)s)
+			return false;
+	return true;
+}
+
+/*
+ * Close pair p's session (all: both, and wait for the pair's QPs to go);
+ * the server end goes too, once its handlers answered (the held requests
+ * are answered: they go nowhere now).
+ */
+static void
+pair_close(struct rd_pair *p, bool all)
 {
 	uint64_t deadline = rte_get_timer_cycles() + 20 * rte_get_timer_hz();
+	int s = p->s;
 
-	if (p->s < 0)
-		return;
-	FUZZ_CHECK(pmr_session_destroy(p->cli, p->s) == 0);
+	if (p->s >= 0)
+		FUZZ_CHECK(pmr_session_destroy(p->cli, p->s) == 0);
 	p->s = -1;
-	while (rpc_rc_nb_qps(p->cli) != 0 || rpc_rc_nb_qps(p->srv) != 0 ||
-	       p->srv->rx_reserved != 0) {
+	if (all && p->keep >= 0) {
+		FUZZ_CHECK(pmr_session_destroy(p->cli, p->keep) == 0);
+		p->keep = -1;
+	}
+	while (all ? rpc_rc_nb_qps(p->cli) != 0 ||
+		     rpc_rc_nb_qps(p->srv) != 0 ||
+		     p->srv->rx_reserved != 0 :
+		     s >= 0 && !session_gone(p, s)) {
 		FUZZ_CHECK(rte_get_timer_cycles() < deadline);
 		while (rd.nb_held > 0)
 			answer(rd.held[--rd.nb_held], false);
 		poll_all(1);
 	}
+	sessions_check(p->srv);
+	sessions_check(p->cli);
 }
 
 /* Time passes for w: its RTO, or its timeouts, client and server. */
@@ -351,9 +423,10 @@ op_request(void)
 	struct rd_pair *p = &rd.p[in_u8() % RD_PAIRS];
 	uint8_t sc = in_u8(), rc = in_u8(), flags = in_u8();
 	uint32_t len = size_of(p, sc, false), i, id = rd.nb_reqs;
+	int sn = flags & 2 ? p->keep : p->s;
 	struct pmr_msgbuf *mb;
 
-	if (p->s < 0 || id == RD_MAX_REQS)
+	if (sn < 0 || id == RD_MAX_REQS)
 		return;
 	mb = pmr_worker_msgbuf_alloc(p->cli, len);
 	if (mb == NULL)
@@ -366,7 +439,7 @@ op_request(void)
 	put32(mb->data + 8, rd.reqs[id].resp_len);
 	for (i = RD_HDR; i < len; i++)
 		mb->data[i] = pattern(id, i);
-	if (pmr_request(p->cli, p->s, flags & 1 ? T_HOLD : T_ECHO, mb,
+	if (pmr_request(p->cli, sn, flags & 1 ? T_HOLD : T_ECHO, mb,
 			on_resp, (void *)(uintptr_t)id) != 0) {
 		rd.reqs[id].used = false;
 		pmr_msgbuf_free(mb);
@@ -546,7 +619,7 @@ op_close(void)
 
 	if ((a & 0xf0) != 0xa0)
 		return;
-	pair_close(p);
+	pair_close(p, false);
 	pair_open(p);
 }
 
@@ -622,7 +695,7 @@ check(void)
 	for (k = 0; k < RD_PAIRS; k++) {
 		time_pass(rd.p[k].srv, true);
 		time_pass(rd.p[k].cli, true);
-		pair_close(&rd.p[k]);
+		pair_close(&rd.p[k], true);
 	}
 	/* What the drivers still send (kept responses going back) goes. */
 	for (k = 0; k < 1000 && !pools_back(); k++)
@@ -670,7 +743,7 @@ teardown(void)
 	unsigned int k;
 
 	for (k = 0; k < RD_PAIRS; k++) {
-		pair_close(&rd.p[k]);
+		pair_close(&rd.p[k], true);
 		pmr_worker_destroy(rd.p[k].cli);
 		pmr_worker_destroy(rd.p[k].srv);
 	}
@@ -752,6 +825,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 		rd.p[k].cli = worker_new((uint16_t)(10 + k),
 				k == 0 ? "hca0" : "hca1");
 		rd.p[k].s = -1;
+		rd.p[k].keep = -1;
 	}
 	atexit(teardown);
 	return 0;

@@ -135,6 +135,13 @@ def seeds():
                            request(1, K300, K300, hold=True) + poll(2) +
                            close(1) + request(0, K300, K300) +
                            request(1, K300, K300))
+    # A server session reset while its slot offers a copy the region's
+    # key exposes (pair 1, no windows), the client never having read it:
+    # the pair fails, which resets the pair's sessions, this one inside
+    # its own reset (freed twice before the fix).
+    s['reset_offer_unread'] = (request(1, HDR, PLEN_P1) +
+                               poll(8, who=2, pair=1) + close(1) +
+                               request(1, HDR, PLEN_P1) + poll(8))
     return s
 
 
