@@ -443,6 +443,14 @@ session_reset(struct pmr_worker *w, uint16_t sn,
 			s->cb(w, sn, PMR_SESSION_EV_RESET, err, s->cb_arg);
 		return;
 	}
+	/*
+	 * Out of CONNECTED before its slots are cleared: dropping an offer
+	 * the reader never said done with fails the pair's RC QP
+	 * (rpc_rdv.c), which resets the pair's connected sessions, and
+	 * this one must not be reset (and freed) again from inside.
+	 */
+	s->state = state;
+	rpc_session_rx_update(s);
 	rpc_server_session_orphan(w, s);
 	rpc_server_reset_event(w, sn, err);
 	if (s->srv_active == 0) {
@@ -450,8 +458,6 @@ session_reset(struct pmr_worker *w, uint16_t sn,
 	} else {
 		/* Freed by the last pmr_respond(); its peer goes now. */
 		s->closing = true;
-		rpc_session_rx_update(s);
-		s->state = state;
 		rpc_session_rx_update(s);
 		session_return_peer(w, sn, notify);
 	}
