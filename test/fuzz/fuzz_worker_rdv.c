@@ -27,7 +27,8 @@
  * request completed) and these must hold, else abort:
  * - each continuation ran exactly once; a response with PMR_OK is the one
  *   its request asked for, whole and intact;
- * - no request number of a server session ran twice (at most once);
+ * - no request number of a server session ran twice (at most once), and
+ *   none of a REQ_DESC forged with a key of memory not exposed;
  * - every free session number once on its worker's free stack;
  * - no 64 KiB or largest buffer left out of its pool at either end, no
  *   one-sided operation outstanding, once the servers' kept state timed
@@ -116,6 +117,11 @@ static struct {
 	unsigned int nb_held;
 	struct rd_exec exec[RD_EXEC_LOG];
 	unsigned int nb_exec;
+	/* Fresh request numbers of REQ_DESCs forged with a key that
+	 * reaches nothing (server worker, client session's token): no
+	 * handler may run one. */
+	struct rd_exec forged[RD_MAX_OPS];
+	unsigned int nb_forged;
 	uint8_t pkt[RD_MAX_MSG];
 	bool verbose;
 } rd;
@@ -189,6 +195,10 @@ exec_note(struct pmr_req_ref ref)
 			   rd.exec[i].session != slot->session ||
 			   rd.exec[i].token != slot->s->token ||
 			   rd.exec[i].req_num != slot->req_num);
+	for (i = 0; i < rd.nb_forged; i++)
+		FUZZ_CHECK(rd.forged[i].w != slot->w ||
+			   rd.forged[i].token != slot->s->token ||
+			   rd.forged[i].req_num != slot->req_num);
 	if (rd.nb_exec < RD_EXEC_LOG)
 		rd.exec[rd.nb_exec++] = (struct rd_exec){ .w = slot->w,
 			.session = slot->session, .token = slot->s->token,
@@ -535,6 +545,14 @@ op_forge_req(void)
 		num = in_u32() & PMR_REQ_NUM_MASK;
 		break;
 	}
+	/*
+	 * The client's local-only registration is not exposed: a READ with
+	 * its key fails whatever the address (other keys may be ones the
+	 * client did expose, its pair region's say: its own memory).
+	 */
+	if (km % 3 == 2 && (nm & 3) < 2 && rd.nb_forged < RD_MAX_OPS)
+		rd.forged[rd.nb_forged++] = (struct rd_exec){ .w = p->srv,
+			.token = s->token, .req_num = num };
 	forge_tx(p->cli, p->s, PMR_PKT_REQ_DESC, size_of(p, sc, true), num,
 			&d);
 }
@@ -842,6 +860,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rd.nb_reqs = 0;
 	rd.nb_held = 0;
 	rd.nb_exec = 0;
+	rd.nb_forged = 0;
 	memset(rd.reqs, 0, sizeof(rd.reqs));
 	/* Fresh sessions and QPs: an input does the same alone as after
 	 * any other. */
