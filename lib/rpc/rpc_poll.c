@@ -234,7 +234,7 @@ rpc_poll_rare(struct pmr_worker *w)
 	 * it, each rare period until the driver holds nothing, so that a
 	 * driver that signals one send in N (verbs) completes the last ones
 	 * and lets go of their msgbufs (kept responses, retransmissions:
-	 * ARCHITECTURE.md, "a quiet queue must not strand buffers"). Not
+	 * doc/drivers.md, "The flush"). Not
 	 * again before the queue sends.
 	 */
 	if (likely(w->tx_bursts != w->quiet_mark))

@@ -16,7 +16,7 @@
  * pmr_transport_rx_release()) is one indirect call per burst, never blocks,
  * and is used from the queue's lcore only.
  *
- * Ownership (ARCHITECTURE.md): a packet handed to tx_burst is read by the
+ * Ownership (doc/drivers.md, "Buffer ownership"): a packet handed to tx_burst is read by the
  * driver either before the call returns (copy) or later (zero-copy, then
  * pmr_msgbuf_tx_pending() of its msgbuf stays non-zero until the driver is
  * done with it, on whatever lcore that happens). A received packet belongs

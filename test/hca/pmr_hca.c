@@ -9,8 +9,8 @@
  *
  * Interposition: this library defines every function libibverbs exports,
  * without symbol versions. Preloaded, or linked ahead of libibverbs, it
- * wins over rdma-core's versioned definitions (ARCHITECTURE.md, "Testing
- * without hardware"); what it does not model fails with EOPNOTSUPP
+ * wins over rdma-core's versioned definitions (doc/testing.md, "The
+ * software HCA model"); what it does not model fails with EOPNOTSUPP
  * (pmr_hca_stubs.c) rather than running rdma-core's code on the model's
  * objects. verbs.h's inline functions reach the model in two ways:
  * through the context's ops (ibv_post_send, ibv_post_recv, ibv_poll_cq)
