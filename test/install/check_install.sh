@@ -57,7 +57,7 @@ grep -q '^Description: .*RDMA' "$pc" &&
 	bad "$pc: its description promises RDMA, which is not there yet"
 
 # Only the public headers, and the generated pmr_config.h they include.
-want="pmr_config.h pmr_msgbuf.h pmr_nexus.h pmr_rpc.h pmr_rpc_handler.h pmr_transport.h"
+want="pmr_config.h pmr_msgbuf.h pmr_nexus.h pmr_rpc.h pmr_rpc_handler.h pmr_rpc_stats.h pmr_transport.h"
 incdir=$(dirname "$(find "$stage" -name pmr_rpc.h)")
 got=$(find "$incdir" -mindepth 1 -printf '%f\n' | sort | tr '\n' ' ')
 got=${got% }
