@@ -487,7 +487,9 @@ test_server_silent_timeout(void **state)
 			.req_len = i % 2 ? 100 : 20 * 1024, .session = s };
 		call_start(env.cli[0], &c[i]);
 	}
-	PMR_TEST_POLL_UNTIL(&env, c[RTE_DIM(c) - 1].runs == 1);
+	/* The 20 KiB ones have an allowance for their size: later. */
+	for (i = 0; i < RTE_DIM(c); i++)
+		PMR_TEST_POLL_UNTIL(&env, c[i].runs == 1);
 	assert_true(pmr_test_now_ns() - t0 >= 300ull * 1000 * 1000);
 	for (i = 0; i < RTE_DIM(c); i++) {
 		assert_int_equal(c[i].runs, 1);

@@ -268,7 +268,7 @@ struct pmr_worker_conf {
 	/** Retransmission timeout in microseconds (default 5000). */
 	uint32_t rto_us;
 	/** Requests not answered in this time fail with PMR_E_TIMEOUT
-	 * (default 2000 ms). */
+	 * (default 2000 ms), plus timeout_per_mib_ms for a large one. */
 	uint32_t req_timeout_ms;
 	/**
 	 * Fault injection, for testing applications: "key=value,..." with
@@ -282,7 +282,8 @@ struct pmr_worker_conf {
 	 * Server state a client leaves behind (a partial request, a
 	 * response it does not fetch or acknowledge) is freed this many
 	 * milliseconds after it started (its first packet, the response;
-	 * default req_timeout_ms), whatever the client sends meanwhile. A
+	 * default req_timeout_ms), plus timeout_per_mib_ms for a large
+	 * one, whatever the client sends meanwhile. A
 	 * request whose state was freed is never run again: a late copy of
 	 * it is dropped.
 	 */
@@ -341,7 +342,30 @@ struct pmr_worker_conf {
 	 * answered PMR_E_NOMEM.
 	 */
 	uint8_t src_share_pct;
+	/**
+	 * Deadlines grow with the bytes they wait for: this many
+	 * milliseconds per MiB of a multi-packet message, at any speed of
+	 * the path below, are added to a client request's deadline (for
+	 * the request's bytes when it is sent, for the response's when
+	 * its first packet or descriptor says how long it is) and to a
+	 * server slot's srv_state_timeout_ms (a partial request's, by the
+	 * size its first packet gives; a kept or offered response's). 0:
+	 * the default, PMR_TIMEOUT_PER_MIB_DEFAULT (500 ms per MiB: a
+	 * path slower than 2 MiB/s fails large messages);
+	 * PMR_TIMEOUT_PER_MIB_NONE: no allowance, every deadline as
+	 * configured. At most PMR_TIMEOUT_PER_MIB_MAX. An allowance under
+	 * the timer scan's resolution (rto_us / 4) is not added: a small
+	 * message costs nothing more.
+	 */
+	uint32_t timeout_per_mib_ms;
 };
+
+/** pmr_worker_conf.timeout_per_mib_ms's default: 500 ms per MiB. */
+#define PMR_TIMEOUT_PER_MIB_DEFAULT 500u
+/** pmr_worker_conf.timeout_per_mib_ms: no allowance for size. */
+#define PMR_TIMEOUT_PER_MIB_NONE UINT32_MAX
+/** Largest pmr_worker_conf.timeout_per_mib_ms: 60 s per MiB. */
+#define PMR_TIMEOUT_PER_MIB_MAX 60000u
 
 /** pmr_worker_conf.rdv_threshold's default: 16 KiB. */
 #define PMR_RDV_THRESHOLD_DEFAULT (16 * 1024)
@@ -372,7 +396,8 @@ int pmr_faults_check(const char *spec);
  *   max_msg_size over 64 MiB or more packets than a message may have, a
  *   bad faults spec, session_credits over the queue's receive depth,
  *   nb_offer_msgbufs times max_msg_size over 1 GiB where offers are
- *   copied; a queue MTU too small), ENOENT (no such driver), EEXIST (worker_id
+ *   copied; timeout_per_mib_ms over PMR_TIMEOUT_PER_MIB_MAX and not
+ *   PMR_TIMEOUT_PER_MIB_NONE; a queue MTU too small), ENOENT (no such driver), EEXIST (worker_id
  *   taken in this nexus, or by a worker of another nexus of the process:
  *   the pools are named by it), ENOMEM, or the driver's error for the
  *   queue.
@@ -650,8 +675,9 @@ typedef void (*pmr_cont_t)(struct pmr_worker *w, const struct pmr_resp *resp,
  * belongs to the worker until the continuation runs: pmr_msgbuf_free() of
  * it is refused until then, and so is a second pmr_request() with it.
  * Beyond the session window, requests wait in order. Lost packets are
- * sent again; a request not answered within req_timeout_ms completes with
- * PMR_E_TIMEOUT. The server runs each request at most once.
+ * sent again; a request not answered within req_timeout_ms (plus
+ * timeout_per_mib_ms for each MiB of a multi-packet request and response)
+ * completes with PMR_E_TIMEOUT. The server runs each request at most once.
  *
  * Thread: the worker's lcore (from its handlers and continuations too).
  *
@@ -669,7 +695,9 @@ int pmr_request(struct pmr_worker *w, int session, uint8_t req_type,
  * pmr_request() with a deadline of its own: the continuation runs once,
  * with PMR_E_TIMEOUT if no response came within timeout_ms of this call
  * (lost packets are sent again until then), instead of the worker's
- * req_timeout_ms. timeout_ms 0 takes req_timeout_ms. A request queued
+ * req_timeout_ms; the worker's timeout_per_mib_ms is added for a large
+ * request and response all the same. timeout_ms 0 takes
+ * req_timeout_ms. A request queued
  * beyond the session window, or for a session still connecting, times
  * out at its deadline too. Requests time out in deadline order, whatever
  * the order they were sent in.
@@ -685,13 +713,14 @@ int pmr_request(struct pmr_worker *w, int session, uint8_t req_type,
  * the count again.
  *
  * Cost: a request with the worker's deadline costs what pmr_request()
- * does; one with its own is sorted among the pending ones with their own
- * deadlines, from the latest (O(1) when they come in deadline order, as
+ * does; one with its own (or with an allowance for its size) is sorted
+ * among the pending ones with their own deadlines, from the latest (O(1) when they come in deadline order, as
  * with one timeout for all of them).
  *
  * A long deadline does not make the server wait longer: it frees a
  * partial request, or a response not fetched whole, after its
- * srv_state_timeout_ms (its req_timeout_ms by default), so a multi-packet
+ * srv_state_timeout_ms (its req_timeout_ms by default, plus its
+ * timeout_per_mib_ms for the size), so a multi-packet
  * request or response still in transfer then ends in PMR_E_TIMEOUT at
  * the deadline. A handler may keep a request as long as it likes.
  *

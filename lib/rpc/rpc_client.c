@@ -180,17 +180,21 @@ rpc_window_fill(struct pmr_worker *w, uint16_t sn)
 }
 
 /*
- * A request, with the worker's req_timeout, at the tail of w->all. h: a
- * handle (cont is rpc_req_handle.c's), whose response msgbuf the worker
- * holds too. Inlined in its callers (h == NULL folds away in two of them).
+ * A request, with the worker's req_timeout (ticks 0) at the tail of
+ * w->all, or with a deadline of its own (ticks, or an allowance for its
+ * size: rpc_timers.h) in w->timed. h: a handle (cont is
+ * rpc_req_handle.c's), whose response msgbuf the worker holds too.
+ * Inlined in its callers (h == NULL and ticks 0 fold away in two of
+ * them).
  */
 static __rte_always_inline int
 request_submit(struct pmr_worker *w, int session, uint8_t req_type,
 		struct pmr_msgbuf *req, pmr_cont_t cont, void *tag,
-		struct pmr_req_handle *h)
+		struct pmr_req_handle *h, uint64_t ticks)
 {
 	struct rpc_session *s;
 	struct rpc_creq *r;
+	uint64_t now, extra;
 	uint16_t i;
 
 	if (w == NULL || session < 0 || (uint32_t)session >= w->max_sessions ||
@@ -238,7 +242,12 @@ request_submit(struct pmr_worker *w, int session, uint8_t req_type,
 	r->rdv = RPC_RDV_NONE;
 	r->rto_shift = 0;
 	/* Deadline order is submit order (see pmr_request_timeout()). */
-	rpc_timer_creq_add(w, r, rte_get_timer_cycles());
+	now = rte_get_timer_cycles();
+	rpc_timer_creq_add(w, r, now);
+	extra = rpc_timer_allowance(w, req->len);
+	if (ticks != 0 || extra != 0)
+		rpc_timer_creq_set(w, r, now + extra +
+				(ticks != 0 ? ticks : w->req_timeout));
 	if (s->state != PMR_SESSION_CONNECTED) {
 		r->req_num = 0;		/* logged if it times out queued */
 		TAILQ_INSERT_TAIL(&s->backlog, r, next);
@@ -262,7 +271,7 @@ static __rte_noinline int
 request_submit_slow(struct pmr_worker *w, int session, uint8_t req_type,
 		struct pmr_msgbuf *req, pmr_cont_t cont, void *tag)
 {
-	return request_submit(w, session, req_type, req, cont, tag, NULL);
+	return request_submit(w, session, req_type, req, cont, tag, NULL, 0);
 }
 
 /*
@@ -339,26 +348,16 @@ pmr_request_timeout(struct pmr_worker *w, int session, uint8_t req_type,
 		struct pmr_msgbuf *req, pmr_cont_t cont, void *tag,
 		uint32_t timeout_ms)
 {
-	struct rpc_creq *r;
 	uint64_t ticks;
-	int ret;
 
 	if (cont == NULL || timeout_ms > PMR_REQ_TIMEOUT_MAX_MS)
 		return -EINVAL;
-	ret = request_submit(w, session, req_type, req, cont, tag, NULL);
-	if (ret != 0 || timeout_ms == 0)
-		return ret;
+	/* To w->timed, with its own deadline: pmr_request() pays nothing. */
 	ticks = rte_get_timer_hz() * timeout_ms / 1000;
-	if (ticks == w->req_timeout)
-		return 0;
-	/*
-	 * Submitting only queues packets, so the request is still the
-	 * last of w->all: to w->timed, with its own deadline. pmr_request()
-	 * pays nothing for this.
-	 */
-	r = TAILQ_LAST(&w->all, rpc_creq_list);
-	rpc_timer_creq_own(w, r, ticks);
-	return 0;
+	if (w != NULL && ticks == w->req_timeout)
+		ticks = 0;
+	return request_submit(w, session, req_type, req, cont, tag, NULL,
+			ticks);
 }
 
 /* request_submit() for a handle (rpc_req_handle.c): cont fills it. */
@@ -367,7 +366,7 @@ rpc_request_submit_handle(struct pmr_worker *w, int session,
 		uint8_t req_type, struct pmr_msgbuf *req, pmr_cont_t cont,
 		struct pmr_req_handle *h)
 {
-	return request_submit(w, session, req_type, req, cont, h, h);
+	return request_submit(w, session, req_type, req, cont, h, h, 0);
 }
 
 /*
@@ -543,6 +542,8 @@ creq_rx_resp(struct pmr_worker *w, struct rpc_creq *r,
 		r->resp.mb = rpc_msgbuf_alloc(w, h->msg_size);
 		if (r->resp.mb == NULL)
 			return -ENOMEM;
+		/* Its size is known: time to fetch it (once: packet 0). */
+		rpc_timer_creq_extend(w, r, h->msg_size);
 	}
 	if (!rpc_msg_rx_fits(&r->resp, j, h->msg_size, pkt->len))
 		return -EPROTO;

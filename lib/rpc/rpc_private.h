@@ -222,10 +222,15 @@ struct pmr_worker {
 	struct rpc_creq_list timed;
 	uint64_t rto;			/* TSC */
 	uint64_t req_timeout;		/* TSC */
+	/* Deadlines' allowance for size (rpc_timer_allowance()). */
+	uint64_t tmo_per_mib;		/* TSC per MiB; 0: none */
+	uint32_t tmo_min_len;		/* bytes: smaller, no allowance */
 	uint64_t next_timer;		/* TSC of the next timer scan */
 	/* Server slots with a timer (partial requests, stored responses),
 	 * oldest first. */
 	struct rpc_srv_list srv_timed;
+	/* Those whose timer has an allowance for size, unordered. */
+	struct rpc_srv_list srv_long;
 	uint64_t srv_timeout;		/* TSC */
 	uint32_t max_large_sess;	/* large request buffers per session */
 	uint64_t srv_tmask;		/* TSC: server timer epoch - 1 */

@@ -40,6 +40,7 @@
 #include "rpc_rc.h"
 #include "rpc_rdv.h"
 #include "rpc_region.h"
+#include "rpc_timers.h"
 #include "rpc_tx.h"
 
 enum offer_state {
@@ -549,6 +550,8 @@ rpc_rdv_client_read(struct pmr_worker *w, uint16_t sn, struct rpc_creq *r,
 	r->resp.num_rx = 0;
 	r->reading = true;
 	pmr_msgbuf_tx_ref(r->mb);	/* completes only once read */
+	/* Its size is known: time to read it (once: resp.pkts was 0). */
+	rpc_timer_creq_extend(w, r, h->msg_size);
 	return 0;
 }
 

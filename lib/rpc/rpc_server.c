@@ -470,7 +470,7 @@ srv_req_start(struct pmr_worker *w, struct rpc_session *s,
 	rpc_msg_rx_put(&req->req, 0, pkt->data, pkt->len);
 	w->stats.copied_bytes += pkt->len;
 	req->state = SRV_RECEIVING;
-	rpc_timer_slot_start(w, req);
+	rpc_timer_slot_start_len(w, req, h->msg_size);
 	srv_tx_cr(w, s, req, 0);
 	return false;
 }
@@ -676,6 +676,7 @@ srv_respond_slow(struct pmr_req_ref ref, struct pmr_msgbuf *resp)
 	struct pmr_srv_slot *req = rpc_srv_ref_slot(ref);
 	struct pmr_worker *w;
 	struct rpc_session *s;
+	uint32_t len;
 
 	if (unlikely(req == NULL))
 		return rpc_srv_ref_stale(ref, "pmr_respond");
@@ -718,6 +719,7 @@ srv_respond_slow(struct pmr_req_ref ref, struct pmr_msgbuf *resp)
 		return -EMSGSIZE;
 	}
 	req->state = SRV_RESPONDED;
+	len = resp->len;	/* an offer may let go of resp at once */
 	if (unlikely(rpc_rdv_wanted(w, s, resp->len)) &&
 	    rpc_rdv_srv_offer(w, req->session, req, resp)) {
 		/* By READ: the offer owns resp; one descriptor answers. */
@@ -727,7 +729,7 @@ srv_respond_slow(struct pmr_req_ref ref, struct pmr_msgbuf *resp)
 		req->resp_mb = resp;
 		req->resp_pkts = rpc_msg_pkts(resp->len, s->plen);
 	}
-	rpc_timer_slot_start(w, req);
+	rpc_timer_slot_start_len(w, req, len);
 	srv_tx_resp(w, s, req, 0);
 	w->stats.resps_sent++;
 	return 0;

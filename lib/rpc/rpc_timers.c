@@ -6,7 +6,8 @@
  * The timer scan, every rto/4 at most while timers are pending: client
  * request deadlines (in deadline order), retransmission of requests whose
  * last packets went unanswered for an RTO, and server slot states past
- * srv_state_timeout_ms (in coarse start order). What an expired timer does
+ * srv_state_timeout_ms (in coarse start order; those with an allowance
+ * for a large message in a list of their own). What an expired timer does
  * is rpc_client_expire(), rpc_client_retransmit() and rpc_server_expire().
  */
 
@@ -16,19 +17,22 @@
 #include "rpc_timers.h"
 
 /*
- * r has a deadline of its own, ticks from its submission: from the tail of
- * w->all, where rpc_timer_creq_add() put it, into w->timed, sorted by
+ * r has a deadline of its own (pmr_request_timeout(), or an allowance for
+ * its size: rpc_timers.h): from the list it is on (w->all, where
+ * rpc_timer_creq_add() put it, or w->timed) into w->timed, sorted by
  * deadline, after those of the same deadline. O(1) when requests come in
  * deadline order (one timeout for all of them, say); else a walk back
  * over those with later deadlines.
  */
 void
-rpc_timer_creq_own(struct pmr_worker *w, struct rpc_creq *r, uint64_t ticks)
+rpc_timer_creq_set(struct pmr_worker *w, struct rpc_creq *r,
+		uint64_t deadline)
 {
 	struct rpc_creq *p;
 
-	TAILQ_REMOVE(&w->all, r, all);
-	r->deadline = r->deadline - w->req_timeout + ticks;
+	if (r->tlist != NULL)
+		TAILQ_REMOVE(r->tlist, r, all);
+	r->deadline = deadline;
 	r->tlist = &w->timed;
 	TAILQ_FOREACH_REVERSE(p, &w->timed, rpc_creq_list, all) {
 		if (p->deadline <= r->deadline) {
@@ -117,6 +121,17 @@ rpc_timer_slot_link(struct pmr_worker *w, struct pmr_srv_slot *slot,
 	TAILQ_INSERT_TAIL(&w->srv_timed, slot, tnext);
 }
 
+/* The slot's timer starts with an allowance of extra TSC (rpc_timers.h). */
+void
+rpc_timer_slot_long(struct pmr_worker *w, struct pmr_srv_slot *slot,
+		uint64_t extra)
+{
+	rpc_timer_slot_stop(w, slot);
+	slot->tstamp = rte_get_timer_cycles() + extra;
+	slot->tepoch = RPC_TEPOCH_LONG;
+	TAILQ_INSERT_TAIL(&w->srv_long, slot, tnext);
+}
+
 /*
  * Server slots whose state is past srv_timeout. The slots of the epochs
  * that started srv_timeout ago or earlier: those whose timer stopped are
@@ -138,6 +153,19 @@ rpc_timers_server(struct pmr_worker *w, uint64_t now)
 			rpc_timer_slot_stop(w, slot);	/* stopped */
 		else if (now - slot->tstamp >= w->srv_timeout)
 			rpc_server_expire(w, slot);	/* unlinks it */
+	}
+	/* Those with an allowance: tstamp may be ahead of now. */
+	for (slot = TAILQ_FIRST(&w->srv_long); slot != NULL; slot = next) {
+		next = TAILQ_NEXT(slot, tnext);
+		if (slot->state != SRV_RECEIVING &&
+		    slot->state != SRV_RESPONDED)
+			rpc_timer_slot_stop(w, slot);
+		else if (now >= slot->tstamp &&
+			 now - slot->tstamp >= w->srv_timeout) {
+			rpc_server_expire(w, slot);
+			/* Its session's reset may have unlinked next. */
+			next = TAILQ_FIRST(&w->srv_long);
+		}
 	}
 }
 

@@ -21,8 +21,36 @@
 void rpc_timers_run(struct pmr_worker *w, uint64_t now);
 void rpc_timers_client(struct pmr_worker *w, uint64_t now);
 void rpc_timers_server(struct pmr_worker *w, uint64_t now);
-void rpc_timer_creq_own(struct pmr_worker *w, struct rpc_creq *r,
-		uint64_t ticks);
+void rpc_timer_creq_set(struct pmr_worker *w, struct rpc_creq *r,
+		uint64_t deadline);
+
+/*
+ * Deadlines grow with the bytes they wait for (pmr_worker_conf's
+ * timeout_per_mib_ms): the allowance of a len-byte message, in TSC, 0
+ * for a message of one packet or one whose allowance is under the scan's
+ * resolution (tmo_min_len: small messages cost a compare).
+ */
+static inline uint64_t
+rpc_timer_allowance(const struct pmr_worker *w, uint32_t len)
+{
+	if (likely(len < w->tmo_min_len))
+		return 0;
+	return (uint64_t)len * w->tmo_per_mib >> 20;
+}
+
+/*
+ * r's response is len bytes (its first packet or descriptor says so):
+ * its deadline moves by the allowance for them. Once per response.
+ */
+static inline void
+rpc_timer_creq_extend(struct pmr_worker *w, struct rpc_creq *r,
+		uint32_t len)
+{
+	uint64_t extra = rpc_timer_allowance(w, len);
+
+	if (extra != 0 && r->timer_on)
+		rpc_timer_creq_set(w, r, r->deadline + extra);
+}
 
 /*
  * A client request's timer is on or off (timer_on); an off one stays
@@ -62,7 +90,8 @@ rpc_timer_creq_del(struct rpc_creq *r)
  * is done within its own request timeout, and a hostile one cannot keep
  * the state alive by trickling packets. It runs while the slot is
  * RECEIVING or RESPONDED and expires srv_timeout after its start
- * (slot->tstamp).
+ * (slot->tstamp), plus the allowance for the size of a large request or
+ * response (rpc_timer_slot_start_len()), fixed when it starts.
  *
  * w->srv_timed holds the slots in the order they were linked, by the
  * epoch (a srv_tmask + 1 span of TSC, srv_timeout / 16 or less) of their
@@ -76,12 +105,24 @@ rpc_timer_creq_del(struct rpc_creq *r)
 void rpc_timer_slot_link(struct pmr_worker *w, struct pmr_srv_slot *slot,
 		uint64_t tepoch);
 
+/*
+ * A slot whose timer has an allowance is in w->srv_long instead, which
+ * the scan walks whole (few slots: each holds a large buffer, and what
+ * one source may hold of those is bounded), with tstamp its start plus
+ * the allowance and tepoch RPC_TEPOCH_LONG (no TSC epoch's: the fast
+ * paths that compare it with the current epoch take the slow path).
+ */
+#define RPC_TEPOCH_LONG UINT64_MAX
+void rpc_timer_slot_long(struct pmr_worker *w, struct pmr_srv_slot *slot,
+		uint64_t extra);
+
 /* Unlink the slot (not needed for its timer to stop: see above). */
 static inline void
 rpc_timer_slot_stop(struct pmr_worker *w, struct pmr_srv_slot *slot)
 {
 	if (slot->tepoch != 0) {
-		TAILQ_REMOVE(&w->srv_timed, slot, tnext);
+		TAILQ_REMOVE(slot->tepoch != RPC_TEPOCH_LONG ? &w->srv_timed :
+				&w->srv_long, slot, tnext);
 		slot->tepoch = 0;
 	}
 }
@@ -98,6 +139,19 @@ rpc_timer_slot_start(struct pmr_worker *w, struct pmr_srv_slot *slot)
 		rpc_timer_slot_link(w, slot, tepoch);
 }
 
+/* Start the slot's timer for a state that holds len bytes. */
+static inline void
+rpc_timer_slot_start_len(struct pmr_worker *w, struct pmr_srv_slot *slot,
+		uint32_t len)
+{
+	uint64_t extra = rpc_timer_allowance(w, len);
+
+	if (extra == 0)
+		rpc_timer_slot_start(w, slot);
+	else
+		rpc_timer_slot_long(w, slot, extra);
+}
+
 /*
  * From the poll, every RPC_SM_POLL_EVERY polls: run the timers if any is
  * pending and the next scan is due.
@@ -108,7 +162,7 @@ rpc_timers_poll(struct pmr_worker *w)
 	uint64_t now;
 
 	if (!TAILQ_EMPTY(&w->all) || !TAILQ_EMPTY(&w->timed) ||
-	    !TAILQ_EMPTY(&w->srv_timed)) {
+	    !TAILQ_EMPTY(&w->srv_timed) || !TAILQ_EMPTY(&w->srv_long)) {
 		now = rte_get_timer_cycles();
 		if (now >= w->next_timer)
 			rpc_timers_run(w, now);

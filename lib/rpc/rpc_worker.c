@@ -196,6 +196,7 @@ worker_alloc_tables(struct pmr_worker *w, uint32_t nb_msgbufs, int socket)
 	TAILQ_INIT(&w->timed);
 	TAILQ_INIT(&w->hs_pending);
 	TAILQ_INIT(&w->srv_timed);
+	TAILQ_INIT(&w->srv_long);
 	return 0;
 }
 
@@ -299,6 +300,18 @@ pmr_worker_create(struct pmr_nexus *nx, const struct pmr_worker_conf *conf)
 	w->srv_timeout = rte_get_timer_hz() * (conf->srv_state_timeout_ms != 0 ?
 			conf->srv_state_timeout_ms : conf->req_timeout_ms != 0 ?
 			conf->req_timeout_ms : DEFAULT_REQ_TIMEOUT_MS) / 1000;
+	if (conf->timeout_per_mib_ms > PMR_TIMEOUT_PER_MIB_MAX &&
+	    conf->timeout_per_mib_ms != PMR_TIMEOUT_PER_MIB_NONE) {
+		RPC_LOG(ERR, "worker %u: timeout_per_mib_ms %u over %u",
+			w->worker_id, conf->timeout_per_mib_ms,
+			PMR_TIMEOUT_PER_MIB_MAX);
+		ret = -EINVAL;
+		goto fail;
+	}
+	w->tmo_per_mib = conf->timeout_per_mib_ms ==
+		PMR_TIMEOUT_PER_MIB_NONE ? 0 : rte_get_timer_hz() *
+		(conf->timeout_per_mib_ms != 0 ? conf->timeout_per_mib_ms :
+		 PMR_TIMEOUT_PER_MIB_DEFAULT) / 1000;
 	w->max_large_sess = conf->max_large_per_session != 0 ?
 		conf->max_large_per_session :
 		RTE_MAX(1u, (conf->nb_large_msgbufs != 0 ?
@@ -359,6 +372,15 @@ pmr_worker_create(struct pmr_nexus *nx, const struct pmr_worker_conf *conf)
 	w->srv_tmask = w->srv_timeout / 16 < 2 ? 1 :
 		rte_align64prevpow2(w->srv_timeout / 16) - 1;
 	w->inplace_max = RTE_MIN(w->plen, w->max_msg);
+	/*
+	 * No allowance for a message of one packet, nor one under the
+	 * scan's resolution (rto / 4): those keep submit order as
+	 * deadline order (rpc_timers.h).
+	 */
+	w->tmo_min_len = w->tmo_per_mib == 0 ? UINT32_MAX :
+		(uint32_t)RTE_MIN((uint64_t)UINT32_MAX, RTE_MAX(
+			(uint64_t)w->plen + 1,
+			((w->rto / 4) << 20) / w->tmo_per_mib));
 	w->rare_in = 1;
 	ret = worker_pools_create(w, conf, w->headroom, socket);
 	if (ret == 0) {
