@@ -1396,6 +1396,94 @@ test_peer_dead(void **state)
 	env_down(&e);
 }
 
+/* The fake worker reports traffic on sessions base + i, bits i. */
+static void
+worker_alive(struct tworker *w, uint16_t base, uint64_t bits)
+{
+	struct pmr_sm_msg m = {
+		.type = PMR_SM_ALIVE,
+		.local_session = base,
+		.cookie = bits,
+	};
+
+	ring_put(w->from, &m);
+}
+
+/*
+ * Issue 26: a remote nexus silent while its sessions' traffic reaches our
+ * worker (PMR_SM_ALIVE, as rpc_live.c reports it) is alive: its nexus
+ * thread may be starved on a busy host, its heartbeats lost on a wire the
+ * data fills. Once the traffic stops too, it is dead within the bound.
+ * Reports naming sessions not UP, or past the last session number, keep
+ * nothing alive.
+ */
+static void
+test_peer_alive_by_data(void **state)
+{
+	struct pmr_nexus_conf conf = {
+		.heartbeat_interval_ms = 50,
+		.peer_timeout_ms = 1000,
+	};
+	struct pmr_sm_msg c5, c6, m;
+	uint64_t t, prev, end, gap = 0, last, took;
+	struct env e;
+	int fd;
+
+	(void)state;
+	env_up(&e, &conf);
+	fd = raw_socket();
+	raw_serve(&e, fd, 5, 50, RAW_BOOT_A);
+	expect_connected(&e.cw, 5, 50, &c5);
+	raw_serve(&e, fd, 6, 60, RAW_BOOT_A);
+	expect_connected(&e.cw, 6, 60, &c6);
+
+	/* No heartbeat from it at all: session 5's traffic only. */
+	prev = now_ms();
+	end = prev + 5 * conf.peer_timeout_ms / 2;
+	while ((t = now_ms()) < end && rte_ring_count(e.cw.to) == 0) {
+		gap = RTE_MAX(gap, t - prev);
+		worker_alive(&e.cw, 0, UINT64_C(1) << 5);
+		prev = now_ms();
+		usleep(20 * 1000);
+	}
+	if (rte_ring_count(e.cw.to) != 0 &&
+	    gap + QUIET_MS >= conf.peer_timeout_ms) {
+		/* This thread itself stopped reporting for a timeout. */
+		print_message("reports lapsed (%" PRIu64 " ms): skipped\n",
+			gap);
+		close(fd);
+		skip();
+	}
+	expect_quiet(e.cw.to, 0);
+	assert_int_equal(stats(e.cn).peers_dead, 0);
+	assert_true(stats(e.cn).alive_by_data >= 10);
+
+	/* A last report; then traffic stops, and reports of nothing that
+	 * is UP keep nobody. */
+	last = now_ms();
+	worker_alive(&e.cw, 0, UINT64_C(1) << 5);
+	end = last + 2 * conf.peer_timeout_ms;
+	while (now_ms() < end && rte_ring_count(e.cw.to) == 0) {
+		worker_alive(&e.cw, 0, UINT64_C(1) << 7);
+		worker_alive(&e.cw, 65500, UINT64_MAX);
+		usleep(20 * 1000);
+	}
+	if (ring_wait(e.cw.to, &m, 5 * conf.peer_timeout_ms) != 0)
+		fail_msg("no reset within 5 peer timeouts");
+	took = now_ms() - last;
+	assert_int_equal(m.type, PMR_SM_DISCONNECTED);
+	assert_int_equal(m.status, PMR_SM_E_PEER_DEAD);
+	assert_int_equal(m.local_session, 5);
+	assert_true(took >= conf.peer_timeout_ms);
+	expect_peer_dead(&e.cw, 6, &m);
+	worker_disconnect(&e.cw, 5, c5.peer, PMR_SM_E_REMOTE);
+	worker_disconnect(&e.cw, 6, c6.peer, PMR_SM_E_REMOTE);
+	WAIT_FOR(live_peers() == e.peers_base);
+	assert_int_equal(stats(e.cn).peers_dead, 1);
+	close(fd);
+	env_down(&e);
+}
+
 /*
  * Heartbeats keep an idle session alive, even with a poll interval longer
  * than the peer timeout (the thread wakes for the heartbeat timers), and
@@ -1828,6 +1916,7 @@ main(void)
 		cmocka_unit_test(test_connect_abandoned),
 		cmocka_unit_test(test_detach_cleans_up),
 		cmocka_unit_test(test_peer_dead),
+		cmocka_unit_test(test_peer_alive_by_data),
 		cmocka_unit_test(test_heartbeat_keeps_alive),
 		cmocka_unit_test(test_boot_id_change),
 		cmocka_unit_test(test_reconnect_after_peer_dead),

@@ -247,6 +247,42 @@ test_rpc_sizes(void **state)
 	assert_int_equal(pmr_session_destroy(cli, s), 0);
 }
 
+/*
+ * Issue 26: the worker tells its nexus which sessions its peers' traffic
+ * reached (PMR_SM_ALIVE, rpc_live.c), about once a heartbeat interval
+ * (100 ms by default): RPCs for 400 ms make the nexus count such signs
+ * of life.
+ */
+static void
+test_traffic_reported_alive(void **state)
+{
+	struct pmr_worker *cli = env.cli[0];
+	struct pmr_nexus_stats st0, st1;
+	struct sess_ev e;
+	uint64_t end;
+	int s;
+
+	(void)state;
+	s = connect_to(cli, 0, &e);
+	pmr_nexus_stats_get(env.nx, &st0);
+	end = pmr_test_now_ns() + 400ull * 1000 * 1000;
+	while (pmr_test_now_ns() < end) {
+		struct cont_rec c = { 0 };
+		struct pmr_msgbuf *req = pmr_worker_msgbuf_alloc(cli, 8);
+
+		assert_non_null(req);
+		memset(req->data, 0x11, 8);
+		assert_int_equal(pmr_request(cli, s, T_ECHO, req, on_resp, &c),
+				0);
+		POLL_UNTIL(c.runs > 0);
+		assert_int_equal(c.status, PMR_OK);
+	}
+	/* The last reports may still be in the ring: the nexus takes them. */
+	POLL_UNTIL((pmr_nexus_stats_get(env.nx, &st1),
+			st1.alive_by_data >= st0.alive_by_data + 2));
+	assert_int_equal(pmr_session_destroy(cli, s), 0);
+}
+
 static void
 test_request_too_large(void **state)
 {
@@ -1458,6 +1494,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_rpc_sizes,
 			setup1, teardown),
 		cmocka_unit_test_setup_teardown(test_request_too_large,
+			setup1, teardown),
+		cmocka_unit_test_setup_teardown(test_traffic_reported_alive,
 			setup1, teardown),
 		cmocka_unit_test_setup_teardown(test_no_handler_remote_error,
 			setup1, teardown),

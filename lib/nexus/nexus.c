@@ -176,6 +176,12 @@ pmr_nexus_destroy(struct pmr_nexus *nx)
 	return 0;
 }
 
+uint32_t
+pmr_nexus_heartbeat_ms(const struct pmr_nexus *nx)
+{
+	return nx->conf.heartbeat_interval_ms;
+}
+
 const char *
 pmr_nexus_uri(const struct pmr_nexus *nx)
 {

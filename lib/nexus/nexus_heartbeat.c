@@ -31,6 +31,16 @@
  * issued it, so it cannot prove itself by heartbeats: if it does not
  * handshake again, the old incarnation's sessions end peer_timeout_ms
  * after its last authenticated heartbeat, like those of a dead one.
+ *
+ * The data path is a sign of life too: a remote whose sessions' packets
+ * keep reaching our workers (token and source checked by the worker), or
+ * whose memory our READs keep reading, is alive, however silent its
+ * nexus: a thread starved by busy lcores on its host, heartbeats lost on
+ * a wire the data saturates. Each worker reports those sessions about
+ * every heartbeat interval (PMR_SM_ALIVE); the report refreshes their
+ * remotes as a heartbeat does (alive_by_data). Only a live peer's worker
+ * can send such packets, so an attacker without the session's token
+ * cannot keep a dead peer's sessions.
  */
 
 #include <arpa/inet.h>
@@ -317,4 +327,26 @@ nexus_remote_next_ms(struct pmr_nexus *nx, uint64_t now)
 	next = RTE_MIN(nx->next_heartbeat_ms,
 			r->last_seen_ms + nx->conf.peer_timeout_ms);
 	return next > now ? next - now : 0;
+}
+
+/* PMR_SM_ALIVE from worker w: the remotes of those sessions are alive. */
+void
+nexus_remote_alive(struct pmr_nexus *nx, struct nexus_worker *w,
+		const struct pmr_sm_msg *msg)
+{
+	uint64_t bits = msg->cookie, now = nexus_now_ms();
+	struct nexus_session *s;
+	uint32_t sn;
+
+	for (; bits != 0; bits &= bits - 1) {
+		sn = msg->local_session + rte_bsf64(bits);
+		if (sn > UINT16_MAX)
+			break;
+		s = nexus_session_get(w, (uint16_t)sn);
+		if (s == NULL || s->state != NEXUS_S_UP || s->rem == NULL ||
+		    s->rem->last_seen_ms == now)
+			continue;
+		remote_refresh(nx, s->rem, now);
+		nx->stats.alive_by_data++;
+	}
 }

@@ -389,6 +389,8 @@ void nexus_events_rc(struct pmr_nexus *nx, struct nexus_worker *w,
 struct nexus_remote *nexus_remote_find(struct pmr_nexus *nx,
 		const struct sockaddr_in *addr);
 void nexus_remote_link(struct pmr_nexus *nx, struct nexus_session *s);
+void nexus_remote_alive(struct pmr_nexus *nx, struct nexus_worker *w,
+		const struct pmr_sm_msg *msg);
 void nexus_remote_unlink(struct pmr_nexus *nx, struct nexus_session *s);
 void nexus_remote_rx_heartbeat(struct pmr_nexus *nx,
 		const struct sockaddr_in *src, const struct nexus_wire_msg *m);

@@ -512,6 +512,9 @@ nexus_session_worker_msg(struct pmr_nexus *nx, struct nexus_worker *w,
 	case PMR_SM_RC_RELEASED:
 		nexus_rc_worker_msg(nx, w, msg);
 		break;
+	case PMR_SM_ALIVE:
+		nexus_remote_alive(nx, w, msg);
+		break;
 	default:
 		NX_LOG(WARNING, "worker %u: unexpected message type %u",
 			w->id, msg->type);

@@ -127,6 +127,12 @@ struct pmr_nexus_stats {
 	/** RC QPs refused to a remote whose address held its share of a
 	 * worker's (pmr_worker_conf.src_share_pct). */
 	uint64_t rc_share_refused;
+	/**
+	 * Remotes found alive by their sessions' traffic reaching a worker
+	 * (packets, or READs of their memory completing) rather than by a
+	 * heartbeat: once per worker report and remote.
+	 */
+	uint64_t alive_by_data;
 };
 
 /**

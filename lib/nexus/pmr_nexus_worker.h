@@ -137,6 +137,16 @@ enum pmr_sm_type {
 	 * object (not those of its RC QPs: nexus_events_rc()).
 	 */
 	PMR_SM_DEVICE_EVENT,
+	/**
+	 * W -> N, best effort: signs of life from the data path. The
+	 * sessions local_session + i, for each bit i set in cookie, took
+	 * a packet of their peer (token and source checked) or a READ of
+	 * its memory completed since the worker's last report: their
+	 * remote nexus is alive, however silent (nexus_heartbeat.c). Sent
+	 * about each heartbeat interval (pmr_nexus_heartbeat_ms()) while
+	 * such traffic flows, never through the outbox.
+	 */
+	PMR_SM_ALIVE,
 };
 
 /** Handshake results and reasons (pmr_sm_msg.status). */
@@ -222,6 +232,12 @@ struct pmr_sm_msg {
 	 */
 	char uri[PMR_URI_MAX];
 };
+
+/**
+ * The nexus's heartbeat interval (pmr_nexus_conf.heartbeat_interval_ms,
+ * its default applied): how often a worker reports PMR_SM_ALIVE.
+ */
+uint32_t pmr_nexus_heartbeat_ms(const struct pmr_nexus *nx);
 
 /** Elements of each worker ring. */
 #define PMR_NEXUS_RING_SIZE 1024

@@ -123,6 +123,7 @@ rpc_rx_session(struct pmr_worker *w, const struct pmr_pkthdr *h,
 	}
 	pkt->data += PMR_PKTHDR_LEN;
 	pkt->len -= PMR_PKTHDR_LEN;
+	s->rx_live = true;	/* its peer is alive (rpc_live.c) */
 	w->stats.rx_pkts++;
 	w->stats.rx_bytes += pkt->len;
 	return s;
@@ -227,6 +228,7 @@ rpc_poll_rare(struct pmr_worker *w)
 	if (w->q->driver->queue_event_read != NULL)
 		work += rpc_queue_events(w);
 	rpc_timers_poll(w);
+	rpc_live_poll(w);
 	if (!TAILQ_EMPTY(&w->hs_pending))
 		rpc_hs_timers(w);
 	/*

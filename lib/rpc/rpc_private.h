@@ -90,6 +90,8 @@ struct rpc_session {
 	uint8_t rx_accept;
 	enum pmr_session_state state;
 	bool client;
+	/* Its peer's packet or a READ of it since the last rpc_live_report(). */
+	bool rx_live;
 	uint16_t remote_session;
 	uint16_t remote_worker;
 	uint64_t token;
@@ -291,6 +293,9 @@ struct pmr_worker {
 	 */
 	struct rte_ring *outbox;
 	uint32_t outbox_refuses;	/* PMR_SM_REFUSE in the outbox */
+	/* Signs of life for the nexus (rpc_live.c), TSC. */
+	uint64_t live_next;
+	uint64_t live_period;
 	uint16_t worker_id;
 	/* Server session events (pmr_worker_conf.server_session_cb). */
 	pmr_server_session_cb_t srv_cb;

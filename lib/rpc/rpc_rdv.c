@@ -470,6 +470,7 @@ client_read_done(struct pmr_worker *w, int session, unsigned int status,
 	pmr_msgbuf_tx_unref(r->mb);
 	if (status == PMR_RC_OK) {
 		w->stats.rdv_read_bytes += r->resp.size;
+		w->sessions[r->session].rx_live = true;	/* rpc_live.c */
 	} else {
 		w->stats.rdv_read_errors++;
 		RPC_LOG(NOTICE, "worker %u: READ of a %u-byte response of "
@@ -566,6 +567,7 @@ srv_read_done(struct pmr_worker *w, int session, unsigned int status,
 	RTE_SET_USED(session);
 	if (status == PMR_RC_OK) {
 		w->stats.rdv_read_bytes += req->req.size;
+		w->sessions[req->session].rx_live = true;	/* rpc_live.c */
 	} else {
 		w->stats.rdv_read_errors++;
 		RPC_LOG(NOTICE, "worker %u: READ of a %u-byte request of "

@@ -11,6 +11,8 @@
  * (rpc_handshake.c).
  */
 
+#include <rte_cycles.h>
+
 #include "rpc_private.h"
 
 #pragma GCC visibility push(hidden)
@@ -31,6 +33,20 @@
 void rpc_device_event(struct pmr_worker *w, const struct pmr_sm_msg *m);
 /* Tell what the worker's queue found of its own QP (the rare work). */
 int rpc_queue_events(struct pmr_worker *w);
+/* rpc_live.c: signs of life of the peers, for the nexus. */
+void rpc_live_init(struct pmr_worker *w);
+void rpc_live_report(struct pmr_worker *w, uint64_t now);
+
+/* From the rare poll: report if an interval passed. */
+static inline void
+rpc_live_poll(struct pmr_worker *w)
+{
+	uint64_t now = rte_get_timer_cycles();
+
+	if (now >= w->live_next)
+		rpc_live_report(w, now);
+}
+
 /* rpc_outbox.c */
 uint32_t rpc_outbox_size(uint32_t max_sessions);
 bool rpc_outbox_flush(struct pmr_worker *w);

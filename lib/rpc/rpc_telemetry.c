@@ -140,6 +140,7 @@ static const struct tel_field nexus_stat_fields[] = {
 	NEXUS_STAT(dev_events_rc),
 	NEXUS_STAT(dev_events_orphan),
 	NEXUS_STAT(rc_share_refused),
+	NEXUS_STAT(alive_by_data),
 };
 
 static inline uint64_t

@@ -405,6 +405,7 @@ pmr_worker_create(struct pmr_nexus *nx, const struct pmr_worker_conf *conf)
 			&w->from_worker);
 	if (ret != 0)
 		goto fail;
+	rpc_live_init(w);
 	/* Its RC QPs are shared out per source as the rest (rpc_source.h). */
 	ret = pmr_nexus_worker_share(nx, w->worker_id,
 			conf->src_share_pct != 0 ? conf->src_share_pct :
