@@ -1668,6 +1668,12 @@ test_reconnect_after_peer_dead(void **state)
  * wake-up). The time it did not run must not count against its peers.
  */
 
+/*
+ * A stall the nexus measures is the test's hold less at most a poll()
+ * sleep (5 ms) and the thread's own CPU time, in whole ms.
+ */
+#define STALL_SLACK_MS 50
+
 /* Close session cs of cw with ss of sw from the client side. */
 static void
 close_session_w(struct tworker *cw, struct tworker *sw,
@@ -1744,7 +1750,7 @@ test_stall_self_peer(void **state)
 	struct pmr_nexus *nx[2];
 	struct tworker *all[4];
 	struct env a, b;
-	uint64_t t0;
+	uint64_t t0, held;
 
 	(void)state;
 	env_up_self(&a, &conf);
@@ -1762,7 +1768,7 @@ test_stall_self_peer(void **state)
 	nx[1] = b.cn;
 	t0 = nexus_hold(nx, RTE_DIM(nx));
 	usleep(5 * conf.peer_timeout_ms / 2 * 1000);
-	nexus_release(nx, RTE_DIM(nx), t0);
+	held = nexus_release(nx, RTE_DIM(nx), t0);
 
 	/* Back: they hear from themselves and each other again. */
 	expect_quiet_all(all, RTE_DIM(all), 3 * conf.peer_timeout_ms);
@@ -1770,6 +1776,11 @@ test_stall_self_peer(void **state)
 	sb = stats(b.cn);
 	assert_int_equal(sa.peers_dead + sb.peers_dead, 0);
 	assert_int_equal(sa.sessions_reset + sb.sessions_reset, 0);
+	/* Each saw its stall (less a poll() sleep it meant to take). */
+	assert_true(sa.stalls >= 1 && sb.stalls >= 1);
+	assert_true(sa.stall_ms_max + STALL_SLACK_MS >= held);
+	assert_true(sb.stall_ms_max + STALL_SLACK_MS >= held);
+	assert_true(sa.stall_ms >= sa.stall_ms_max);
 
 	close_session_w(&a.cw, &a.sw, &c_aa, &i_aa);
 	close_session_w(&a.cw, &b.sw, &c_ab, &i_ab);
@@ -1782,41 +1793,80 @@ test_stall_self_peer(void **state)
 
 /*
  * A handshake under way when its nexus stops running for longer than the
- * connect timeout: the server worker answered in time, and the session
- * comes up once the nexus runs again.
+ * connect timeout, the server worker answering meanwhile, comes up once
+ * the nexus runs again: from a nexus to itself (the answer waits in its
+ * socket when it judges), and to another nexus, stopped as long and let
+ * run again 100 ms after it (the answer comes later: only the time the
+ * client side did not run, given back, keeps the handshake alive).
  */
 static void
 test_stall_handshake(void **state)
 {
 	struct pmr_nexus_conf conf = {
-		.connect_timeout_ms = 1000,
+		.connect_timeout_ms = 2000,
 		.heartbeat_interval_ms = 50,
 		.peer_timeout_ms = 1000,
 	};
 	struct pmr_sm_msg conn, in;
+	struct pmr_nexus_stats st;
 	struct pmr_nexus *nx;
-	struct env a;
-	uint64_t t0;
+	uint64_t t0, held;
+	unsigned int i;
+	struct env e;
 
 	(void)state;
-	env_up_self(&a, &conf);
-	worker_connect(&a.cw, 1, SERVER_ID, pmr_nexus_uri(a.sn));
-	/* The client side waits for the server's answer. */
-	expect_msg(a.sw.to, PMR_SM_CONNECT_IN, &in);
-	nx = a.cn;
-	t0 = nexus_hold(&nx, 1);
-	worker_answer(&a.sw, PMR_SM_ACCEPT, in.cookie, 2, PMR_SM_OK);
-	usleep(5 * conf.connect_timeout_ms / 2 * 1000);
-	nexus_release(&nx, 1, t0);
+	for (i = 0; i < 2; i++) {
+		if (i == 0)
+			env_up_self(&e, &conf);
+		else
+			env_up(&e, &conf);
+		worker_connect(&e.cw, 1, SERVER_ID, pmr_nexus_uri(e.sn));
+		/* The client side waits for the server's answer. */
+		expect_msg(e.sw.to, PMR_SM_CONNECT_IN, &in);
+		nx = e.cn;
+		t0 = nexus_hold(&nx, 1);
+		if (e.sn != e.cn)
+			pthread_mutex_lock(&e.sn->lock);
+		worker_answer(&e.sw, PMR_SM_ACCEPT, in.cookie, 2, PMR_SM_OK);
+		usleep(3 * conf.connect_timeout_ms / 2 * 1000);
+		held = nexus_release(&nx, 1, t0);
+		if (e.sn != e.cn) {
+			usleep(100 * 1000);
+			pthread_mutex_unlock(&e.sn->lock);
+		}
 
-	expect_msg(a.cw.to, PMR_SM_CONNECTED, &conn);
-	assert_int_equal(conn.local_session, 1);
-	assert_int_equal(conn.remote_session, 2);
-	assert_int_equal(conn.status, PMR_SM_OK);
-	assert_int_equal(stats(a.cn).sessions_failed, 0);
-	close_session_w(&a.cw, &a.sw, &conn, &in);
-	WAIT_FOR(live_peers() == a.peers_base);
-	env_down(&a);
+		expect_msg(e.cw.to, PMR_SM_CONNECTED, &conn);
+		assert_int_equal(conn.local_session, 1);
+		assert_int_equal(conn.remote_session, 2);
+		assert_int_equal(conn.status, PMR_SM_OK);
+		st = stats(e.cn);
+		assert_int_equal(st.sessions_failed, 0);
+		assert_true(st.stalls >= 1);
+		assert_true(st.stall_ms_max + STALL_SLACK_MS >= held);
+		close_session_w(&e.cw, &e.sw, &conn, &in);
+		WAIT_FOR(live_peers() == e.peers_base);
+		expect_quiet(e.cw.to, QUIET_MS);
+		env_down(&e);
+	}
+}
+
+/* The last heartbeat counter e's client nexus took from the raw one. */
+static uint64_t
+raw_heard(struct env *e, int fd)
+{
+	struct sockaddr_in sa = {
+		.sin_family = AF_INET,
+		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+		.sin_port = htons(raw_port(fd)),
+	};
+	struct nexus_remote *r;
+	uint64_t counter;
+
+	pthread_mutex_lock(&e->cn->lock);
+	r = nexus_remote_find(e->cn, &sa);
+	counter = r != NULL ? r->rx_counter : 0;
+	pthread_mutex_unlock(&e->cn->lock);
+	return counter;
 }
 
 /* A heartbeat of the raw nexus under a key it was never issued. */
@@ -1872,7 +1922,7 @@ test_stall_dead_peer(void **state)
 		.peer_timeout_ms = 1000,
 	};
 	struct pmr_sm_msg conn, in, c5, m;
-	struct pmr_nexus_stats st;
+	struct pmr_nexus_stats st0, st;
 	uint64_t cn_boot, last, t0, held, took;
 	struct pmr_nexus *nx;
 	struct env a;
@@ -1885,9 +1935,11 @@ test_stall_dead_peer(void **state)
 	cn_boot = raw_serve(&a, fd, 5, 50, RAW_BOOT_A);
 	expect_connected(&a.cw, 5, 50, &c5);
 
-	/* Its last heartbeat, then silence: it died. */
+	/* Its last heartbeat, taken before the stall; then it died. */
 	last = now_ms();
 	raw_heartbeat(fd, a.cn, RAW_BOOT_A, cn_boot);
+	WAIT_FOR(raw_heard(&a, fd) == raw_counter);
+	st0 = stats(a.cn);
 	nx = a.cn;
 	t0 = nexus_hold(&nx, 1);
 	while (now_ms() < t0 + 2 * conf.peer_timeout_ms) {
@@ -1904,12 +1956,23 @@ test_stall_dead_peer(void **state)
 	assert_int_equal(m.type, PMR_SM_DISCONNECTED);
 	assert_int_equal(m.status, PMR_SM_E_PEER_DEAD);
 	assert_int_equal(m.local_session, 5);
-	/* The time it did not run was not held against the peer. */
-	if (took + 50 < conf.peer_timeout_ms + held)
+	st = stats(a.cn);
+	/* The time it did not run was not held against the peer... */
+	if (took + STALL_SLACK_MS < conf.peer_timeout_ms + held)
 		fail_msg("found dead after %" PRIu64 " ms, held %" PRIu64
 			" ms", took, held);
+	/*
+	 * ...nor more than that: a peer timeout and this nexus's stalls
+	 * (the hold, and any the machine's load added, all counted by
+	 * then), and the time this thread took to look, for which two
+	 * timeouts are plenty.
+	 */
+	if (took > conf.peer_timeout_ms + st.stall_ms - st0.stall_ms +
+			2 * conf.peer_timeout_ms)
+		fail_msg("found dead after %" PRIu64 " ms, stalled %" PRIu64
+			" ms", took, st.stall_ms - st0.stall_ms);
+	assert_true(st.stall_ms_max + STALL_SLACK_MS >= held);
 	worker_disconnect(&a.cw, 5, c5.peer, PMR_SM_E_REMOTE);
-	st = stats(a.cn);
 	assert_int_equal(st.peers_dead, 1);
 	assert_int_equal(st.sessions_reset, 1);
 	/* What the dead peer's address sent was seen, and ignored. */

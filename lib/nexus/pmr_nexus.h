@@ -29,6 +29,16 @@
  * (it restarted). Anything else, such as heartbeats with another boot id
  * or a bad MAC, is counted and ignored.
  *
+ * Those timeouts run on the nexus's own running time: when its thread did
+ * not run for 10 ms or more past the time it meant to wake (kept off the
+ * CPU, or waiting for its lock), it counts a stall (stalls, stall_ms,
+ * stall_ms_max), moves every peer's and handshake's deadline that much
+ * later (never past a whole timeout from then), heartbeats its peers at
+ * once and reads what waits in its socket before it judges any. So a
+ * nexus that talks to itself (client and server workers of one process)
+ * does not find itself dead after a stall, and a dead peer is found dead
+ * peer_timeout_ms after its last heartbeat plus the nexus's stalls since.
+ *
  * Request handlers are process-wide: register them on the nexus before
  * creating workers.
  */
@@ -56,7 +66,10 @@ typedef void (*pmr_req_handler_t)(struct pmr_req_ref req, void *arg);
 
 /** Nexus settings; zero fields take the defaults. */
 struct pmr_nexus_conf {
-	/** Give up a session handshake after this long (default 1000 ms). */
+	/**
+	 * Give up a session handshake after this long (default 1000 ms), not
+	 * counting the nexus thread's stalls.
+	 */
 	uint32_t connect_timeout_ms;
 	/** Resend an unanswered handshake this often (default 100 ms). */
 	uint32_t connect_retry_ms;
@@ -69,8 +82,10 @@ struct pmr_nexus_conf {
 	uint32_t heartbeat_interval_ms;
 	/**
 	 * Declare a remote nexus dead, and reset its sessions, when nothing
-	 * came from it for this long (default 500 ms). Must be longer than
-	 * heartbeat_interval_ms.
+	 * came from it for this long (default 500 ms) of the nexus's own
+	 * running time: a stall of its thread (see stalls in struct
+	 * pmr_nexus_stats) is not counted, and nothing a remote sends makes
+	 * it longer. Must be longer than heartbeat_interval_ms.
 	 */
 	uint32_t peer_timeout_ms;
 	/**
@@ -127,6 +142,14 @@ struct pmr_nexus_stats {
 	/** RC QPs refused to a remote whose address held its share of a
 	 * worker's (pmr_worker_conf.src_share_pct). */
 	uint64_t rc_share_refused;
+	/**
+	 * Stalls of the nexus thread: wake-ups 10 ms or more later than it
+	 * meant, for want of the CPU or of the nexus's lock. That time is
+	 * not held against peers (see peer_timeout_ms).
+	 */
+	uint64_t stalls;
+	uint64_t stall_ms;	/**< ...their total length (ms). */
+	uint64_t stall_ms_max;	/**< ...the longest (ms). */
 };
 
 /**

@@ -140,6 +140,9 @@ static const struct tel_field nexus_stat_fields[] = {
 	NEXUS_STAT(dev_events_rc),
 	NEXUS_STAT(dev_events_orphan),
 	NEXUS_STAT(rc_share_refused),
+	NEXUS_STAT(stalls),
+	NEXUS_STAT(stall_ms),
+	NEXUS_STAT(stall_ms_max),
 };
 
 static inline uint64_t
