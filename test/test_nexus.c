@@ -10,12 +10,16 @@
  * nexuses made was destroyed again.
  */
 
+#define _GNU_SOURCE	/* cpu sets, thread affinity */
+
 #include "pmr_test.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <netinet/in.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +28,7 @@
 #include <unistd.h>
 
 #include <rte_errno.h>
+#include <rte_lcore.h>
 #include <rte_ring_elem.h>
 
 #include "eth_private.h"
@@ -1988,6 +1993,93 @@ test_stall_dead_peer(void **state)
 	env_down(&a);
 }
 
+/* The process's CPUs, before EAL pinned this thread (main()). */
+static cpu_set_t initial_cpus;
+
+static void *
+own_affinity(void *arg)
+{
+	cpu_set_t *set = arg;
+
+	if (pthread_getaffinity_np(pthread_self(), sizeof(*set), set) != 0)
+		CPU_ZERO(set);
+	return NULL;
+}
+
+static void
+cpus_print(const char *what, const cpu_set_t *set)
+{
+	unsigned int cpu;
+
+	print_message("%s:", what);
+	for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		if (CPU_ISSET(cpu, set))
+			print_message(" %u", cpu);
+	print_message("\n");
+}
+
+/*
+ * The nexus thread is a DPDK control thread (issue 26, defect 2): EAL
+ * pins it to the CPUs of the process's affinity that no lcore uses, or,
+ * when the lcores use them all, to the main lcore's; and it runs under
+ * the normal policy, so that an lcore busy-polling on its CPU does not
+ * keep it from running when it wakes. meson runs this case with EAL's
+ * default lcores here (-l 0-1: on a 2-CPU machine every CPU is an
+ * lcore's) and with -l 0 (nexus_placement_free_cpu: a CPU is left).
+ */
+static void
+test_placement(void **state)
+{
+	cpu_set_t lcores, want, got, ref, both;
+	struct sched_param sp;
+	struct pmr_nexus *nx;
+	unsigned int lcore, cpu;
+	pthread_t ctl;
+	rte_cpuset_t c;
+	bool free_cpu;
+	int policy;
+
+	(void)state;
+	CPU_ZERO(&lcores);
+	RTE_LCORE_FOREACH(lcore) {
+		c = rte_lcore_cpuset(lcore);
+		CPU_OR(&lcores, &lcores, &c);
+	}
+	CPU_ZERO(&want);
+	for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		if (CPU_ISSET(cpu, &initial_cpus) && !CPU_ISSET(cpu, &lcores))
+			CPU_SET(cpu, &want);
+	free_cpu = CPU_COUNT(&want) > 0;
+	if (!free_cpu) {
+		c = rte_lcore_cpuset(rte_get_main_lcore());
+		CPU_ZERO(&want);
+		CPU_OR(&want, &want, &c);
+	}
+
+	nx = pmr_nexus_create("127.0.0.1:0", NULL);
+	assert_non_null(nx);
+	assert_int_equal(pthread_getaffinity_np(nx->thread, sizeof(got),
+			&got), 0);
+	cpus_print("process", &initial_cpus);
+	cpus_print("lcores", &lcores);
+	cpus_print("nexus thread", &got);
+	assert_true(CPU_EQUAL(&got, &want));
+	/* Where DPDK puts any control thread. */
+	assert_int_equal(rte_ctrl_thread_create(&ctl, "pmr-ref", NULL,
+			own_affinity, &ref), 0);
+	assert_int_equal(pthread_join(ctl, NULL), 0);
+	assert_true(CPU_EQUAL(&got, &ref));
+	/* Off every lcore's CPU, when there is another one. */
+	CPU_AND(&both, &got, &lcores);
+	if (free_cpu)
+		assert_int_equal(CPU_COUNT(&both), 0);
+	print_message("%s\n", free_cpu ? "on CPUs no lcore uses" :
+		"every CPU is an lcore's: on the main lcore's");
+	assert_int_equal(pthread_getschedparam(nx->thread, &policy, &sp), 0);
+	assert_int_equal(policy, SCHED_OTHER);
+	assert_int_equal(pmr_nexus_destroy(nx), 0);
+}
+
 static void
 dummy_handler(struct pmr_req_ref req, void *arg)
 {
@@ -2197,12 +2289,15 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_stall_self_peer),
 		cmocka_unit_test(test_stall_handshake),
 		cmocka_unit_test(test_stall_dead_peer),
+		cmocka_unit_test(test_placement),
 		cmocka_unit_test(test_register_handler),
 		cmocka_unit_test(test_destroy_busy),
 		cmocka_unit_test(test_attach_duplicate),
 		cmocka_unit_test(test_create_errors),
 	};
 
+	if (sched_getaffinity(0, sizeof(initial_cpus), &initial_cpus) != 0)
+		CPU_ZERO(&initial_cpus);
 	/* [filter [skip]]: the cases to run, as meson's entries ask. */
 	if (argc > 1)
 		cmocka_set_test_filter(argv[1]);

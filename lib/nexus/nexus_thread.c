@@ -10,6 +10,17 @@
  * handshake and heartbeat timers; it sleeps no longer than
  * poll_interval_ms, nor past the next heartbeat or peer deadline. Also the
  * UDP send path, the clock and the random numbers the nexus uses.
+ *
+ * Placement: rte_ctrl_thread_create() makes it a DPDK control thread,
+ * which EAL pins to its control cpuset: the CPUs of the process's
+ * affinity at rte_eal_init() that no lcore uses, or, when lcores use them
+ * all, the main lcore's. It is a SCHED_OTHER thread (it inherits the
+ * creator's policy, and EAL sets none) that sleeps in poll(), so a
+ * busy-polling lcore on the same CPU does not keep it from running when
+ * it wakes; what still keeps it off the CPU for a while (other load,
+ * cgroup quotas, a VM's steal time, an application thread holding its
+ * lock) is a stall, which it measures and does not hold against its
+ * peers (nexus_heartbeat.c).
  */
 
 #include <arpa/inet.h>

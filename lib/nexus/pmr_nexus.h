@@ -16,6 +16,15 @@
  * It sleeps in poll() and talks to each worker only through two rte_rings
  * (see pmr_nexus_worker.h), so workers never block.
  *
+ * Its thread is a DPDK control thread (rte_ctrl_thread_create(), named
+ * "pmr-nexus"): EAL pins it to the CPUs of the process's affinity at
+ * rte_eal_init() that no lcore uses or, when the lcores use them all, to
+ * the main lcore's. Leave a CPU out of EAL's lcore list (-l, --lcores) to
+ * keep it off the busy-polling lcores. It runs under the creating
+ * thread's scheduling policy (normally SCHED_OTHER), so an lcore that
+ * busy-polls on its CPU does not keep it from running when it wakes;
+ * an lcore under a real-time policy there would.
+ *
  * A server nexus answers a first CONNECT_REQ with a stateless cookie,
  * which the client repeats: nothing is committed (and nothing but that
  * small COOKIE is sent) for a source that does not receive at its address.
