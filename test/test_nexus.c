@@ -10,12 +10,16 @@
  * nexuses made was destroyed again.
  */
 
+#define _GNU_SOURCE	/* cpu sets, thread affinity */
+
 #include "pmr_test.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <netinet/in.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,9 +28,11 @@
 #include <unistd.h>
 
 #include <rte_errno.h>
+#include <rte_lcore.h>
 #include <rte_ring_elem.h>
 
 #include "eth_private.h"
+#include "nexus_private.h"
 #include "nexus_wire.h"
 #include "pmr_msgbuf.h"
 #include "pmr_nexus.h"
@@ -230,13 +236,36 @@ env_up(struct env *e, const struct pmr_nexus_conf *conf)
 	env_up_drivers(e, conf, "eth_cnt", "eth_cnt");
 }
 
+/*
+ * One nexus with both workers, which talks to itself as the engine
+ * fixture's does (test/common/pmr_test_rpc.c): e->cn and e->sn are the
+ * same nexus.
+ */
+static void
+env_up_self(struct env *e, const struct pmr_nexus_conf *conf)
+{
+	memset(e, 0, sizeof(*e));
+	e->peers_base = live_peers();
+	snprintf(e->name, sizeof(e->name), "nx%u", env_seq++);
+	assert_int_equal(pmr_test_ring_pair(e->name, &e->port_a, &e->port_b),
+			0);
+	e->cn = pmr_nexus_create("127.0.0.1:0", conf);
+	assert_non_null(e->cn);
+	e->sn = e->cn;
+	tworker_up(&e->cw, e->cn, CLIENT_ID, "eth_cnt", e->port_a,
+			"10.0.0.1");
+	tworker_up(&e->sw, e->sn, SERVER_ID, "eth_cnt", e->port_b,
+			"10.0.0.2");
+}
+
 static void
 env_down(struct env *e)
 {
 	tworker_detach(&e->cw);
 	tworker_detach(&e->sw);
 	assert_int_equal(pmr_nexus_destroy(e->cn), 0);
-	assert_int_equal(pmr_nexus_destroy(e->sn), 0);
+	if (e->sn != e->cn)
+		assert_int_equal(pmr_nexus_destroy(e->sn), 0);
 	/* Every peer the nexuses (or the test) made is gone. */
 	assert_int_equal(live_peers(), e->peers_base);
 	pmr_transport_queue_destroy(e->cw.q);
@@ -293,25 +322,29 @@ worker_disconnect(struct tworker *w, uint16_t local_session,
 	ring_put(w->from, &m);
 }
 
-/* Open client session cs to server session ss; return both ends' news. */
+/*
+ * Open session cs of client worker cw to server session ss of worker sw
+ * (on its nexus); return both ends' news.
+ */
 static void
-open_session(struct env *e, uint16_t cs, uint16_t ss,
-		struct pmr_sm_msg *connected, struct pmr_sm_msg *in)
+open_session_w(struct tworker *cw, struct tworker *sw, uint16_t cs,
+		uint16_t ss, struct pmr_sm_msg *connected,
+		struct pmr_sm_msg *in)
 {
-	worker_connect(&e->cw, cs, e->sw.id, pmr_nexus_uri(e->sn));
-	expect_msg(e->sw.to, PMR_SM_CONNECT_IN, in);
+	worker_connect(cw, cs, sw->id, pmr_nexus_uri(sw->nx));
+	expect_msg(sw->to, PMR_SM_CONNECT_IN, in);
 	assert_non_null(in->peer);
 	assert_int_equal(in->remote_session, cs);
-	assert_int_equal(in->remote_worker, e->cw.id);
+	assert_int_equal(in->remote_worker, cw->id);
 	assert_int_equal(in->credits, 8);
 	/* Each end's packet size reaches the other through the nexuses. */
 	assert_int_equal(in->pkt_size, 1400);
-	worker_answer(&e->sw, PMR_SM_ACCEPT, in->cookie, ss, PMR_SM_OK);
-	expect_msg(e->cw.to, PMR_SM_CONNECTED, connected);
+	worker_answer(sw, PMR_SM_ACCEPT, in->cookie, ss, PMR_SM_OK);
+	expect_msg(cw->to, PMR_SM_CONNECTED, connected);
 	assert_int_equal(connected->pkt_size, 1500);
 	assert_int_equal(connected->local_session, cs);
 	assert_int_equal(connected->remote_session, ss);
-	assert_int_equal(connected->remote_worker, e->sw.id);
+	assert_int_equal(connected->remote_worker, sw->id);
 	assert_int_equal(connected->status, PMR_SM_OK);
 	/* A worker that does not say what it granted reserved the ask. */
 	assert_int_equal(connected->credits, 8);
@@ -320,6 +353,14 @@ open_session(struct env *e, uint16_t cs, uint16_t ss,
 	assert_true(in->token != 0);
 	assert_true(connected->token == 0);
 	assert_non_null(connected->peer);
+}
+
+/* Open client session cs to server session ss; return both ends' news. */
+static void
+open_session(struct env *e, uint16_t cs, uint16_t ss,
+		struct pmr_sm_msg *connected, struct pmr_sm_msg *in)
+{
+	open_session_w(&e->cw, &e->sw, cs, ss, connected, in);
 }
 
 /* Close from one side: the other is told, answers, both peers go. */
@@ -1713,6 +1754,420 @@ test_reconnect_after_peer_dead(void **state)
 	env_down(&e);
 }
 
+/*
+ * Stalls (issue 26, defect 2): a nexus thread that does not run for a
+ * while, as one starved by busy lcores and other load on a small machine
+ * (the test holds the nexus's lock, which its thread takes on every
+ * wake-up). The time it did not run must not count against its peers.
+ */
+
+/*
+ * A stall the nexus measures is the test's hold less at most a poll()
+ * sleep (5 ms) and the thread's own CPU time, in whole ms.
+ */
+#define STALL_SLACK_MS 50
+
+/* Close session cs of cw with ss of sw from the client side. */
+static void
+close_session_w(struct tworker *cw, struct tworker *sw,
+		const struct pmr_sm_msg *connected, const struct pmr_sm_msg *in)
+{
+	struct pmr_sm_msg m;
+
+	worker_disconnect(cw, connected->local_session, connected->peer,
+			PMR_SM_OK);
+	expect_msg(sw->to, PMR_SM_DISCONNECTED, &m);
+	assert_int_equal(m.local_session, connected->remote_session);
+	assert_int_equal(m.status, PMR_SM_E_REMOTE);
+	worker_disconnect(sw, connected->remote_session, in->peer,
+			PMR_SM_E_REMOTE);
+}
+
+/* Nothing reaches any of n workers for ms. */
+static void
+expect_quiet_all(struct tworker *const *w, unsigned int n, unsigned int ms)
+{
+	uint64_t end = now_ms() + ms;
+	struct pmr_sm_msg m;
+	unsigned int i;
+
+	do {
+		for (i = 0; i < n; i++)
+			if (rte_ring_dequeue_elem(w[i]->to, &m,
+					sizeof(m)) == 0)
+				fail_msg("worker %u: message type %u status %u "
+					"session %u", w[i]->id, m.type,
+					m.status, m.local_session);
+		usleep(1000);
+	} while (now_ms() < end);
+}
+
+/* Stop the threads of n nexuses: they block on their locks. */
+static uint64_t
+nexus_hold(struct pmr_nexus *const *nx, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		pthread_mutex_lock(&nx[i]->lock);
+	return now_ms();
+}
+
+/* Let them run again; return how long they were all held (ms). */
+static uint64_t
+nexus_release(struct pmr_nexus *const *nx, unsigned int n, uint64_t since)
+{
+	uint64_t held = now_ms() - since;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		pthread_mutex_unlock(&nx[i]->lock);
+	return held;
+}
+
+/*
+ * A nexus that talks to itself (client and server workers on one nexus),
+ * and a second nexus with sessions both ways, both stop running for 2.5
+ * peer timeouts: neither sent a heartbeat, to itself or to the other, in
+ * that time, and no session is reset for it, then or later.
+ */
+static void
+test_stall_self_peer(void **state)
+{
+	struct pmr_nexus_conf conf = {
+		.heartbeat_interval_ms = 50,
+		.peer_timeout_ms = 1000,
+	};
+	struct pmr_sm_msg c_aa, i_aa, c_ab, i_ab, c_ba, i_ba;
+	struct pmr_nexus_stats sa, sb;
+	struct pmr_nexus *nx[2];
+	struct tworker *all[4];
+	struct env a, b;
+	uint64_t t0, held;
+
+	(void)state;
+	env_up_self(&a, &conf);
+	env_up_self(&b, &conf);
+	open_session_w(&a.cw, &a.sw, 1, 2, &c_aa, &i_aa);	/* A to A */
+	open_session_w(&a.cw, &b.sw, 3, 4, &c_ab, &i_ab);	/* A to B */
+	open_session_w(&b.cw, &a.sw, 5, 6, &c_ba, &i_ba);	/* B to A */
+	all[0] = &a.cw;
+	all[1] = &a.sw;
+	all[2] = &b.cw;
+	all[3] = &b.sw;
+	expect_quiet_all(all, RTE_DIM(all), 2 * conf.heartbeat_interval_ms);
+
+	nx[0] = a.cn;
+	nx[1] = b.cn;
+	t0 = nexus_hold(nx, RTE_DIM(nx));
+	usleep(5 * conf.peer_timeout_ms / 2 * 1000);
+	held = nexus_release(nx, RTE_DIM(nx), t0);
+
+	/* Back: they hear from themselves and each other again. */
+	expect_quiet_all(all, RTE_DIM(all), 3 * conf.peer_timeout_ms);
+	sa = stats(a.cn);
+	sb = stats(b.cn);
+	assert_int_equal(sa.peers_dead + sb.peers_dead, 0);
+	assert_int_equal(sa.sessions_reset + sb.sessions_reset, 0);
+	/* Each saw its stall (less a poll() sleep it meant to take). */
+	assert_true(sa.stalls >= 1 && sb.stalls >= 1);
+	assert_true(sa.stall_ms_max + STALL_SLACK_MS >= held);
+	assert_true(sb.stall_ms_max + STALL_SLACK_MS >= held);
+	assert_true(sa.stall_ms >= sa.stall_ms_max);
+
+	close_session_w(&a.cw, &a.sw, &c_aa, &i_aa);
+	close_session_w(&a.cw, &b.sw, &c_ab, &i_ab);
+	close_session_w(&b.cw, &a.sw, &c_ba, &i_ba);
+	WAIT_FOR(live_peers() == a.peers_base);
+	expect_quiet_all(all, RTE_DIM(all), QUIET_MS);
+	env_down(&b);
+	env_down(&a);
+}
+
+/*
+ * A handshake under way when its nexus stops running for longer than the
+ * connect timeout, the server worker answering meanwhile, comes up once
+ * the nexus runs again: from a nexus to itself (the answer waits in its
+ * socket when it judges), and to another nexus, stopped as long and let
+ * run again 100 ms after it (the answer comes later: only the time the
+ * client side did not run, given back, keeps the handshake alive).
+ */
+static void
+test_stall_handshake(void **state)
+{
+	struct pmr_nexus_conf conf = {
+		.connect_timeout_ms = 2000,
+		.heartbeat_interval_ms = 50,
+		.peer_timeout_ms = 1000,
+	};
+	struct pmr_sm_msg conn, in;
+	struct pmr_nexus_stats st;
+	struct pmr_nexus *nx;
+	uint64_t t0, held;
+	unsigned int i;
+	struct env e;
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		if (i == 0)
+			env_up_self(&e, &conf);
+		else
+			env_up(&e, &conf);
+		worker_connect(&e.cw, 1, SERVER_ID, pmr_nexus_uri(e.sn));
+		/* The client side waits for the server's answer. */
+		expect_msg(e.sw.to, PMR_SM_CONNECT_IN, &in);
+		nx = e.cn;
+		t0 = nexus_hold(&nx, 1);
+		if (e.sn != e.cn)
+			pthread_mutex_lock(&e.sn->lock);
+		worker_answer(&e.sw, PMR_SM_ACCEPT, in.cookie, 2, PMR_SM_OK);
+		usleep(3 * conf.connect_timeout_ms / 2 * 1000);
+		held = nexus_release(&nx, 1, t0);
+		if (e.sn != e.cn) {
+			usleep(100 * 1000);
+			pthread_mutex_unlock(&e.sn->lock);
+		}
+
+		expect_msg(e.cw.to, PMR_SM_CONNECTED, &conn);
+		assert_int_equal(conn.local_session, 1);
+		assert_int_equal(conn.remote_session, 2);
+		assert_int_equal(conn.status, PMR_SM_OK);
+		st = stats(e.cn);
+		assert_int_equal(st.sessions_failed, 0);
+		assert_true(st.stalls >= 1);
+		assert_true(st.stall_ms_max + STALL_SLACK_MS >= held);
+		close_session_w(&e.cw, &e.sw, &conn, &in);
+		WAIT_FOR(live_peers() == e.peers_base);
+		expect_quiet(e.cw.to, QUIET_MS);
+		env_down(&e);
+	}
+}
+
+/* The last heartbeat counter e's client nexus took from the raw one. */
+static uint64_t
+raw_heard(struct env *e, int fd)
+{
+	struct sockaddr_in sa = {
+		.sin_family = AF_INET,
+		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+		.sin_port = htons(raw_port(fd)),
+	};
+	struct nexus_remote *r;
+	uint64_t counter;
+
+	pthread_mutex_lock(&e->cn->lock);
+	r = nexus_remote_find(e->cn, &sa);
+	counter = r != NULL ? r->rx_counter : 0;
+	pthread_mutex_unlock(&e->cn->lock);
+	return counter;
+}
+
+/* A heartbeat of the raw nexus under a key it was never issued. */
+static void
+raw_forged_heartbeat(int fd, struct pmr_nexus *nx, uint64_t boot,
+		uint64_t peer_boot)
+{
+	struct nexus_wire_msg m = {
+		.type = NEXUS_WIRE_HEARTBEAT,
+		.hb = {
+			.boot_id = boot,
+			.peer_boot_id = peer_boot,
+			.counter = raw_counter + 1000000,
+		},
+	};
+	uint8_t key[NEXUS_WIRE_SECRET_LEN];
+
+	memset(key, 0x5a, sizeof(key));
+	m.hb.mac = nexus_wire_hb_mac(key, &m.hb);
+	raw_send_msg(fd, nx, &m);
+}
+
+/* The raw nexus's last heartbeat again (its counter is not new). */
+static void
+raw_replayed_heartbeat(int fd, struct pmr_nexus *nx, uint64_t boot,
+		uint64_t peer_boot)
+{
+	struct nexus_wire_msg m = {
+		.type = NEXUS_WIRE_HEARTBEAT,
+		.hb = {
+			.boot_id = boot,
+			.peer_boot_id = peer_boot,
+			.counter = raw_counter,
+		},
+	};
+
+	m.hb.mac = nexus_wire_hb_mac(raw_key, &m.hb);
+	raw_send_msg(fd, nx, &m);
+}
+
+/*
+ * A remote nexus dies, and then this nexus stops running for two peer
+ * timeouts while the dead one's address sends forged and replayed
+ * heartbeats: once it runs again, the dead peer is still found dead, no
+ * sooner than a peer timeout of this nexus's own running time after its
+ * last heartbeat, and the session of the nexus with itself stays.
+ */
+static void
+test_stall_dead_peer(void **state)
+{
+	struct pmr_nexus_conf conf = {
+		.heartbeat_interval_ms = 50,
+		.peer_timeout_ms = 1000,
+	};
+	struct pmr_sm_msg conn, in, c5, m;
+	struct pmr_nexus_stats st0, st;
+	uint64_t cn_boot, last, t0, held, took;
+	struct pmr_nexus *nx;
+	struct env a;
+	int fd;
+
+	(void)state;
+	env_up_self(&a, &conf);
+	open_session(&a, 1, 2, &conn, &in);
+	fd = raw_socket();
+	cn_boot = raw_serve(&a, fd, 5, 50, RAW_BOOT_A);
+	expect_connected(&a.cw, 5, 50, &c5);
+
+	/* Its last heartbeat, taken before the stall; then it died. */
+	last = now_ms();
+	raw_heartbeat(fd, a.cn, RAW_BOOT_A, cn_boot);
+	WAIT_FOR(raw_heard(&a, fd) == raw_counter);
+	st0 = stats(a.cn);
+	nx = a.cn;
+	t0 = nexus_hold(&nx, 1);
+	while (now_ms() < t0 + 2 * conf.peer_timeout_ms) {
+		raw_forged_heartbeat(fd, a.cn, RAW_BOOT_A, cn_boot);
+		raw_replayed_heartbeat(fd, a.cn, RAW_BOOT_A, cn_boot);
+		usleep(20 * 1000);
+	}
+	held = nexus_release(&nx, 1, t0);
+
+	if (ring_wait(a.cw.to, &m, 10 * conf.peer_timeout_ms +
+			(unsigned int)held) != 0)
+		fail_msg("the dead peer was not found dead");
+	took = now_ms() - last;
+	assert_int_equal(m.type, PMR_SM_DISCONNECTED);
+	assert_int_equal(m.status, PMR_SM_E_PEER_DEAD);
+	assert_int_equal(m.local_session, 5);
+	st = stats(a.cn);
+	/* The time it did not run was not held against the peer... */
+	if (took + STALL_SLACK_MS < conf.peer_timeout_ms + held)
+		fail_msg("found dead after %" PRIu64 " ms, held %" PRIu64
+			" ms", took, held);
+	/*
+	 * ...nor more than that: a peer timeout and this nexus's stalls
+	 * (the hold, and any the machine's load added, all counted by
+	 * then), and the time this thread took to look, for which two
+	 * timeouts are plenty.
+	 */
+	if (took > conf.peer_timeout_ms + st.stall_ms - st0.stall_ms +
+			2 * conf.peer_timeout_ms)
+		fail_msg("found dead after %" PRIu64 " ms, stalled %" PRIu64
+			" ms", took, st.stall_ms - st0.stall_ms);
+	assert_true(st.stall_ms_max + STALL_SLACK_MS >= held);
+	worker_disconnect(&a.cw, 5, c5.peer, PMR_SM_E_REMOTE);
+	assert_int_equal(st.peers_dead, 1);
+	assert_int_equal(st.sessions_reset, 1);
+	/* What the dead peer's address sent was seen, and ignored. */
+	assert_true(st.heartbeats_rejected >= 1);
+	assert_true(st.heartbeats_replayed >= 1);
+
+	/* The nexus's session with itself is untouched. */
+	expect_quiet(a.cw.to, QUIET_MS);
+	expect_quiet(a.sw.to, 0);
+	close_session_w(&a.cw, &a.sw, &conn, &in);
+	WAIT_FOR(live_peers() == a.peers_base);
+	close(fd);
+	env_down(&a);
+}
+
+/* The process's CPUs, before EAL pinned this thread (main()). */
+static cpu_set_t initial_cpus;
+
+static void *
+own_affinity(void *arg)
+{
+	cpu_set_t *set = arg;
+
+	if (pthread_getaffinity_np(pthread_self(), sizeof(*set), set) != 0)
+		CPU_ZERO(set);
+	return NULL;
+}
+
+static void
+cpus_print(const char *what, const cpu_set_t *set)
+{
+	unsigned int cpu;
+
+	print_message("%s:", what);
+	for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		if (CPU_ISSET(cpu, set))
+			print_message(" %u", cpu);
+	print_message("\n");
+}
+
+/*
+ * The nexus thread is a DPDK control thread (issue 26, defect 2): EAL
+ * pins it to the CPUs of the process's affinity that no lcore uses, or,
+ * when the lcores use them all, to the main lcore's; and it runs under
+ * the normal policy, so that an lcore busy-polling on its CPU does not
+ * keep it from running when it wakes. meson runs this case with EAL's
+ * default lcores here (-l 0-1: on a 2-CPU machine every CPU is an
+ * lcore's) and with -l 0 (nexus_placement_free_cpu: a CPU is left).
+ */
+static void
+test_placement(void **state)
+{
+	cpu_set_t lcores, want, got, ref, both;
+	struct sched_param sp;
+	struct pmr_nexus *nx;
+	unsigned int lcore, cpu;
+	pthread_t ctl;
+	rte_cpuset_t c;
+	bool free_cpu;
+	int policy;
+
+	(void)state;
+	CPU_ZERO(&lcores);
+	RTE_LCORE_FOREACH(lcore) {
+		c = rte_lcore_cpuset(lcore);
+		CPU_OR(&lcores, &lcores, &c);
+	}
+	CPU_ZERO(&want);
+	for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		if (CPU_ISSET(cpu, &initial_cpus) && !CPU_ISSET(cpu, &lcores))
+			CPU_SET(cpu, &want);
+	free_cpu = CPU_COUNT(&want) > 0;
+	if (!free_cpu) {
+		c = rte_lcore_cpuset(rte_get_main_lcore());
+		CPU_ZERO(&want);
+		CPU_OR(&want, &want, &c);
+	}
+
+	nx = pmr_nexus_create("127.0.0.1:0", NULL);
+	assert_non_null(nx);
+	assert_int_equal(pthread_getaffinity_np(nx->thread, sizeof(got),
+			&got), 0);
+	cpus_print("process", &initial_cpus);
+	cpus_print("lcores", &lcores);
+	cpus_print("nexus thread", &got);
+	assert_true(CPU_EQUAL(&got, &want));
+	/* Where DPDK puts any control thread. */
+	assert_int_equal(rte_ctrl_thread_create(&ctl, "pmr-ref", NULL,
+			own_affinity, &ref), 0);
+	assert_int_equal(pthread_join(ctl, NULL), 0);
+	assert_true(CPU_EQUAL(&got, &ref));
+	/* Off every lcore's CPU, when there is another one. */
+	CPU_AND(&both, &got, &lcores);
+	if (free_cpu)
+		assert_int_equal(CPU_COUNT(&both), 0);
+	print_message("%s\n", free_cpu ? "on CPUs no lcore uses" :
+		"every CPU is an lcore's: on the main lcore's");
+	assert_int_equal(pthread_getschedparam(nx->thread, &policy, &sp), 0);
+	assert_int_equal(policy, SCHED_OTHER);
+	assert_int_equal(pmr_nexus_destroy(nx), 0);
+}
+
 static void
 dummy_handler(struct pmr_req_ref req, void *arg)
 {
@@ -1894,7 +2349,7 @@ test_create_errors(void **state)
 }
 
 int
-main(void)
+main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_handshake_accepted),
@@ -1920,12 +2375,23 @@ main(void)
 		cmocka_unit_test(test_heartbeat_keeps_alive),
 		cmocka_unit_test(test_boot_id_change),
 		cmocka_unit_test(test_reconnect_after_peer_dead),
+		cmocka_unit_test(test_stall_self_peer),
+		cmocka_unit_test(test_stall_handshake),
+		cmocka_unit_test(test_stall_dead_peer),
+		cmocka_unit_test(test_placement),
 		cmocka_unit_test(test_register_handler),
 		cmocka_unit_test(test_destroy_busy),
 		cmocka_unit_test(test_attach_duplicate),
 		cmocka_unit_test(test_create_errors),
 	};
 
+	if (sched_getaffinity(0, sizeof(initial_cpus), &initial_cpus) != 0)
+		CPU_ZERO(&initial_cpus);
+	/* [filter [skip]]: the cases to run, as meson's entries ask. */
+	if (argc > 1)
+		cmocka_set_test_filter(argv[1]);
+	if (argc > 2)
+		cmocka_set_skip_filter(argv[2]);
 	return cmocka_run_group_tests_name("nexus", tests, group_setup,
 			pmr_test_eal_teardown);
 }

@@ -14,13 +14,25 @@
  * last one seen (no replay), or a completed handshake with it. Anything
  * else from its address (junk, forged or replayed heartbeats, refusals
  * of unknown handshakes) is counted and ignored. Without a sign of life
- * for peer_timeout_ms, it is dead: each of its sessions is
+ * for peer_timeout_ms of this nexus's own running time, it is dead: each
+ * of its sessions is
  * reset (its worker gets PMR_SM_DISCONNECTED with PMR_SM_E_PEER_DEAD and
  * the session becomes REMOTE_CLOSED, so that the worker's DISCONNECT sends
  * nothing to the dead nexus), and the remote is forgotten. A remote is
  * also forgotten when its last UP session leaves that state. The tracked
  * remotes are kept oldest sign of life first, so that finding the dead
  * ones and the next deadline costs nothing per wake-up.
+ *
+ * Stalls: when the nexus thread did not run for a while (starved of the
+ * CPU, or of its lock), its heartbeats did not go out, to remotes or to
+ * itself (a nexus with sessions between its own workers is its own
+ * remote), and what came in waited in its socket. The thread measures
+ * such a stall when it runs again (nexus_thread.c), moves every remote's
+ * last sign of life that much later (never past now), heartbeats them
+ * all at once, reads what waits in its socket, and only then judges. A
+ * dead remote is so found dead peer_timeout_ms after its last sign of
+ * life plus the stalls of this nexus since: nothing a remote sends makes
+ * that longer, since a stall is measured on this nexus's clocks alone.
  *
  * Restarts: each session holds the boot id its remote nexus gave in the
  * handshake. A new boot id is believed only from a completed handshake
@@ -120,6 +132,7 @@ static void
 remote_refresh(struct pmr_nexus *nx, struct nexus_remote *r, uint64_t now)
 {
 	r->last_seen_ms = now;
+	r->stalled_ms = 0;
 	TAILQ_REMOVE(&nx->remotes, r, next);
 	TAILQ_INSERT_TAIL(&nx->remotes, r, next);
 }
@@ -181,8 +194,15 @@ remote_dead(struct pmr_nexus *nx, struct nexus_remote *r, uint64_t now)
 
 	remote_name(r, name, sizeof(name));
 	n = remote_reset(nx, r, 0);
-	NX_LOG(NOTICE, "peer %s silent for %" PRIu64 " ms: %u session%s reset",
-		name, now - r->last_seen_ms, n, n == 1 ? "" : "s");
+	if (r->stalled_ms == 0)
+		NX_LOG(NOTICE, "peer %s silent for %" PRIu64 " ms: %u "
+			"session%s reset", name, now - r->last_seen_ms, n,
+			n == 1 ? "" : "s");
+	else
+		NX_LOG(NOTICE, "peer %s silent for %" PRIu64 " ms, not "
+			"counting %" PRIu64 " ms this nexus stalled: %u "
+			"session%s reset", name, now - r->last_seen_ms,
+			r->stalled_ms, n, n == 1 ? "" : "s");
 	nx->stats.peers_dead++;
 	remote_free(nx, r);
 }
@@ -310,6 +330,28 @@ nexus_remote_timers(struct pmr_nexus *nx, uint64_t now)
 		remote_dead(nx, r, now);
 	if (TAILQ_EMPTY(&nx->remotes) || now < nx->next_heartbeat_ms)
 		return;
+	TAILQ_FOREACH(r, &nx->remotes, next)
+		remote_send_heartbeat(nx, r);
+	nx->next_heartbeat_ms = now + nx->conf.heartbeat_interval_ms;
+}
+
+void
+nexus_remote_stalled(struct pmr_nexus *nx, uint64_t stall_ms, uint64_t now)
+{
+	struct nexus_remote *r;
+	uint64_t seen;
+
+	/* The same shift for all, capped at now: the list stays in order. */
+	TAILQ_FOREACH(r, &nx->remotes, next) {
+		seen = RTE_MIN(r->last_seen_ms + stall_ms, now);
+		if (seen > r->last_seen_ms) {
+			r->stalled_ms += seen - r->last_seen_ms;
+			r->last_seen_ms = seen;
+		}
+	}
+	if (TAILQ_EMPTY(&nx->remotes))
+		return;
+	/* They (this nexus too, if it is its own remote) did not hear us. */
 	TAILQ_FOREACH(r, &nx->remotes, next)
 		remote_send_heartbeat(nx, r);
 	nx->next_heartbeat_ms = now + nx->conf.heartbeat_interval_ms;

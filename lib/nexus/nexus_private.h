@@ -82,6 +82,18 @@ extern int pmr_nexus_logtype;
 /* Most datagrams handled per wake-up. */
 #define NEXUS_RX_BUDGET 256
 /*
+ * Stalls of the nexus thread (nexus_thread.c): a wake-up this much (ms) or
+ * more later than the thread meant, for want of the CPU or of its lock,
+ * is a stall, whose length is not held against its peers; less is
+ * scheduling jitter, which the margin between heartbeat_interval_ms and
+ * peer_timeout_ms absorbs.
+ */
+#define NEXUS_STALL_MIN_MS 10
+/* After a stall, most receive budgets read before the peers are judged. */
+#define NEXUS_STALL_DRAIN_ROUNDS 16
+/* Stalls are logged at NOTICE at most this often (ms), else at DEBUG. */
+#define NEXUS_STALL_LOG_MS 1000
+/*
  * Most messages taken from one worker's ring per wake-up. Each may send
  * datagrams (a close sends NEXUS_DISCONNECT_COPIES), possibly to this very
  * nexus: taken in small batches with the socket read in between, a burst
@@ -175,7 +187,12 @@ struct nexus_remote {
 	uint8_t tx_key[NEXUS_WIRE_SECRET_LEN];
 	uint8_t rx_key[NEXUS_WIRE_SECRET_LEN];
 	uint64_t rx_counter;		/* highest heartbeat counter seen */
-	uint64_t last_seen_ms;		/* last authenticated message */
+	/*
+	 * Last authenticated message, moved later by the stalls of this
+	 * nexus since (the time it did not run is not held against it).
+	 */
+	uint64_t last_seen_ms;
+	uint64_t stalled_ms;	/* how much later, since that message */
 	uint32_t rc_rx_gen;		/* highest RC_REQ generation acted on */
 	bool rc_share_told;		/* its refusal of a QP logged */
 	TAILQ_HEAD(, nexus_session) sessions;	/* UP, with this remote */
@@ -229,6 +246,13 @@ struct pmr_nexus {
 	int stop_fd;			/* eventfd: stop the thread */
 	pthread_t thread;
 	bool thread_started;
+	/* The thread's own, for its stalls (nexus_thread.c): at its last
+	 * look, the wall clock and its CPU time (ns); the sleep it asked of
+	 * poll() since (ns); when a stall was last logged at NOTICE. */
+	uint64_t stall_wall_ns;
+	uint64_t stall_cpu_ns;
+	uint64_t stall_sleep_ns;
+	uint64_t stall_logged_ms;
 
 	pthread_mutex_t lock;
 	TAILQ_HEAD(, nexus_worker) workers;
@@ -307,6 +331,14 @@ void nexus_session_rx(struct pmr_nexus *nx, const struct sockaddr_in *src,
 void nexus_session_worker_msg(struct pmr_nexus *nx, struct nexus_worker *w,
 		const struct pmr_sm_msg *msg);
 void nexus_session_timers(struct pmr_nexus *nx, uint64_t now);
+/*
+ * The nexus thread did not run for stall_ms (ms) up to now: move every
+ * deadline that judges a peer (its silence, a handshake's or an RC
+ * set-up's answer) that much later, but never past a whole timeout from
+ * now, and heartbeat every remote at once. Lock held.
+ */
+void nexus_session_stalled(struct pmr_nexus *nx, uint64_t stall_ms,
+		uint64_t now);
 void nexus_session_worker_gone(struct pmr_nexus *nx, struct nexus_worker *w);
 void nexus_session_tell_closed(struct pmr_nexus *nx, struct nexus_session *s,
 		uint16_t status);
@@ -348,6 +380,7 @@ void nexus_rc_worker_msg(struct pmr_nexus *nx, struct nexus_worker *w,
 void nexus_rc_session_up(struct pmr_nexus *nx, struct nexus_session *s);
 void nexus_rc_session_down(struct pmr_nexus *nx, struct nexus_session *s);
 void nexus_rc_timers(struct pmr_nexus *nx, uint64_t now);
+void nexus_rc_stalled(struct pmr_nexus *nx, uint64_t stall_ms, uint64_t now);
 void nexus_rc_worker_gone(struct pmr_nexus *nx, struct nexus_worker *w);
 /* w's RC QP rc failed (a device event): reset the pair. True if it was
  * one of this nexus's pairs. Lock held. */
@@ -395,6 +428,8 @@ void nexus_remote_unlink(struct pmr_nexus *nx, struct nexus_session *s);
 void nexus_remote_rx_heartbeat(struct pmr_nexus *nx,
 		const struct sockaddr_in *src, const struct nexus_wire_msg *m);
 void nexus_remote_timers(struct pmr_nexus *nx, uint64_t now);
+void nexus_remote_stalled(struct pmr_nexus *nx, uint64_t stall_ms,
+		uint64_t now);
 uint64_t nexus_remote_next_ms(struct pmr_nexus *nx, uint64_t now);
 
 #endif /* PMR_NEXUS_PRIVATE_H */

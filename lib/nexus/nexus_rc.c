@@ -661,6 +661,19 @@ nexus_rc_timers(struct pmr_nexus *nx, uint64_t now)
 	}
 }
 
+void
+nexus_rc_stalled(struct pmr_nexus *nx, uint64_t stall_ms, uint64_t now)
+{
+	uint64_t full = now + nx->conf.connect_timeout_ms;
+	struct nexus_rc_pair *p;
+
+	TAILQ_FOREACH(p, &nx->rc_pairs, next)
+		if (p->state == NX_RC_REQ_SENT)
+			p->deadline_ms = RTE_MAX(p->deadline_ms,
+					RTE_MIN(p->deadline_ms + stall_ms,
+						full));
+}
+
 /* w detaches, its QPs drained (pmr_worker_destroy()): destroy them. */
 void
 nexus_rc_worker_gone(struct pmr_nexus *nx, struct nexus_worker *w)

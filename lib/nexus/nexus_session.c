@@ -551,6 +551,20 @@ nexus_session_timers(struct pmr_nexus *nx, uint64_t now)
 	nexus_rc_timers(nx, now);
 }
 
+void
+nexus_session_stalled(struct pmr_nexus *nx, uint64_t stall_ms, uint64_t now)
+{
+	uint64_t full = now + nx->conf.connect_timeout_ms;
+	struct nexus_session *s;
+
+	/* A handshake started after the stall keeps its deadline. */
+	TAILQ_FOREACH(s, &nx->connecting, next)
+		s->deadline_ms = RTE_MAX(s->deadline_ms,
+				RTE_MIN(s->deadline_ms + stall_ms, full));
+	nexus_rc_stalled(nx, stall_ms, now);
+	nexus_remote_stalled(nx, stall_ms, now);
+}
+
 /*
  * A worker is detaching: refuse what it has not answered, close what it
  * left open (its peers die with it), forget its handshakes.

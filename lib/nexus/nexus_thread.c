@@ -6,14 +6,26 @@
  * The nexus's control thread: it sleeps in poll() on the UDP socket, an
  * eventfd (for a prompt stop) and the workers' devices' async event fds
  * (nexus_events.c), and on each wake-up receives datagrams, reads events,
- * drains the worker rings and runs the handshake and heartbeat timers; it
- * sleeps no longer than poll_interval_ms, nor past the next heartbeat or
- * peer deadline. Also the UDP send path, the clock and the random numbers
- * the nexus uses.
+ * drains the worker rings, looks for a stall of its own, and runs the
+ * handshake and heartbeat timers; it sleeps no longer than
+ * poll_interval_ms, nor past the next heartbeat or peer deadline. Also the
+ * UDP send path, the clock and the random numbers the nexus uses.
+ *
+ * Placement: rte_ctrl_thread_create() makes it a DPDK control thread,
+ * which EAL pins to its control cpuset: the CPUs of the process's
+ * affinity at rte_eal_init() that no lcore uses, or, when lcores use them
+ * all, the main lcore's. It is a SCHED_OTHER thread (it inherits the
+ * creator's policy, and EAL sets none) that sleeps in poll(), so a
+ * busy-polling lcore on the same CPU does not keep it from running when
+ * it wakes; what still keeps it off the CPU for a while (other load,
+ * cgroup quotas, a VM's steal time, an application thread holding its
+ * lock) is a stall, which it measures and does not hold against its
+ * peers (nexus_heartbeat.c).
  */
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
 #include <stdint.h>
@@ -29,13 +41,24 @@
 
 #include "nexus_private.h"
 
+#define NS_PER_MS UINT64_C(1000000)
+
 uint64_t
 nexus_now_ms(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / NS_PER_MS;
+}
+
+static uint64_t
+clock_ns(clockid_t id)
+{
+	struct timespec ts = { 0 };
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000 * NS_PER_MS + (uint64_t)ts.tv_nsec;
 }
 
 /* Fill buf from the kernel's random source (rte_rand() if that fails). */
@@ -94,8 +117,11 @@ nexus_udp_send_msg(struct pmr_nexus *nx, const struct sockaddr_in *to,
 	return nexus_udp_send(nx, to, buf, (size_t)len);
 }
 
-/* Receive and handle up to a budget of datagrams. */
-static void
+/*
+ * Receive and handle up to a budget of datagrams. Return true if the
+ * budget ran out (more may wait), false once the socket is empty.
+ */
+static bool
 nexus_udp_rx(struct pmr_nexus *nx)
 {
 	uint8_t buf[NEXUS_WIRE_MAX_LEN];
@@ -118,7 +144,7 @@ nexus_udp_rx(struct pmr_nexus *nx)
 			if (errno != EAGAIN && errno != EWOULDBLOCK)
 				NX_LOG(WARNING, "recvfrom: %s",
 					strerror(errno));
-			return;
+			return false;
 		}
 		if (slen != sizeof(src) || src.sin_family != AF_INET ||
 		    (size_t)n > sizeof(buf)) {
@@ -137,6 +163,67 @@ nexus_udp_rx(struct pmr_nexus *nx)
 		}
 		nexus_session_rx(nx, &src, &m);
 	}
+	return true;
+}
+
+static void
+nexus_stall_start(struct pmr_nexus *nx, int timeout)
+{
+	nx->stall_wall_ns = clock_ns(CLOCK_MONOTONIC);
+	nx->stall_cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	nx->stall_sleep_ns = (uint64_t)timeout * NS_PER_MS;
+}
+
+/*
+ * How long (ms) the thread did not run when it meant to since its last
+ * look, with now (ms) the time of this one: the wall-clock time since,
+ * less its CPU time and the sleep it asked of poll(). Waiting for the CPU
+ * or for the lock counts, running or sleeping as asked does not; a poll()
+ * woken early by a datagram, the thread then kept off the CPU, counts
+ * short by at most the rest of the sleep it asked.
+ */
+static uint64_t
+nexus_stall_measure(struct pmr_nexus *nx, uint64_t *now)
+{
+	uint64_t wall = clock_ns(CLOCK_MONOTONIC);
+	uint64_t cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	uint64_t gap = wall - nx->stall_wall_ns;
+	uint64_t busy = cpu - nx->stall_cpu_ns + nx->stall_sleep_ns;
+
+	nx->stall_wall_ns = wall;
+	nx->stall_cpu_ns = cpu;
+	nx->stall_sleep_ns = 0;
+	*now = wall / NS_PER_MS;
+	return gap > busy ? (gap - busy) / NS_PER_MS : 0;
+}
+
+/*
+ * The thread did not run for stall_ms: count it, tell the peers it is
+ * back (heartbeats), give them back that time, and read what they sent
+ * meanwhile before anything is judged. Lock held.
+ */
+static void
+nexus_stalled(struct pmr_nexus *nx, uint64_t stall_ms, uint64_t now)
+{
+	unsigned int i;
+
+	nx->stats.stalls++;
+	nx->stats.stall_ms += stall_ms;
+	nx->stats.stall_ms_max = RTE_MAX(nx->stats.stall_ms_max, stall_ms);
+	if (stall_ms >= nx->conf.heartbeat_interval_ms &&
+	    now >= nx->stall_logged_ms + NEXUS_STALL_LOG_MS) {
+		nx->stall_logged_ms = now;
+		NX_LOG(NOTICE, "%s: the nexus thread did not run for %" PRIu64
+			" ms (not held against its peers)", nx->uri,
+			stall_ms);
+	} else {
+		NX_LOG(DEBUG, "%s: the nexus thread did not run for %" PRIu64
+			" ms", nx->uri, stall_ms);
+	}
+	nexus_session_stalled(nx, stall_ms, now);
+	for (i = 0; i < NEXUS_STALL_DRAIN_ROUNDS; i++)
+		if (!nexus_udp_rx(nx))
+			break;
 }
 
 static void *
@@ -145,12 +232,13 @@ nexus_thread_main(void *arg)
 	struct pmr_nexus *nx = arg;
 	struct pollfd fds[2 + NEXUS_EVENT_FDS_MAX];
 	unsigned int nev;
-	uint64_t next;
+	uint64_t next, now, stall;
 	bool more;
 	int timeout;
 
 	timeout = nx->conf.poll_interval_ms > INT_MAX ?
 		INT_MAX : (int)nx->conf.poll_interval_ms;
+	nexus_stall_start(nx, timeout);
 	for (;;) {
 		fds[0] = (struct pollfd){ .fd = nx->sock, .events = POLLIN };
 		fds[1] = (struct pollfd){ .fd = nx->stop_fd, .events = POLLIN };
@@ -166,12 +254,17 @@ nexus_thread_main(void *arg)
 		nexus_udp_rx(nx);
 		nexus_events_poll(nx, fds + 2, nev);
 		more = nexus_workers_poll(nx);
-		nexus_session_timers(nx, nexus_now_ms());
+		/* Its own stall first: peers are judged by its running time. */
+		stall = nexus_stall_measure(nx, &now);
+		if (stall >= NEXUS_STALL_MIN_MS)
+			nexus_stalled(nx, stall, now);
+		nexus_session_timers(nx, now);
 		next = RTE_MIN((uint64_t)nx->conf.poll_interval_ms,
 				nexus_remote_next_ms(nx, nexus_now_ms()));
 		pthread_mutex_unlock(&nx->lock);
 		/* Workers' messages left: round again, the socket read first. */
 		timeout = more ? 0 : next > INT_MAX ? INT_MAX : (int)next;
+		nx->stall_sleep_ns = (uint64_t)timeout * NS_PER_MS;
 	}
 	return NULL;
 }

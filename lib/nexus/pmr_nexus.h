@@ -16,6 +16,15 @@
  * It sleeps in poll() and talks to each worker only through two rte_rings
  * (see pmr_nexus_worker.h), so workers never block.
  *
+ * Its thread is a DPDK control thread (rte_ctrl_thread_create(), named
+ * "pmr-nexus"): EAL pins it to the CPUs of the process's affinity at
+ * rte_eal_init() that no lcore uses or, when the lcores use them all, to
+ * the main lcore's. Leave a CPU out of EAL's lcore list (-l, --lcores) to
+ * keep it off the busy-polling lcores. It runs under the creating
+ * thread's scheduling policy (normally SCHED_OTHER), so an lcore that
+ * busy-polls on its CPU does not keep it from running when it wakes;
+ * an lcore under a real-time policy there would.
+ *
  * A server nexus answers a first CONNECT_REQ with a stateless cookie,
  * which the client repeats: nothing is committed (and nothing but that
  * small COOKIE is sent) for a source that does not receive at its address.
@@ -28,6 +37,16 @@
  * an incarnation before the one a new handshake from its address proved
  * (it restarted). Anything else, such as heartbeats with another boot id
  * or a bad MAC, is counted and ignored.
+ *
+ * Those timeouts run on the nexus's own running time: when its thread did
+ * not run for 10 ms or more past the time it meant to wake (kept off the
+ * CPU, or waiting for its lock), it counts a stall (stalls, stall_ms,
+ * stall_ms_max), moves every peer's and handshake's deadline that much
+ * later (never past a whole timeout from then), heartbeats its peers at
+ * once and reads what waits in its socket before it judges any. So a
+ * nexus that talks to itself (client and server workers of one process)
+ * does not find itself dead after a stall, and a dead peer is found dead
+ * peer_timeout_ms after its last heartbeat plus the nexus's stalls since.
  *
  * Request handlers are process-wide: register them on the nexus before
  * creating workers.
@@ -56,7 +75,10 @@ typedef void (*pmr_req_handler_t)(struct pmr_req_ref req, void *arg);
 
 /** Nexus settings; zero fields take the defaults. */
 struct pmr_nexus_conf {
-	/** Give up a session handshake after this long (default 1000 ms). */
+	/**
+	 * Give up a session handshake after this long (default 1000 ms), not
+	 * counting the nexus thread's stalls.
+	 */
 	uint32_t connect_timeout_ms;
 	/** Resend an unanswered handshake this often (default 100 ms). */
 	uint32_t connect_retry_ms;
@@ -69,8 +91,10 @@ struct pmr_nexus_conf {
 	uint32_t heartbeat_interval_ms;
 	/**
 	 * Declare a remote nexus dead, and reset its sessions, when nothing
-	 * came from it for this long (default 500 ms). Must be longer than
-	 * heartbeat_interval_ms.
+	 * came from it for this long (default 500 ms) of the nexus's own
+	 * running time: a stall of its thread (see stalls in struct
+	 * pmr_nexus_stats) is not counted, and nothing a remote sends makes
+	 * it longer. Must be longer than heartbeat_interval_ms.
 	 */
 	uint32_t peer_timeout_ms;
 	/**
@@ -133,6 +157,14 @@ struct pmr_nexus_stats {
 	 * heartbeat: once per worker report and remote.
 	 */
 	uint64_t alive_by_data;
+	/**
+	 * Stalls of the nexus thread: wake-ups 10 ms or more later than it
+	 * meant, for want of the CPU or of the nexus's lock. That time is
+	 * not held against peers (see peer_timeout_ms).
+	 */
+	uint64_t stalls;
+	uint64_t stall_ms;	/**< ...their total length (ms). */
+	uint64_t stall_ms_max;	/**< ...the longest (ms). */
 };
 
 /**

@@ -70,7 +70,8 @@
  *
  * Failure detection: the nexuses exchange authenticated UDP heartbeats
  * while they have sessions up with each other. When no authenticated
- * message came from a remote nexus for peer_timeout_ms, or a completed
+ * message came from a remote nexus for peer_timeout_ms (not counting the
+ * nexus thread's own stalls), or a completed
  * handshake from its address shows another boot id (it restarted), the
  * nexus sends PMR_SM_DISCONNECTED {local_session} with status
  * PMR_SM_E_PEER_DEAD for each session with it (of the incarnation before,

@@ -141,6 +141,9 @@ static const struct tel_field nexus_stat_fields[] = {
 	NEXUS_STAT(dev_events_orphan),
 	NEXUS_STAT(rc_share_refused),
 	NEXUS_STAT(alive_by_data),
+	NEXUS_STAT(stalls),
+	NEXUS_STAT(stall_ms),
+	NEXUS_STAT(stall_ms_max),
 };
 
 static inline uint64_t

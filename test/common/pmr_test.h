@@ -17,7 +17,8 @@
  * never see each other's telemetry or multi-process sockets) plus
  * "--in-memory" when enough free hugepages exist,
  * or "--no-huge -m 512 --no-shconf" when not, or when PMR_TEST_NO_HUGE=1
- * (valgrind needs that).
+ * (valgrind needs that). PMR_TEST_LCORES, if set, replaces "0-1" (the
+ * lcore list of -l).
  */
 
 #include <stdarg.h>

@@ -69,6 +69,7 @@ build_args(void)
 {
 	const char *env = getenv("PMR_TEST_EAL_ARGS");
 	const char *no_huge = getenv("PMR_TEST_NO_HUGE");
+	const char *lcores = getenv("PMR_TEST_LCORES");
 	char *tok, *save = NULL;
 
 	add_arg("pmr_test");
@@ -80,7 +81,7 @@ build_args(void)
 		return;
 	}
 	add_arg("-l");
-	add_arg("0-1");
+	add_arg(lcores != NULL && lcores[0] != '\0' ? lcores : "0-1");
 	add_arg("--no-pci");
 	add_arg("--log-level=lib.eal:warning");
 	/*

@@ -208,10 +208,9 @@ pmr_test_src_up(struct pmr_test_src_env *env, unsigned int nb_src,
 {
 	/*
 	 * As pmr_test_env_up(): the nexuses talk to each other on one
-	 * machine, and none of these tests is about a dead peer.
+	 * machine, at the default peer timeout.
 	 */
-	struct pmr_nexus_conf nconf = { .connect_timeout_ms = 500,
-		.peer_timeout_ms = 10000 };
+	struct pmr_nexus_conf nconf = { .connect_timeout_ms = 500 };
 	unsigned int i, k, total = 0;
 	char uri[64], args[256];
 	int leaf = 0;

@@ -90,8 +90,9 @@ void
 vd_e2e_up(struct vd_e2e *e, struct pmr_worker_conf *conf,
 		const char *cli_devargs)
 {
-	struct pmr_nexus_conf nconf = { .connect_timeout_ms = 2000,
-		.peer_timeout_ms = 10000 };
+	/* The default peer timeout: a stalled nexus does not judge itself
+	 * dead (issue 26). */
+	struct pmr_nexus_conf nconf = { .connect_timeout_ms = 2000 };
 	struct pmr_test_sess_ev ev;
 	const char *srv_devargs = conf->devargs;
 
