@@ -84,16 +84,13 @@ rpcperf_poll_loop(void *arg)
 	struct rpcperf_poller *p = arg;
 	unsigned int i, work;
 
-	rpcperf_gate_join(p->gate);
 	while (!__atomic_load_n(p->stop, __ATOMIC_RELAXED)) {
-		rpcperf_gate_pass(p->gate);
 		work = 0;
 		for (i = 0; i < p->n; i++)
 			work += pmr_worker_poll(p->w[i]);
 		if (work == 0 && p->yield)
 			sched_yield();
 	}
-	rpcperf_gate_leave(p->gate);
 	return 0;
 }
 

@@ -276,7 +276,6 @@ struct rpcperf_poller {
 	unsigned int lcore;
 	bool yield;
 	const bool *stop;
-	unsigned int gate;	/* its slot at the gate (--server) */
 };
 int rpcperf_poll_loop(void *arg);
 
@@ -410,43 +409,5 @@ void rpcperf_progress_begin(const struct rpcperf_config *cfg);
 void rpcperf_progress(const struct rpcperf_config *cfg, const char *wl,
 		uint64_t done, uint64_t total);
 int rpcperf_progress_end(FILE *rate_csv, const char *wl);
-
-/*
- * gate.c: --server's pollers and the EAL interrupt thread, which runs
- * net_memif's connects and disconnects, one at a time. rpcperf_gate_up()
- * before the pollers start, _down() once the ports are closed. A poller
- * joins with a slot of its own, passes the gate between polls and leaves
- * when it stops polling; the interrupt thread's other callbacks run only
- * while each joined poller stands in rpcperf_gate_pass() or _join().
- * Joining a slot one has already stands there once: a thread that will
- * not pass again holds the callbacks off till it leaves. Without the gate
- * up, all of this costs a load.
- */
-struct rpcperf_gate_slot {
-	bool joined;
-	uint32_t seen;		/* the closed gate a poller stood at */
-} __rte_cache_aligned;
-
-struct rpcperf_gate {
-	uint32_t seq;		/* odd: closed, the pollers stand */
-	bool up;
-	bool down;
-	struct rpcperf_gate_slot slot[RPCPERF_MAX_LCORES + 1];
-};
-extern struct rpcperf_gate rpcperf_gate;
-int rpcperf_gate_up(void);
-void rpcperf_gate_down(void);
-void rpcperf_gate_join(unsigned int slot);
-void rpcperf_gate_leave(unsigned int slot);
-void rpcperf_gate_wait(unsigned int slot, uint32_t seq);
-
-static inline void
-rpcperf_gate_pass(unsigned int slot)
-{
-	uint32_t seq = __atomic_load_n(&rpcperf_gate.seq, __ATOMIC_ACQUIRE);
-
-	if (unlikely(seq & 1))
-		rpcperf_gate_wait(slot, seq);
-}
 
 #endif /* RPCPERF_H */

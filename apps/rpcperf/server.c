@@ -106,7 +106,6 @@ server_up(struct server *sv)
 		sv->p[k].lcore = cfg->server_lcores[k];
 		sv->p[k].yield = cfg->yield;
 		sv->p[k].stop = &sv->stop;
-		sv->p[k].gate = k;
 	}
 	for (k = 0; k < sv->nb_workers; k++) {
 		struct rpcperf_poller *p = &sv->p[k % cfg->nb_server_lcores];
@@ -176,13 +175,10 @@ main_loop(struct server *sv, const struct rpcperf_poller *mine)
 
 	if (cfg->duration != 0)
 		end = start + cfg->duration * hz;
-	if (mine != NULL)
-		rpcperf_gate_join(mine->gate);
 	while (!quit) {
 		if (mine != NULL) {
 			unsigned int work = 0;
 
-			rpcperf_gate_pass(mine->gate);
 			for (i = 0; i < mine->n; i++)
 				work += pmr_worker_poll(mine->w[i]);
 			if (work == 0 && mine->yield)
@@ -221,12 +217,6 @@ rpcperf_server_main(const struct rpcperf_config *cfg)
 		status = 2;
 		goto out;
 	}
-	/* Before the first poll: memif's callbacks wait for the pollers. */
-	if (rpcperf_gate_up() != 0) {
-		fprintf(stderr, "rpcperf: no gate for the interrupt thread\n");
-		status = 2;
-		goto out;
-	}
 	for (k = 0; k < cfg->nb_server_lcores; k++) {
 		if (sv.p[k].lcore == main_lcore) {
 			mine = &sv.p[k];
@@ -255,12 +245,6 @@ rpcperf_server_main(const struct rpcperf_config *cfg)
 		(double)rte_get_tsc_hz());
 	memset(sv.launched, 0, sizeof(sv.launched));
 out:
-	/*
-	 * Destroying a worker drains and closes its port: this thread joins
-	 * the gate (again, if it polled) and passes it no more, memif's
-	 * callbacks wait till rpcperf_gate_down().
-	 */
-	rpcperf_gate_join(mine != NULL ? mine->gate : RPCPERF_MAX_LCORES);
 	__atomic_store_n(&sv.stop, true, __ATOMIC_RELAXED);
 	for (k = 0; k < cfg->nb_server_lcores; k++)
 		if (sv.launched[k])
@@ -271,7 +255,6 @@ out:
 				"leaked\n", k);
 			status = 1;
 		}
-	rpcperf_gate_down();
 	if (sv.nx != NULL)
 		pmr_nexus_destroy(sv.nx);
 	return status;

@@ -42,6 +42,7 @@ struct eth_stats {
 	uint64_t rx_pkts;
 	uint64_t rx_bytes;
 	uint64_t rx_drop[PMR_ETH_DROP_MAX];	/* by reason; [0] unused */
+	uint64_t gate_closed;	/* memif: bursts the gate turned away */
 };
 
 /*
@@ -53,6 +54,49 @@ struct eth_nic_drops {
 	uint64_t errors;	/* ierrors: bad frames */
 	uint64_t nombuf;	/* rx_nombuf: no mbuf to receive into */
 };
+
+/*
+ * The memif gate (eth_gate.c): a memif queue's bursts and net_memif's
+ * callbacks, which map and unmap the peer's memory on the EAL interrupt
+ * thread, never run at the same time. A slot per port, its queue's mark.
+ */
+struct eth_gate_slot {
+	uint32_t busy;		/* the queue is in a burst */
+} __rte_cache_aligned;
+
+extern uint32_t eth_gate_closed;
+extern struct eth_gate_slot eth_gate_slots[RTE_MAX_ETHPORTS];
+
+int eth_gate_get(void);
+void eth_gate_put(void);
+bool eth_gate_hold(uint16_t port_id);
+void eth_gate_release(bool held);
+void eth_gate_attach(uint16_t port_id);
+void eth_gate_detach(uint16_t port_id);
+bool eth_gate_wait(struct eth_gate_slot *slot);
+bool eth_gate_yield(struct eth_gate_slot *slot);
+
+/*
+ * Mark the burst, then look at the gate: true, go (then
+ * eth_gate_leave()); false, the gate is closed: burst nothing. The
+ * exchange orders the mark before the look (the callback closes, fences,
+ * then looks at the marks).
+ */
+static inline bool
+eth_gate_enter(struct eth_gate_slot *slot)
+{
+	__atomic_exchange_n(&slot->busy, 1, __ATOMIC_SEQ_CST);
+	if (likely(__atomic_load_n(&eth_gate_closed, __ATOMIC_ACQUIRE) == 0))
+		return true;
+	__atomic_store_n(&slot->busy, 0, __ATOMIC_RELEASE);
+	return false;
+}
+
+static inline void
+eth_gate_leave(struct eth_gate_slot *slot)
+{
+	__atomic_store_n(&slot->busy, 0, __ATOMIC_RELEASE);
+}
 
 /* One queue: queue 0 of one ethdev port, owned from create to destroy. */
 struct eth_queue {
@@ -67,6 +111,7 @@ struct eth_queue {
 	struct rte_mempool *tx_pool;	/* copies and zero-copy heads */
 	struct pmr_eth_endpoint local;
 	struct pmr_eth_rx_match rx_match;	/* from local */
+	struct eth_gate_slot *gate;	/* memif: its port's; else NULL */
 
 	struct eth_stats stats;
 
@@ -84,10 +129,14 @@ eth_queue(struct pmr_transport_queue *q)
 	return container_of(q, struct eth_queue, pub);
 }
 
-/* Data path (eth_rxtx.c). */
+/* Data path (eth_rxtx.c); _gated: on a memif port. */
 uint16_t eth_tx_burst(struct pmr_transport_queue *q,
 		const struct pmr_tx_pkt *pkts, uint16_t n);
 uint16_t eth_rx_burst(struct pmr_transport_queue *q,
+		struct pmr_rx_pkt *pkts, uint16_t n);
+uint16_t eth_tx_burst_gated(struct pmr_transport_queue *q,
+		const struct pmr_tx_pkt *pkts, uint16_t n);
+uint16_t eth_rx_burst_gated(struct pmr_transport_queue *q,
 		struct pmr_rx_pkt *pkts, uint16_t n);
 void eth_rx_release(struct pmr_transport_queue *q,
 		struct pmr_rx_pkt *pkts, uint16_t n);

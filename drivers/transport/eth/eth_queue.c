@@ -358,6 +358,17 @@ eth_nic_drops_since(const struct eth_queue *eq, struct eth_nic_drops *d)
 	d->nombuf = eth_since(d->nombuf, eq->nic0.nombuf);
 }
 
+/* Is the port a net_memif one (its bursts then go through the gate)? */
+static bool
+eth_port_is_memif(uint16_t port_id)
+{
+	struct rte_eth_dev_info info;
+
+	return rte_eth_dev_info_get(port_id, &info) == 0 &&
+		info.driver_name != NULL &&
+		strcmp(info.driver_name, "net_memif") == 0;
+}
+
 /*
  * Why a port did not start, where DPDK's errno does not say: net_memif in
  * role=client fails rte_eth_dev_start() with -1 (-EPERM, "Operation not
@@ -405,6 +416,7 @@ eth_queue_create(const struct pmr_transport_driver *drv, const char *devargs,
 	char why[256];		/* a memif socket path is at most 108 */
 	struct eth_queue *eq;
 	struct eth_args a;
+	bool held;
 	int ret;
 	uint32_t mtu, room, seq;
 
@@ -434,6 +446,15 @@ eth_queue_create(const struct pmr_transport_driver *drv, const char *devargs,
 	eq->pub.tx_burst = eth_tx_burst;
 	eq->pub.rx_burst = eth_rx_burst;
 	eq->pub.rx_release = eth_rx_release;
+	if (eth_port_is_memif(a.port_id)) {
+		/* Its peer's memory comes and goes: eth_gate.c. */
+		ret = eth_gate_get();
+		if (ret != 0)
+			goto fail;
+		eq->gate = &eth_gate_slots[a.port_id];
+		eq->pub.tx_burst = eth_tx_burst_gated;
+		eq->pub.rx_burst = eth_rx_burst_gated;
+	}
 	eq->pub.caps = drv->caps;
 	eq->local.ip = a.ip;
 	eq->local.port = htons(a.udp);
@@ -492,6 +513,12 @@ eth_queue_create(const struct pmr_transport_driver *drv, const char *devargs,
 		goto fail;
 	}
 	eth_nic_drops_get(eq->port_id, &eq->nic0);
+	if (eq->gate != NULL) {
+		/* Its bursts wait for the gate from now on. */
+		held = eth_gate_hold(eq->port_id);
+		eth_gate_attach(eq->port_id);
+		eth_gate_release(held);
+	}
 	if (eq->tx_copy_max >= eq->pub.caps.mtu)
 		eq->pub.caps.flags &= ~PMR_TRANSPORT_CAP_TX_ZEROCOPY;
 	ETH_LOG(INFO, "port %u: queue up, payload mtu %u, ip cksum %s",
@@ -501,6 +528,8 @@ eth_queue_create(const struct pmr_transport_driver *drv, const char *devargs,
 fail:
 	rte_mempool_free(eq->tx_pool);
 	rte_mempool_free(eq->rx_pool);
+	if (eq->gate != NULL)
+		eth_gate_put();
 	eth_port_claim(eq->port_id, false);
 	rte_free(eq);
 	rte_errno = -ret;
@@ -561,11 +590,21 @@ eth_queue_destroy(struct pmr_transport_queue *q)
 {
 	struct eth_queue *eq = eth_queue(q);
 	struct rte_mbuf *mbufs[PMR_BURST_MAX];
+	bool held = false;
 	uint16_t nb;
 
 	if (eq->nb_peers != 0)
 		ETH_LOG(WARNING, "port %u: destroyed with %u peers",
 			eq->port_id, eq->nb_peers);
+	/*
+	 * On memif, with the interrupt thread held: net_memif's stop runs
+	 * its disconnect here, which its callbacks may be running for the
+	 * same port (the peer went), and its close changes what they read.
+	 */
+	if (eq->gate != NULL) {
+		held = eth_gate_hold(eq->port_id);
+		eth_gate_detach(eq->port_id);
+	}
 	/* Drain what arrived, then stop and close: the PMD frees the rest. */
 	while ((nb = rte_eth_rx_burst(eq->port_id, eq->queue_id, mbufs,
 			PMR_BURST_MAX)) > 0)
@@ -573,6 +612,10 @@ eth_queue_destroy(struct pmr_transport_queue *q)
 	rte_eth_tx_done_cleanup(eq->port_id, eq->queue_id, 0);
 	rte_eth_dev_stop(eq->port_id);
 	rte_eth_dev_close(eq->port_id);
+	if (eq->gate != NULL) {
+		eth_gate_release(held);
+		eth_gate_put();
+	}
 	eth_pool_release(eq->tx_pool);
 	eth_pool_release(eq->rx_pool);
 	eth_port_claim(eq->port_id, false);
@@ -676,6 +719,7 @@ eth_xstats_get(struct pmr_transport_queue *q, struct pmr_transport_xstat *xs,
 	k++; \
 } while (0)
 	XSTAT("tx_invalid", st->tx_invalid);
+	XSTAT("gate_closed", st->gate_closed);
 	for (i = 1; i < PMR_ETH_DROP_MAX; i++) {
 		char nm[sizeof(xs[0].name)];
 

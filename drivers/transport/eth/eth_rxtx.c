@@ -13,6 +13,10 @@
  * the PMD's TX completion on this lcore, or, on a ring pair, on the lcore
  * of the receiver when it releases the packet. Hence the atomic counter in
  * the msgbuf, and nothing else touched there.
+ *
+ * On a net_memif port the bursts are the _gated ones, which keep out of
+ * the way of memif's callbacks on the interrupt thread (eth_gate.c);
+ * other ports' bursts are built without the gate.
  */
 
 #include <string.h>
@@ -142,9 +146,15 @@ eth_tx_valid(const struct eth_queue *eq, const struct pmr_tx_pkt *p)
 		      p->data + p->len <= mb->data + mb->capacity);
 }
 
-uint16_t
-eth_tx_burst(struct pmr_transport_queue *q, const struct pmr_tx_pkt *pkts,
-		uint16_t n)
+/*
+ * The TX burst; gated (a constant), on a memif port: the burst, from the
+ * first mbuf taken to the PMD's return, is marked for the gate
+ * (eth_gate.c). A closed gate is waited for a little, then the burst
+ * refused whole.
+ */
+static __rte_always_inline uint16_t
+eth_tx_burst_do(struct pmr_transport_queue *q, const struct pmr_tx_pkt *pkts,
+		uint16_t n, bool gated)
 {
 	struct eth_queue *eq = eth_queue(q);
 	struct rte_mbuf *mbufs[PMR_BURST_MAX];
@@ -162,8 +172,15 @@ eth_tx_burst(struct pmr_transport_queue *q, const struct pmr_tx_pkt *pkts,
 	n = i;
 	if (unlikely(n == 0))
 		return 0;
+	if (gated && unlikely(!eth_gate_enter(eq->gate) &&
+			      !eth_gate_wait(eq->gate))) {
+		eq->stats.gate_closed++;
+		return 0;
+	}
 	if (unlikely(rte_mempool_get_bulk(eq->tx_pool, (void **)mbufs,
 			n) != 0)) {
+		if (gated)
+			eth_gate_leave(eq->gate);
 		eq->stats.tx_full += n;
 		return 0;
 	}
@@ -191,6 +208,8 @@ eth_tx_burst(struct pmr_transport_queue *q, const struct pmr_tx_pkt *pkts,
 	}
 
 	sent = rte_eth_tx_burst(eq->port_id, eq->queue_id, mbufs, n);
+	if (gated)
+		eth_gate_leave(eq->gate);
 	if (unlikely(sent < n)) {
 		/* Not accepted: undo (the free callback drops the refs). */
 		for (i = sent; i < n; i++) {
@@ -208,8 +227,28 @@ eth_tx_burst(struct pmr_transport_queue *q, const struct pmr_tx_pkt *pkts,
 }
 
 uint16_t
-eth_rx_burst(struct pmr_transport_queue *q, struct pmr_rx_pkt *pkts,
+eth_tx_burst(struct pmr_transport_queue *q, const struct pmr_tx_pkt *pkts,
 		uint16_t n)
+{
+	return eth_tx_burst_do(q, pkts, n, false);
+}
+
+uint16_t
+eth_tx_burst_gated(struct pmr_transport_queue *q,
+		const struct pmr_tx_pkt *pkts, uint16_t n)
+{
+	return eth_tx_burst_do(q, pkts, n, true);
+}
+
+/*
+ * The RX burst; gated (a constant), on a memif port: only the PMD's burst
+ * reads the peer's memory (it copies into our mbufs), so only it is
+ * marked for the gate. A closed gate gets one yield of the CPU, then the
+ * burst is empty (the packets wait in memif's ring).
+ */
+static __rte_always_inline uint16_t
+eth_rx_burst_do(struct pmr_transport_queue *q, struct pmr_rx_pkt *pkts,
+		uint16_t n, bool gated)
 {
 	struct eth_queue *eq = eth_queue(q);
 	struct rte_mbuf *mbufs[PMR_BURST_MAX];
@@ -219,7 +258,16 @@ eth_rx_burst(struct pmr_transport_queue *q, struct pmr_rx_pkt *pkts,
 
 	if (n > PMR_BURST_MAX)
 		n = PMR_BURST_MAX;
-	nb = rte_eth_rx_burst(eq->port_id, eq->queue_id, mbufs, n);
+	if (!gated) {
+		nb = rte_eth_rx_burst(eq->port_id, eq->queue_id, mbufs, n);
+	} else if (likely(eth_gate_enter(eq->gate)) ||
+		   eth_gate_yield(eq->gate)) {
+		nb = rte_eth_rx_burst(eq->port_id, eq->queue_id, mbufs, n);
+		eth_gate_leave(eq->gate);
+	} else {
+		eq->stats.gate_closed++;
+		return 0;
+	}
 	for (i = 0; i < nb; i++) {
 		const uint8_t *frame = eth_rx_frame_guess(mbufs[i]);
 
@@ -276,6 +324,20 @@ drop:
 	eq->stats.rx_pkts += k;
 	eq->stats.rx_bytes += bytes;
 	return k;
+}
+
+uint16_t
+eth_rx_burst(struct pmr_transport_queue *q, struct pmr_rx_pkt *pkts,
+		uint16_t n)
+{
+	return eth_rx_burst_do(q, pkts, n, false);
+}
+
+uint16_t
+eth_rx_burst_gated(struct pmr_transport_queue *q, struct pmr_rx_pkt *pkts,
+		uint16_t n)
+{
+	return eth_rx_burst_do(q, pkts, n, true);
 }
 
 static __rte_noinline void
