@@ -5,7 +5,8 @@
 /*
  * Unit tests of rpcperf's pure parts, linked with its objects (no EAL):
  * argument parsing, every bad value refused with a message; the
- * percentile math on known distributions; the JSON and CSV writers.
+ * percentile math on known distributions; the JSON and CSV writers;
+ * --verify's payload pattern.
  * test/rpcperf/check_rpcperf.py runs the program itself.
  */
 
@@ -927,6 +928,113 @@ test_rate_path(void **state)
 		-ENAMETOOLONG);
 }
 
+/* The first offset where the pattern check fails, UINT32_MAX: none. */
+static uint32_t
+check_at(const uint8_t *p, uint32_t len, uint64_t seed)
+{
+	uint32_t at = UINT32_MAX;
+
+	if (rpcperf_pattern_check(p, len, seed, &at))
+		return UINT32_MAX;
+	assert_true(at < len);
+	return at;
+}
+
+static uint32_t
+check_self_at(const uint8_t *p, uint32_t len, uint64_t want_seed)
+{
+	uint32_t at = UINT32_MAX;
+	uint64_t seed;
+
+	if (rpcperf_pattern_check_self(p, len, &seed, &at)) {
+		if (len >= 8)
+			assert_true(seed == want_seed);
+		return UINT32_MAX;
+	}
+	assert_true(at < len);
+	return at;
+}
+
+/*
+ * --verify's pattern: whole at every length; every single changed byte
+ * found where it is, by the client's check (its seed) and by a server's
+ * (the seed in the message) past the seed itself; other requests' bytes
+ * and moved blocks found too.
+ */
+static void
+test_verify_pattern(void **state)
+{
+	static const uint32_t lens[] = { 0, 1, 7, 8, 9, 15, 16, 17, 100,
+		1000, 4096, 65536 + 3 };
+	static uint8_t buf[65536 + 16], other[65536 + 16];
+	uint64_t seed = rpcperf_verify_seed(3, 12345);
+	unsigned int i;
+	uint32_t len, off, step;
+
+	(void)state;
+	assert_true(seed == ((UINT64_C(3) << 48) | 12345));
+	/* The sequence number wraps at 48 bits, the lcore stays. */
+	assert_true(rpcperf_verify_seed(1, (UINT64_C(1) << 48) + 2) ==
+		((UINT64_C(1) << 48) | 2));
+	for (i = 0; i < RTE_DIM(lens); i++) {
+		len = lens[i];
+		memset(buf, 0xee, sizeof(buf));
+		rpcperf_pattern_fill(buf, len, seed);
+		/* Not a byte past len. */
+		assert_int_equal(buf[len], 0xee);
+		assert_int_equal(check_at(buf, len, seed), UINT32_MAX);
+		assert_int_equal(check_self_at(buf, len, seed), UINT32_MAX);
+		for (off = 0; off < len; off++)
+			if (buf[off] != rpcperf_pattern_byte(seed, off))
+				fail_msg("len %u: byte %u is not "
+					"rpcperf_pattern_byte()'s", len, off);
+		/* Each byte changed alone (every one up to 100 bytes). */
+		step = len <= 100 ? 1 : len / 97;
+		for (off = 0; off < len; off += step) {
+			buf[off] ^= 0x01;
+			assert_int_equal(check_at(buf, len, seed), off);
+			/* A server has the seed from the message: a changed
+			 * seed shows in the next word, when there is one. */
+			if (off >= 8)
+				assert_int_equal(check_self_at(buf, len, seed),
+					off);
+			else if (len >= 16)
+				assert_int_equal(check_self_at(buf, len, seed),
+					8);
+			buf[off] ^= 0x01;
+		}
+		/* The last byte, the tail's. */
+		if (len != 0) {
+			buf[len - 1] ^= 0x80;
+			assert_int_equal(check_at(buf, len, seed), len - 1);
+			buf[len - 1] ^= 0x80;
+		}
+	}
+	/* Another request's bytes (the next one, of this lcore or the
+	 * same number of another): wrong from the first byte. */
+	len = 4096;
+	rpcperf_pattern_fill(buf, len, seed);
+	rpcperf_pattern_fill(other, len, rpcperf_verify_seed(3, 12346));
+	assert_int_equal(check_at(other, len, seed), 0);
+	rpcperf_pattern_fill(other, len, rpcperf_verify_seed(4, 12345));
+	assert_int_equal(check_at(other, len, seed), 6);
+	/* ...but for its seed, its own words: a server cannot tell. */
+	assert_int_equal(check_self_at(other, len,
+		rpcperf_verify_seed(4, 12345)), UINT32_MAX);
+	/* A block of another request's in the middle. */
+	memcpy(buf + 1024, other + 1024, 512);
+	assert_int_equal(check_at(buf, len, seed), 1024);
+	assert_int_equal(check_self_at(buf, len, seed), 1024);
+	/* A block moved within the message: words repeat nowhere. */
+	rpcperf_pattern_fill(buf, len, seed);
+	memmove(buf + 2048, buf + 2040, 64);
+	assert_int_equal(check_at(buf, len, seed), 2048);
+	/* Zeros where the payload should be (a lost copy). */
+	rpcperf_pattern_fill(buf, len, seed);
+	memset(buf + 3000, 0, 100);
+	assert_true(check_at(buf, len, seed) <= 3000 + 7);
+}
+
 int
 main(void)
 {
@@ -949,6 +1057,7 @@ main(void)
 		cmocka_unit_test(test_merge_rows),
 		cmocka_unit_test(test_samples_wrap),
 		cmocka_unit_test(test_lcores_parse),
+		cmocka_unit_test(test_verify_pattern),
 	};
 
 	return cmocka_run_group_tests_name("rpcperf", tests, NULL, NULL);

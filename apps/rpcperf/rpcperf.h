@@ -389,6 +389,29 @@ void rpcperf_print_ratios(const struct rpcperf_result *r, unsigned int n);
 /* The path counters of the results that have them, a line each. */
 void rpcperf_print_paths(const struct rpcperf_result *r, unsigned int n);
 
+/*
+ * verify.c: a payload pattern each byte of which a reader can check. A
+ * message's first 8 bytes are its seed (rpcperf_verify_seed()), the words
+ * after it follow from the seed and their position, all little-endian,
+ * cut at the message's length: the sender's peer checks an echo against
+ * the seed it sent, a receiver a message alone against the seed in it.
+ */
+static inline uint64_t
+rpcperf_verify_seed(unsigned int lcore, uint64_t seq)
+{
+	return (uint64_t)lcore << 48 | (seq & ((UINT64_C(1) << 48) - 1));
+}
+void rpcperf_pattern_fill(void *data, uint32_t len, uint64_t seed);
+/* The byte the pattern of seed has at off. */
+uint8_t rpcperf_pattern_byte(uint64_t seed, uint32_t off);
+/* true if data holds the pattern of seed; else false, *at the offset of
+ * the first byte that differs. */
+bool rpcperf_pattern_check(const void *data, uint32_t len, uint64_t seed,
+		uint32_t *at);
+/* The same with the seed data begins with (under 8 bytes: true). */
+bool rpcperf_pattern_check_self(const void *data, uint32_t len,
+		uint64_t *seed, uint32_t *at);
+
 /* output.c: --json and --histogram (doc/rpcperf.md). */
 #define RPCPERF_CDF_POINTS 1000	/* CDF steps from 0 to 100 percent */
 const struct rpcperf_result *rpcperf_baseline(const struct rpcperf_result *r,
