@@ -681,9 +681,20 @@ test_json_writer(void **state)
 	result_init(&r[2], "rate", false, 40, 80);
 	result_init(&r[3], "memcpy", false, 0.5, 1);
 	r[3].mean = NAN;	/* null: JSON has no NaN */
-	/* rate: two client lcores, their rows. */
+	/* rate: two client lcores, their rows; its counters. */
 	r[2].lcores = rows;
 	r[2].nb_lcores = 2;
+	r[1].rpc = true;
+	r[2].rpc = true;
+	r[2].done = 110;
+	r[2].timeouts = 1;
+	r[2].sessions_reset = 4;
+	r[2].nexus.peers_dead = 1;
+	r[2].nexus.sessions_reset = 4;
+	r[2].nexus.alive_by_data = 7;
+	rows[0].rpc = rows[1].rpc = true;
+	rows[0].done = rows[1].done = 55;
+	rows[0].sessions_reset = rows[1].sessions_reset = 2;
 
 	f = open_memstream(&buf, &len);
 	assert_non_null(f);
@@ -701,13 +712,21 @@ test_json_writer(void **state)
 	assert_non_null(strstr(text, "\"mode\": \"in-process\","));
 	assert_non_null(strstr(text, "\"devargs\": [],"));
 	/* Per-lcore rows under their total, none for the others. */
-	assert_non_null(strstr(text, "\"retransmissions\": 0, \"drops\": 0, \"lcores\": [\n"
+	assert_non_null(strstr(text, "\"retransmissions\": 0, \"drops\": 0, "
+		"\"done\": 110, \"timeouts\": 1, \"sessions_reset\": 4, "
+		"\"nexus\": {\"peers_dead\": 1, "
+		"\"sessions_reset\": 4, \"alive_by_data\": 7}, "
+		"\"lcores\": [\n"
 		"      {\"lcore\": 0, \"bytes\": 32, \"iters\": 10, "
 		"\"min_us\": 0, \"p50_us\": 41, "));
 	assert_non_null(strstr(text, "{\"lcore\": 2, \"bytes\": 32, "
 		"\"iters\": 10, \"min_us\": 0, \"p50_us\": 39, "));
+	assert_non_null(strstr(text, "\"drops\": 0, \"done\": 55, "
+		"\"timeouts\": 0, \"sessions_reset\": 2}\n"));
+	/* Baselines: no RPC counters, null. */
 	assert_non_null(strstr(text, "\"retransmissions\": 0, \"drops\": 0, "
-		"\"lcores\": []}"));
+		"\"done\": null, \"timeouts\": null, \"sessions_reset\": null, "
+		"\"nexus\": null, \"lcores\": []}"));
 	assert_non_null(strstr(text, "{\"workload\": \"ring\", \"bytes\": 32, "
 		"\"iters\": 10, \"min_us\": 0, \"p50_us\": 1, "));
 	assert_non_null(strstr(text, "\"mean_us\": null"));

@@ -102,6 +102,9 @@ rpcperf_summarize(struct rpcperf_samples *s, uint64_t hz,
 	r->drops = s->drops;
 	r->sessions = s->sessions;
 	r->client_heap = s->client_heap;
+	r->done = s->done;
+	r->timeouts = s->timeouts;
+	r->sessions_reset = s->sessions_reset;
 	if (s->n == 0)
 		return;
 	qsort(s->cycles, s->n, sizeof(*s->cycles), cmp_u64);
@@ -150,6 +153,9 @@ rpcperf_merge(struct rpcperf_samples *rows, unsigned int n, uint64_t hz,
 		all.drops += rows[k].drops;
 		all.sessions += rows[k].sessions;
 		all.client_heap += rows[k].client_heap;
+		all.done += rows[k].done;
+		all.timeouts += rows[k].timeouts;
+		all.sessions_reset += rows[k].sessions_reset;
 		elapsed = RTE_MAX(elapsed, rows[k].elapsed);
 		memcpy(r->workload, total->workload, sizeof(r->workload));
 		r->one_at_a_time = total->one_at_a_time;

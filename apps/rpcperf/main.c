@@ -126,10 +126,12 @@ run_rpc(const struct rpcperf_config *cfg, const struct rpcperf_workload *wl,
 		fprintf(stderr, "rpcperf: %s: %s\n", wl->name,
 			strerror(-ret));
 	}
-	if (ret == 0) {
+	if (ret == 0)
 		ret = rpcperf_run_results(&run, r, cdf_csv);
-		r->has_path = wl->path_counters;
-	}
+	else if (run.nb_clients != 0)
+		/* What it counted before failing says why: resets, ... */
+		rpcperf_run_counts(&run, r);
+	r->has_path = wl->path_counters;
 	rpcperf_run_down(&run);
 	return ret;
 }

@@ -137,6 +137,16 @@ json_config(FILE *f, const struct rpcperf_config *cfg)
 	fputs("\n  },\n", f);
 }
 
+/* ', "name": v', or null when !have. */
+static void
+json_count(FILE *f, const char *name, bool have, uint64_t v)
+{
+	if (have)
+		fprintf(f, ", \"%s\": %" PRIu64, name, v);
+	else
+		fprintf(f, ", \"%s\": null", name);
+}
+
 static void
 json_stats(FILE *f, const struct rpcperf_result *r)
 {
@@ -160,6 +170,10 @@ json_stats(FILE *f, const struct rpcperf_result *r)
 	}
 	fprintf(f, ", \"retransmissions\": %" PRIu64 ", \"drops\": %" PRIu64,
 		r->retransmissions, r->drops);
+	/* RPC workloads' counters, null for baselines. */
+	json_count(f, "done", r->rpc, r->done);
+	json_count(f, "timeouts", r->rpc, r->timeouts);
+	json_count(f, "sessions_reset", r->rpc, r->sessions_reset);
 }
 
 static void
@@ -181,6 +195,14 @@ json_result(FILE *f, const struct rpcperf_result *r)
 			r->path.reads, r->path.read_bytes,
 			r->path.read_errors, r->path.descs_sent,
 			r->path.fallbacks, r->path.copied_bytes);
+	if (r->rpc)
+		fprintf(f, ", \"nexus\": {\"peers_dead\": %" PRIu64
+			", \"sessions_reset\": %" PRIu64
+			", \"alive_by_data\": %" PRIu64 "}",
+			r->nexus.peers_dead, r->nexus.sessions_reset,
+			r->nexus.alive_by_data);
+	else
+		fputs(", \"nexus\": null", f);
 	/* RPC workloads: a row per client lcore. */
 	fputs(", \"lcores\": [", f);
 	for (k = 0; k < r->nb_lcores; k++) {

@@ -113,6 +113,7 @@ on_session(struct pmr_worker *w, int session, enum pmr_session_event ev,
 			"reset: %s\n", rs->c->lcore, session, rs->uri,
 			rs->remote, strerror(-err));
 		rs->state = err;
+		rs->c->resets++;
 		return;
 	}
 	rs->state = ev == PMR_SESSION_EV_CONNECTED ? 1 : err;
@@ -496,6 +497,13 @@ rpcperf_client_counts_reset(struct rpcperf_run *run, unsigned int k)
 	}
 }
 
+/* The nexus of the run's client workers. */
+static struct pmr_nexus *
+run_nexus(const struct rpcperf_run *run)
+{
+	return run->cfg->mode == RPCPERF_CLIENT ? remote.nx : run->nx;
+}
+
 int
 rpcperf_run_up(struct rpcperf_run *run, const struct rpcperf_config *cfg,
 		const struct rpcperf_workload *wl, bool until_stop)
@@ -530,6 +538,7 @@ rpcperf_run_up(struct rpcperf_run *run, const struct rpcperf_config *cfg,
 		return ret;
 	for (k = 0; k < run->nb_clients; k++)
 		rpcperf_client_counts_reset(run, k);
+	pmr_nexus_stats_get(run_nexus(run), &run->nx0);
 	if (run->spec.report_memory)
 		for (k = 0; k < run->nb_clients; k++)
 			fprintf(stderr, "rpcperf: %s: lcore %u: %u sessions, "
@@ -569,6 +578,7 @@ int
 rpcperf_run_wait(struct rpcperf_run *run)
 {
 	unsigned int k, main_lcore = rte_get_main_lcore();
+	struct pmr_nexus_stats nst;
 	struct pmr_worker_stats st;
 	int ret = 0;
 
@@ -592,6 +602,9 @@ rpcperf_run_wait(struct rpcperf_run *run)
 		pmr_worker_stats_get(c->worker, &st);
 		c->s.retransmissions = st.retransmissions -
 			c->st0.retransmissions;
+		c->s.timeouts = st.timeouts - c->st0.timeouts;
+		c->s.done = c->done;
+		c->s.sessions_reset = c->resets;
 		c->s.drops = rpcperf_client_drops(run, k);
 		c->s.sessions = c->nb_sessions;
 		c->s.client_heap = c->heap;
@@ -600,6 +613,13 @@ rpcperf_run_wait(struct rpcperf_run *run)
 		/* In-process, server k answers client k. */
 		if (k < run->nb_servers)
 			rpcperf_path_add(&c->s.path, run->servers[k], &c->srv0);
+	}
+	if (pmr_nexus_stats_get(run_nexus(run), &nst) == 0) {
+		run->nexus.peers_dead = nst.peers_dead - run->nx0.peers_dead;
+		run->nexus.sessions_reset = nst.sessions_reset -
+			run->nx0.sessions_reset;
+		run->nexus.alive_by_data = nst.alive_by_data -
+			run->nx0.alive_by_data;
 	}
 	return ret;
 }
@@ -701,8 +721,12 @@ rpcperf_run_results(struct rpcperf_run *run, struct rpcperf_result *r,
 		rows[k] = run->clients[k].s;
 	ret = rpcperf_merge(rows, run->nb_clients, rte_get_tsc_hz(), r,
 			cdf_csv);
-	for (k = 0; k < run->nb_clients && r->lcores != NULL; k++)
+	for (k = 0; k < run->nb_clients && r->lcores != NULL; k++) {
 		r->lcores[k].lcore = (int)run->clients[k].lcore;
+		r->lcores[k].rpc = true;
+	}
+	r->rpc = true;
+	r->nexus = run->nexus;
 	memset(&r->path, 0, sizeof(r->path));
 	for (k = 0; k < run->nb_clients; k++) {
 		const struct rpcperf_path *p = &run->clients[k].s.path;
@@ -714,5 +738,34 @@ rpcperf_run_results(struct rpcperf_run *run, struct rpcperf_result *r,
 		r->path.fallbacks += p->fallbacks;
 		r->path.copied_bytes += p->copied_bytes;
 	}
+	return ret;
+}
+
+/* A failed run's row: its counters stay, no figures. */
+static void
+figures_clear(struct rpcperf_result *r)
+{
+	r->iters = 0;
+	r->min = 0;
+	r->p50 = 0;
+	r->p90 = 0;
+	r->p99 = 0;
+	r->p999 = 0;
+	r->max = 0;
+	r->mean = 0;
+	r->mrps = 0;
+	r->gbps = 0;
+}
+
+int
+rpcperf_run_counts(struct rpcperf_run *run, struct rpcperf_result *r)
+{
+	unsigned int k;
+	int ret;
+
+	ret = rpcperf_run_results(run, r, NULL);
+	figures_clear(r);
+	for (k = 0; k < r->nb_lcores && r->lcores != NULL; k++)
+		figures_clear(&r->lcores[k]);
 	return ret;
 }

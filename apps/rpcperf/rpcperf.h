@@ -92,6 +92,18 @@ struct rpcperf_path {
 };
 
 /*
+ * What the nexus of the client process counted during a run: remote
+ * nexuses found dead (silent for the peer timeout, or restarted), the
+ * sessions that reset for them, and remotes kept alive by their
+ * sessions' traffic rather than by heartbeats (pmr_nexus_stats).
+ */
+struct rpcperf_nexus_counts {
+	uint64_t peers_dead;
+	uint64_t sessions_reset;
+	uint64_t alive_by_data;
+};
+
+/*
  * Round-trip samples of one run, in TSC cycles. Up to cap are kept; past
  * that (interactive runs, which go on until "stop") the oldest are
  * overwritten, so the percentiles are those of the latest cap.
@@ -110,6 +122,10 @@ struct rpcperf_samples {
 	uint64_t bytes;		/* request bytes measured, 0: size each */
 	size_t client_heap;	/* bytes the client worker took */
 	struct rpcperf_path path; /* RPC workloads */
+	/* RPC workloads, warmup included, measured or not: */
+	uint64_t done;		/* continuations run */
+	uint64_t timeouts;	/* the client worker's PMR_E_TIMEOUTs */
+	uint64_t sessions_reset; /* sessions reset under the client */
 };
 
 /* Summary of a run, in microseconds (rate in million round trips/s). */
@@ -126,6 +142,12 @@ struct rpcperf_result {
 	uint64_t drops;
 	uint32_t sessions;
 	size_t client_heap;
+	/* RPC workloads: counted whether the run completed or failed. */
+	bool rpc;
+	uint64_t done;
+	uint64_t timeouts;
+	uint64_t sessions_reset;
+	struct rpcperf_nexus_counts nexus; /* the client process's nexus */
 	/* RPC workloads with path counters (bandwidth, mixed). */
 	bool has_path;
 	struct rpcperf_path path;
@@ -236,6 +258,7 @@ struct rpcperf_client {
 	uint64_t start;		/* TSC when measuring began (or clear) */
 	bool launched;		/* on a remote lcore */
 	int ret;
+	uint64_t resets;	/* its sessions reset (on_session()) */
 	struct pmr_worker_stats st0;	/* its worker's counters before */
 	struct pmr_worker_stats srv0;	/* in-process: its server's */
 	struct rpcperf_drv_drops drv0;	/* its worker's driver's before */
@@ -267,6 +290,8 @@ struct rpcperf_run {
 	unsigned int nb_clients;
 	bool stop;		/* clients: finish what is in flight */
 	uint32_t clear;		/* clients: restart measuring when it moves */
+	struct pmr_nexus_stats nx0;	/* the client nexus's before */
+	struct rpcperf_nexus_counts nexus; /* ...and what moved, at wait */
 };
 
 /* Workers one lcore polls until *stop (server lcores). */
@@ -333,6 +358,11 @@ int rpcperf_client_loop(void *arg);
 /* Results of a finished run: per-lcore rows and the total. */
 int rpcperf_run_results(struct rpcperf_run *run, struct rpcperf_result *r,
 		FILE *cdf_csv);
+/*
+ * A failed run's counters (retransmissions, drops, path, done, timeouts,
+ * resets, nexus) into r, its iters and figures 0.
+ */
+int rpcperf_run_counts(struct rpcperf_run *run, struct rpcperf_result *r);
 
 /* server.c: --server. Returns the exit status. */
 int rpcperf_server_main(const struct rpcperf_config *cfg);

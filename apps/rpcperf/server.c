@@ -122,6 +122,7 @@ print_table(const struct server *sv, double secs)
 	static const struct pmr_worker_stats zero;
 	struct rpcperf_drv_drops drv[RPCPERF_MAX_LCORES];
 	struct pmr_worker_stats st, sum;
+	struct pmr_nexus_stats nst;
 	uint64_t drv_sum = 0;
 	unsigned int k, i;
 	char who[32];
@@ -155,6 +156,13 @@ print_table(const struct server *sv, double secs)
 		sum.resps_sent, sum.rx_pkts, sum.tx_pkts,
 		sum.rx_drops + drv_sum,
 		secs > 0 ? sum.reqs_handled / secs / 1e6 : 0);
+	/* Remotes (clients' nexuses) found dead, and why sessions went. */
+	memset(&nst, 0, sizeof(nst));
+	pmr_nexus_stats_get(sv->nx, &nst);
+	printf("nexus: peers_dead %" PRIu64 ", sessions_reset %" PRIu64
+		", alive_by_data %" PRIu64 ", sessions_accepted %" PRIu64
+		"\n", nst.peers_dead, nst.sessions_reset, nst.alive_by_data,
+		nst.sessions_accepted);
 	rpcperf_drops_print("server", &sum, &zero);
 	for (k = 0; k < sv->nb_workers; k++) {
 		snprintf(who, sizeof(who), "server worker %u", k);

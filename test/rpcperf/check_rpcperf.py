@@ -234,9 +234,14 @@ def mode_args():
 
 RESULT_KEYS = {'workload', 'bytes', 'iters', 'min_us', 'p50_us', 'p90_us',
                'p99_us', 'p999_us', 'max_us', 'mean_us', 'mrps', 'gbps',
-               'retransmissions', 'drops'}
+               'retransmissions', 'drops', 'done', 'timeouts',
+               'sessions_reset'}
 LCORE_KEYS = RESULT_KEYS - {'workload'} | {'lcore'}
-RESULT_KEYS = RESULT_KEYS | {'lcores'}
+RESULT_KEYS = RESULT_KEYS | {'lcores', 'nexus'}
+# The RPC workloads' counters: integers, null for the baselines.
+RPC_KEYS = ('done', 'timeouts', 'sessions_reset')
+BASELINES = ('ring', 'memcpy', 'drv-latency')
+NEXUS_KEYS = {'peers_dead', 'sessions_reset', 'alive_by_data'}
 PATH_WORKLOADS = ('bandwidth', 'mixed')
 PATH_KEYS = {'reads', 'read_bytes', 'read_errors', 'descs_sent',
              'fallbacks', 'copied_bytes'}
@@ -306,6 +311,23 @@ def check_doc(d, args, opts, where):
         check(is_int(r['bytes']) and is_int(r['iters']) and
               is_int(r['retransmissions']) and is_int(r['drops']),
               w + ': integer fields')
+        # RPC workloads' counters, also when the workload failed.
+        rpc = r.get('workload') not in BASELINES
+        for x in [r] + r.get('lcores', []):
+            check(all(is_int(x[k]) if rpc else x[k] is None
+                      for k in RPC_KEYS),
+                  w + ': %s' % {k: x[k] for k in RPC_KEYS})
+        if rpc:
+            check(isinstance(r['nexus'], dict) and
+                  set(r['nexus']) == NEXUS_KEYS and
+                  all(is_int(v) for v in r['nexus'].values()),
+                  w + ': nexus %s' % r['nexus'])
+            check(r['iters'] == 0 or
+                  r['done'] == (args['iters'] + args['warmup']) *
+                  len(r['lcores']),
+                  w + ': done %d' % r['done'])
+        else:
+            check(r['nexus'] is None, w + ': nexus %s' % r['nexus'])
         nums = [r[k] for k in ('min_us', 'p50_us', 'p90_us', 'p99_us',
                                'p999_us', 'max_us')]
         if not check(all(is_num(v) for v in nums + [r['mean_us'],
