@@ -6,7 +6,7 @@
  * Unit tests of rpcperf's pure parts, linked with its objects (no EAL):
  * argument parsing, every bad value refused with a message; the
  * percentile math on known distributions; the JSON and CSV writers;
- * --verify's payload pattern.
+ * --verify's payload pattern and its table column.
  * test/rpcperf/check_rpcperf.py runs the program itself.
  */
 
@@ -130,6 +130,7 @@ test_args_defaults(void **state)
 	assert_false(cfg.quiet);
 	assert_false(cfg.json);
 	assert_null(cfg.histogram);
+	assert_false(cfg.verify);
 
 	/* A -w list earlier must not change the next parse's default. */
 	assert_int_equal(parse(&cfg, msg, "-w", "memcpy,ring", NULL), 0);
@@ -150,7 +151,7 @@ test_args_every_option(void **state)
 		"--credits=1024", "--rto-us=10000000", "--faults=drop_tx=0.1",
 		"--eth-args=tx_copy_max=0", "--server-lcores=1,5-6",
 		"--client-lcores=0,3", "--json",
-		"--histogram=h.csv", "-q", NULL), 0);
+		"--histogram=h.csv", "-q", "--verify", NULL), 0);
 	assert_string_equal(msg, "");
 	assert_int_equal(cfg.nb_workloads, 2);
 	assert_string_equal(cfg.workloads[0], "memcpy");
@@ -174,6 +175,7 @@ test_args_every_option(void **state)
 	assert_true(cfg.json);
 	assert_string_equal(cfg.histogram, "h.csv");
 	assert_true(cfg.quiet);
+	assert_true(cfg.verify);
 
 	/* The limits themselves are good values. */
 	assert_int_equal(parse(&cfg, msg, "--size=67108864", "-n",
@@ -204,6 +206,11 @@ test_args_every_option(void **state)
 	assert_int_equal(cfg.mode, RPCPERF_CLIENT);
 	assert_string_equal(cfg.connect, "127.0.0.1:31850");
 	assert_int_equal(cfg.remote_workers, 2);
+
+	/* --verify: a client's, with --connect too. */
+	assert_int_equal(parse(&cfg, msg, "--connect=127.0.0.1:31850",
+		"--devargs=port=0", "--verify", NULL), 0);
+	assert_true(cfg.verify);
 
 	/* --connect without -w: latency and rate, no in-process ring. */
 	assert_int_equal(parse(&cfg, msg, "--connect=127.0.0.1:31850",
@@ -323,6 +330,7 @@ test_args_bad_other(void **state)
 	BAD("unknown option -x (see --help)", "-qx");
 	BAD("option --json takes no value", "--json=1");
 	BAD("option --quiet takes no value", "--quiet=yes");
+	BAD("option --verify takes no value", "--verify=1");
 	BAD("unexpected argument 'extra'", "-q", "extra");
 }
 
@@ -365,6 +373,8 @@ test_args_bad_placement(void **state)
 	BAD("--server only serves", "--server", "--devargs=port=0", "-i");
 	BAD("--server only serves", "--server", "--devargs=port=0",
 		"--client-lcores=1");
+	BAD("--verify goes with the client: a server checks every request",
+		"--server", "--devargs=port=0", "--verify");
 	BAD("--server-lcores: the server runs elsewhere",
 		"--connect=127.0.0.1:1", "--devargs=port=0",
 		"--server-lcores=1");
@@ -681,20 +691,25 @@ test_json_writer(void **state)
 	result_init(&r[2], "rate", false, 40, 80);
 	result_init(&r[3], "memcpy", false, 0.5, 1);
 	r[3].mean = NAN;	/* null: JSON has no NaN */
-	/* rate: two client lcores, their rows; its counters. */
+	/* rate: two client lcores, their rows, verified. */
 	r[2].lcores = rows;
 	r[2].nb_lcores = 2;
 	r[1].rpc = true;
 	r[2].rpc = true;
+	r[2].verified = true;
 	r[2].done = 110;
 	r[2].timeouts = 1;
 	r[2].sessions_reset = 4;
+	r[2].verify_errors = 3;
 	r[2].nexus.peers_dead = 1;
 	r[2].nexus.sessions_reset = 4;
 	r[2].nexus.alive_by_data = 7;
 	rows[0].rpc = rows[1].rpc = true;
+	rows[0].verified = rows[1].verified = true;
 	rows[0].done = rows[1].done = 55;
 	rows[0].sessions_reset = rows[1].sessions_reset = 2;
+	rows[0].verify_errors = 0;
+	rows[1].verify_errors = 3;
 
 	f = open_memstream(&buf, &len);
 	assert_non_null(f);
@@ -711,10 +726,11 @@ test_json_writer(void **state)
 	assert_non_null(strstr(text, "\"client_lcores\": [0, 2],"));
 	assert_non_null(strstr(text, "\"mode\": \"in-process\","));
 	assert_non_null(strstr(text, "\"devargs\": [],"));
+	assert_non_null(strstr(text, "\"verify\": false,"));
 	/* Per-lcore rows under their total, none for the others. */
 	assert_non_null(strstr(text, "\"retransmissions\": 0, \"drops\": 0, "
 		"\"done\": 110, \"timeouts\": 1, \"sessions_reset\": 4, "
-		"\"nexus\": {\"peers_dead\": 1, "
+		"\"verify_errors\": 3, \"nexus\": {\"peers_dead\": 1, "
 		"\"sessions_reset\": 4, \"alive_by_data\": 7}, "
 		"\"lcores\": [\n"
 		"      {\"lcore\": 0, \"bytes\": 32, \"iters\": 10, "
@@ -722,11 +738,17 @@ test_json_writer(void **state)
 	assert_non_null(strstr(text, "{\"lcore\": 2, \"bytes\": 32, "
 		"\"iters\": 10, \"min_us\": 0, \"p50_us\": 39, "));
 	assert_non_null(strstr(text, "\"drops\": 0, \"done\": 55, "
-		"\"timeouts\": 0, \"sessions_reset\": 2}\n"));
+		"\"timeouts\": 0, \"sessions_reset\": 2, "
+		"\"verify_errors\": 3}\n"));
 	/* Baselines: no RPC counters, null. */
 	assert_non_null(strstr(text, "\"retransmissions\": 0, \"drops\": 0, "
 		"\"done\": null, \"timeouts\": null, \"sessions_reset\": null, "
-		"\"nexus\": null, \"lcores\": []}"));
+		"\"verify_errors\": null, \"nexus\": null, \"lcores\": []}"));
+	/* An RPC workload run without --verify: its errors null. */
+	assert_non_null(strstr(text, "{\"workload\": \"latency\", "));
+	assert_non_null(strstr(text, "\"done\": 0, \"timeouts\": 0, "
+		"\"sessions_reset\": 0, \"verify_errors\": null, "
+		"\"nexus\": {\"peers_dead\": 0, "));
 	assert_non_null(strstr(text, "{\"workload\": \"ring\", \"bytes\": 32, "
 		"\"iters\": 10, \"min_us\": 0, \"p50_us\": 1, "));
 	assert_non_null(strstr(text, "\"mean_us\": null"));
@@ -1054,6 +1076,35 @@ test_verify_pattern(void **state)
 	assert_true(check_at(buf, len, seed) <= 3000 + 7);
 }
 
+/* The table's verify column: the count, "-" for a baseline. */
+static void
+test_verify_table(void **state)
+{
+	struct rpcperf_result r[2];
+	char out[4096];
+	struct capture c;
+
+	(void)state;
+	result_init(&r[0], "memcpy", false, 1, 2);
+	result_init(&r[1], "rate", false, 40, 80);
+	r[1].rpc = true;
+	r[1].verified = true;
+	r[1].verify_errors = 7;
+	capture_start(&c, stdout);
+	rpcperf_print_header(true);
+	rpcperf_print_result(&r[0], true);
+	rpcperf_print_result(&r[1], true);
+	rpcperf_print_header(false);
+	rpcperf_print_result(&r[1], false);
+	capture_end(&c, out, sizeof(out));
+	assert_non_null(strstr(out, "retrans   drops  verify_err\n"));
+	assert_non_null(strstr(out, "0       0            -\nrate "));
+	assert_non_null(strstr(out, "0       0            7\n"));
+	/* Without --verify, the table as it always was. */
+	assert_non_null(strstr(out, "retrans   drops\nrate "));
+	assert_non_null(strstr(out, "0       0\n"));
+}
+
 int
 main(void)
 {
@@ -1077,6 +1128,7 @@ main(void)
 		cmocka_unit_test(test_samples_wrap),
 		cmocka_unit_test(test_lcores_parse),
 		cmocka_unit_test(test_verify_pattern),
+		cmocka_unit_test(test_verify_table),
 	};
 
 	return cmocka_run_group_tests_name("rpcperf", tests, NULL, NULL);

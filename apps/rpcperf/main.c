@@ -8,6 +8,7 @@
  */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,6 +134,11 @@ run_rpc(const struct rpcperf_config *cfg, const struct rpcperf_workload *wl,
 		rpcperf_run_counts(&run, r);
 	r->has_path = wl->path_counters;
 	rpcperf_run_down(&run);
+	if (ret == 0 && r->verify_errors != 0) {
+		fprintf(stderr, "rpcperf: %s: --verify: %" PRIu64 " RPCs "
+			"failed their check\n", wl->name, r->verify_errors);
+		ret = -EBADMSG;
+	}
 	return ret;
 }
 
@@ -346,9 +352,9 @@ main(int argc, char **argv)
 			failed++;
 		goto out;
 	}
-	rpcperf_print_header();
+	rpcperf_print_header(cfg.verify);
 	for (i = 0; i < cfg.nb_workloads; i++)
-		rpcperf_print_result(&results[i]);
+		rpcperf_print_result(&results[i], cfg.verify);
 	rpcperf_print_ratios(results, cfg.nb_workloads);
 	rpcperf_print_paths(results, cfg.nb_workloads);
 out:

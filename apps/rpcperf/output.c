@@ -131,8 +131,10 @@ json_config(FILE *f, const struct rpcperf_config *cfg)
 		"    \"interactive\": %s,\n", cfg->duration,
 		cfg->interactive ? "true" : "false");
 	fprintf(f, "    \"quiet\": %s,\n"
-		"    \"json\": %s,\n    \"histogram\": ",
-		cfg->quiet ? "true" : "false", cfg->json ? "true" : "false");
+		"    \"json\": %s,\n    \"verify\": %s,\n"
+		"    \"histogram\": ",
+		cfg->quiet ? "true" : "false", cfg->json ? "true" : "false",
+		cfg->verify ? "true" : "false");
 	json_str(f, cfg->histogram);
 	fputs("\n  },\n", f);
 }
@@ -170,10 +172,12 @@ json_stats(FILE *f, const struct rpcperf_result *r)
 	}
 	fprintf(f, ", \"retransmissions\": %" PRIu64 ", \"drops\": %" PRIu64,
 		r->retransmissions, r->drops);
-	/* RPC workloads' counters, null for baselines. */
+	/* RPC workloads' counters, null for baselines (and unverified). */
 	json_count(f, "done", r->rpc, r->done);
 	json_count(f, "timeouts", r->rpc, r->timeouts);
 	json_count(f, "sessions_reset", r->rpc, r->sessions_reset);
+	json_count(f, "verify_errors", r->rpc && r->verified,
+		r->verify_errors);
 }
 
 static void

@@ -67,6 +67,7 @@ struct rpcperf_config {
 	bool quiet;
 	bool json;		/* results as JSON on stdout */
 	const char *histogram;	/* CSV of the latency CDFs, or NULL */
+	bool verify;		/* --verify: payload patterns checked */
 	/*
 	 * --connect: the server's worker each client lcore's sessions go
 	 * to, by client lcore index; --remote-worker's list until
@@ -126,6 +127,7 @@ struct rpcperf_samples {
 	uint64_t done;		/* continuations run */
 	uint64_t timeouts;	/* the client worker's PMR_E_TIMEOUTs */
 	uint64_t sessions_reset; /* sessions reset under the client */
+	uint64_t verify_errors;	/* --verify: RPCs whose check failed */
 };
 
 /* Summary of a run, in microseconds (rate in million round trips/s). */
@@ -147,6 +149,8 @@ struct rpcperf_result {
 	uint64_t done;
 	uint64_t timeouts;
 	uint64_t sessions_reset;
+	bool verified;		/* --verify checked its payloads */
+	uint64_t verify_errors;
 	struct rpcperf_nexus_counts nexus; /* the client process's nexus */
 	/* RPC workloads with path counters (bandwidth, mixed). */
 	bool has_path;
@@ -196,6 +200,20 @@ extern const struct rpcperf_workload rpcperf_wl_sessions;
 #define RPCPERF_MAX_SESSIONS 20000
 #define RPCPERF_REQ_ECHO 1	/* the request back */
 #define RPCPERF_REQ_SINK 2	/* an empty response */
+/*
+ * --verify: the same, the server checking the request's pattern first
+ * (verify.c). A sink whose request differed answers 4 bytes, the offset
+ * of the first byte that did, little-endian; an echo echoes it as it came.
+ */
+#define RPCPERF_REQ_ECHO_VERIFY 3
+#define RPCPERF_REQ_SINK_VERIFY 4
+
+static inline bool
+rpcperf_req_echoes(uint8_t req_type)
+{
+	return req_type == RPCPERF_REQ_ECHO ||
+		req_type == RPCPERF_REQ_ECHO_VERIFY;
+}
 
 /* What the client lcores of an RPC workload send. */
 struct rpcperf_rate_spec {
@@ -336,6 +354,12 @@ void rpcperf_path_add(struct rpcperf_path *p, struct pmr_worker *w,
 
 /* The handlers every rpcperf server registers (RPCPERF_REQ_*). */
 int rpcperf_handlers_register(struct pmr_nexus *nx);
+/*
+ * Requests of the verified types server worker id found differing from
+ * their pattern, since the process started (ids below
+ * RPCPERF_MAX_LCORES; any lcore may read).
+ */
+uint64_t rpcperf_server_verify_errors(uint16_t id);
 
 int rpcperf_run_up(struct rpcperf_run *run, const struct rpcperf_config *cfg,
 		const struct rpcperf_workload *wl, bool until_stop);
@@ -360,7 +384,7 @@ int rpcperf_run_results(struct rpcperf_run *run, struct rpcperf_result *r,
 		FILE *cdf_csv);
 /*
  * A failed run's counters (retransmissions, drops, path, done, timeouts,
- * resets, nexus) into r, its iters and figures 0.
+ * resets, verify errors, nexus) into r, its iters and figures 0.
  */
 int rpcperf_run_counts(struct rpcperf_run *run, struct rpcperf_result *r);
 
@@ -412,19 +436,23 @@ double rpcperf_percentile(const uint64_t *sorted, uint64_t n, double pct);
 int rpcperf_merge(struct rpcperf_samples *rows, unsigned int n, uint64_t hz,
 		struct rpcperf_result *total, FILE *cdf_csv);
 void rpcperf_result_free(struct rpcperf_result *r);
-void rpcperf_print_header(void);
-/* r's row, and its per-lcore rows first when it has more than one. */
-void rpcperf_print_result(const struct rpcperf_result *r);
+/* With verify, a last column: --verify's errors. */
+void rpcperf_print_header(bool verify);
+/*
+ * r's row, and its per-lcore rows first when it has more than one; with
+ * verify (the header's), its --verify errors last.
+ */
+void rpcperf_print_result(const struct rpcperf_result *r, bool verify);
 void rpcperf_print_ratios(const struct rpcperf_result *r, unsigned int n);
 /* The path counters of the results that have them, a line each. */
 void rpcperf_print_paths(const struct rpcperf_result *r, unsigned int n);
 
 /*
- * verify.c: a payload pattern each byte of which a reader can check. A
- * message's first 8 bytes are its seed (rpcperf_verify_seed()), the words
- * after it follow from the seed and their position, all little-endian,
- * cut at the message's length: the sender's peer checks an echo against
- * the seed it sent, a receiver a message alone against the seed in it.
+ * verify.c: --verify's payload pattern. A message's first 8 bytes are
+ * its seed (rpcperf_verify_seed()), the words after it follow from the
+ * seed and their position, all little-endian, cut at the message's
+ * length: the client checks an echo against the seed it sent, a server
+ * checks a request against the seed in it.
  */
 static inline uint64_t
 rpcperf_verify_seed(unsigned int lcore, uint64_t seq)
@@ -441,6 +469,21 @@ bool rpcperf_pattern_check(const void *data, uint32_t len, uint64_t seed,
 /* The same with the seed data begins with (under 8 bytes: true). */
 bool rpcperf_pattern_check_self(const void *data, uint32_t len,
 		uint64_t *seed, uint32_t *at);
+
+/*
+ * Tests only. test/rpcperf/corrupt.c defines it in the rpcperf_corrupt
+ * binary (as its RPCPERF_CORRUPT says) to change a byte of a request
+ * once its pattern is written (RPCPERF_CORRUPT_REQ, the client) or of an
+ * echo once its bytes are copied (RPCPERF_CORRUPT_RESP, a server), both
+ * with --verify only: the tests see that --verify catches each.
+ * rpcperf itself does not define it, so it is NULL and never called.
+ */
+enum rpcperf_corrupt_at {
+	RPCPERF_CORRUPT_REQ,
+	RPCPERF_CORRUPT_RESP,
+};
+void rpcperf_test_corrupt(enum rpcperf_corrupt_at at, void *data,
+		uint32_t len) __rte_weak;
 
 /* output.c: --json and --histogram (doc/rpcperf.md). */
 #define RPCPERF_CDF_POINTS 1000	/* CDF steps from 0 to 100 percent */
