@@ -704,6 +704,9 @@ test_json_writer(void **state)
 	r[2].nexus.peers_dead = 1;
 	r[2].nexus.sessions_reset = 4;
 	r[2].nexus.alive_by_data = 7;
+	/* Every RPC workload's path, rate's too. */
+	r[2].path.reads = 9;
+	r[2].path.read_errors = 2;
 	rows[0].rpc = rows[1].rpc = true;
 	rows[0].verified = rows[1].verified = true;
 	rows[0].done = rows[1].done = 55;
@@ -730,7 +733,10 @@ test_json_writer(void **state)
 	/* Per-lcore rows under their total, none for the others. */
 	assert_non_null(strstr(text, "\"retransmissions\": 0, \"drops\": 0, "
 		"\"done\": 110, \"timeouts\": 1, \"sessions_reset\": 4, "
-		"\"verify_errors\": 3, \"nexus\": {\"peers_dead\": 1, "
+		"\"verify_errors\": 3, \"path\": {\"reads\": 9, "
+		"\"read_bytes\": 0, \"read_errors\": 2, \"descs_sent\": 0, "
+		"\"fallbacks\": 0, \"copied_bytes\": 0}, "
+		"\"nexus\": {\"peers_dead\": 1, "
 		"\"sessions_reset\": 4, \"alive_by_data\": 7}, "
 		"\"lcores\": [\n"
 		"      {\"lcore\": 0, \"bytes\": 32, \"iters\": 10, "
@@ -748,7 +754,7 @@ test_json_writer(void **state)
 	assert_non_null(strstr(text, "{\"workload\": \"latency\", "));
 	assert_non_null(strstr(text, "\"done\": 0, \"timeouts\": 0, "
 		"\"sessions_reset\": 0, \"verify_errors\": null, "
-		"\"nexus\": {\"peers_dead\": 0, "));
+		"\"path\": {\"reads\": 0, "));
 	assert_non_null(strstr(text, "{\"workload\": \"ring\", \"bytes\": 32, "
 		"\"iters\": 10, \"min_us\": 0, \"p50_us\": 1, "));
 	assert_non_null(strstr(text, "\"mean_us\": null"));
@@ -1105,6 +1111,37 @@ test_verify_table(void **state)
 	assert_non_null(strstr(out, "0       0\n"));
 }
 
+/*
+ * The path lines after the table: bandwidth's and mixed's always, other
+ * RPC workloads' when they went by READ, a failed one's too.
+ */
+static void
+test_print_paths(void **state)
+{
+	struct rpcperf_result r[4];
+	char out[4096];
+	struct capture c;
+
+	(void)state;
+	result_init(&r[0], "bandwidth", false, 1, 2);
+	r[0].rpc = r[0].has_path = true;
+	result_init(&r[1], "latency", false, 1, 2);
+	r[1].rpc = true;
+	result_init(&r[2], "rate", false, 1, 2);
+	r[2].rpc = true;
+	r[2].iters = 0;		/* failed, with a READ error */
+	r[2].path.reads = 3;
+	r[2].path.read_errors = 1;
+	result_init(&r[3], "memcpy", false, 1, 2);
+	capture_start(&c, stdout);
+	rpcperf_print_paths(r, 4);
+	capture_end(&c, out, sizeof(out));
+	assert_string_equal(out, "bandwidth path: reads 0, read_bytes 0, "
+		"read_errors 0, descs_sent 0, fallbacks 0, copied_bytes 0\n"
+		"rate path: reads 3, read_bytes 0, read_errors 1, "
+		"descs_sent 0, fallbacks 0, copied_bytes 0\n");
+}
+
 int
 main(void)
 {
@@ -1129,6 +1166,7 @@ main(void)
 		cmocka_unit_test(test_lcores_parse),
 		cmocka_unit_test(test_verify_pattern),
 		cmocka_unit_test(test_verify_table),
+		cmocka_unit_test(test_print_paths),
 	};
 
 	return cmocka_run_group_tests_name("rpcperf", tests, NULL, NULL);

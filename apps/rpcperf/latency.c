@@ -248,8 +248,11 @@ rpcperf_print_paths(const struct rpcperf_result *r, unsigned int n)
 
 	for (i = 0; i < n; i++) {
 		const struct rpcperf_path *p = &r[i].path;
+		/* Another RPC workload's when it went by READ (or tried). */
+		bool used = p->reads != 0 || p->read_errors != 0 ||
+			p->descs_sent != 0 || p->fallbacks != 0;
 
-		if (!r[i].has_path || r[i].iters == 0)
+		if (!r[i].has_path && !(r[i].rpc && used))
 			continue;
 		printf("%s path: reads %" PRIu64 ", read_bytes %" PRIu64
 			", read_errors %" PRIu64 ", descs_sent %" PRIu64

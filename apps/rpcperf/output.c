@@ -189,7 +189,8 @@ json_result(FILE *f, const struct rpcperf_result *r)
 	json_str(f, r->workload);
 	fputs(", ", f);
 	json_stats(f, r);
-	if (r->has_path)
+	/* Every RPC workload's; the table's line, bandwidth's and mixed's. */
+	if (r->has_path || r->rpc)
 		fprintf(f, ", \"path\": {\"reads\": %" PRIu64
 			", \"read_bytes\": %" PRIu64
 			", \"read_errors\": %" PRIu64

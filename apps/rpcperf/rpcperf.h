@@ -180,7 +180,10 @@ struct rpcperf_workload {
 	 * --driver.
 	 */
 	bool eth_only;
-	/* Its summary says the path large messages took. */
+	/*
+	 * Its table says the path large messages took, always (others: when
+	 * they went by READ; the JSON has every RPC workload's).
+	 */
 	bool path_counters;
 	int (*run)(const struct rpcperf_config *cfg,
 			struct rpcperf_samples *samples);

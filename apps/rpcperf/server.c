@@ -127,11 +127,13 @@ print_table(const struct server *sv, double secs)
 	struct rpcperf_drv_drops drv[RPCPERF_MAX_LCORES];
 	struct pmr_worker_stats st, sum;
 	struct pmr_nexus_stats nst;
+	struct rpcperf_path path;
 	uint64_t drv_sum = 0, verr, verr_sum = 0;
 	unsigned int k, i;
 	char who[32];
 
 	memset(&sum, 0, sizeof(sum));
+	memset(&path, 0, sizeof(path));
 	printf("%-8s %6s %12s %12s %12s %12s %10s %10s %10s\n", "worker",
 		"lcore", "requests", "responses", "rx_pkts", "tx_pkts",
 		"rx_drops", "Mrps", "verify_err");
@@ -154,6 +156,7 @@ print_table(const struct server *sv, double secs)
 		sum.rx_pkts += st.rx_pkts;
 		sum.tx_pkts += st.tx_pkts;
 		sum.rx_drops += st.rx_drops;
+		rpcperf_path_add(&path, sv->w[k], &zero);
 		for (i = 0; i < RTE_DIM(st.drops); i++)
 			sum.drops[i] += st.drops[i];
 	}
@@ -169,6 +172,12 @@ print_table(const struct server *sv, double secs)
 		", alive_by_data %" PRIu64 ", sessions_accepted %" PRIu64
 		"\n", nst.peers_dead, nst.sessions_reset, nst.alive_by_data,
 		nst.sessions_accepted);
+	/* Requests read by READ, responses offered, over the uptime. */
+	printf("path: reads %" PRIu64 ", read_bytes %" PRIu64
+		", read_errors %" PRIu64 ", descs_sent %" PRIu64
+		", fallbacks %" PRIu64 ", copied_bytes %" PRIu64 "\n",
+		path.reads, path.read_bytes, path.read_errors,
+		path.descs_sent, path.fallbacks, path.copied_bytes);
 	rpcperf_drops_print("server", &sum, &zero);
 	for (k = 0; k < sv->nb_workers; k++) {
 		snprintf(who, sizeof(who), "server worker %u", k);

@@ -250,7 +250,6 @@ RESULT_KEYS = RESULT_KEYS | {'lcores', 'nexus'}
 RPC_KEYS = ('done', 'timeouts', 'sessions_reset')
 BASELINES = ('ring', 'memcpy', 'drv-latency')
 NEXUS_KEYS = {'peers_dead', 'sessions_reset', 'alive_by_data'}
-PATH_WORKLOADS = ('bandwidth', 'mixed')
 PATH_KEYS = {'reads', 'read_bytes', 'read_errors', 'descs_sent',
              'fallbacks', 'copied_bytes'}
 RATIO_KEYS = {'workload', 'baseline', 'p50', 'p99'}
@@ -308,9 +307,9 @@ def check_doc(d, args, opts, where):
           where + ': results in the order asked')
     for r in res:
         w = '%s: %s' % (where, r.get('workload'))
-        # bandwidth and mixed say the path their large messages took.
-        want = RESULT_KEYS | ({'path'} if r.get('workload') in
-                              PATH_WORKLOADS else set())
+        # RPC workloads say the path their large messages took.
+        want = RESULT_KEYS | ({'path'} if r.get('workload') not in
+                              BASELINES else set())
         check(set(r) == want, w + ': keys ' + str(sorted(r)))
         if 'path' in want:
             check(set(r['path']) == PATH_KEYS and
@@ -1170,8 +1169,11 @@ def mode_rdv():
         res = check_doc(d, {'workloads': ['rate', 'bandwidth'],
                             'iters': 500, 'warmup': 10}, opts,
                         '--verify by READ')
+        # rate: requests and echoes read; bandwidth: requests.
         check([r['verify_errors'] for r in res] == [0, 0] and
-              res[1]['path']['reads'] == 510,
+              [r['path']['reads'] for r in res] == [1020, 510] and
+              all(r['path']['read_errors'] == 0 and
+                  r['path']['fallbacks'] == 0 for r in res),
               '--verify by READ: %s' % [(r['verify_errors'],
                                          r.get('path')) for r in res])
         print('rdv --verify: %s' % [(r['workload'], r['verify_errors'])
