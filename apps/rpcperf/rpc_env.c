@@ -634,12 +634,17 @@ rpcperf_run_up(struct rpcperf_run *run, const struct rpcperf_config *cfg,
 		}
 		c->s.workload = wl->name;
 	}
+	/*
+	 * Before the sessions: one may reset while they come up. (An
+	 * in-process run's nexus is made in inproc_up(): from 0.)
+	 */
+	if (cfg->mode == RPCPERF_CLIENT && rpcperf_client_setup(cfg) == 0)
+		pmr_nexus_stats_get(remote.nx, &run->nx0);
 	ret = cfg->mode == RPCPERF_CLIENT ? client_up(run) : inproc_up(run);
 	if (ret != 0)
 		return ret;
 	for (k = 0; k < run->nb_clients; k++)
 		rpcperf_client_counts_reset(run, k);
-	pmr_nexus_stats_get(run_nexus(run), &run->nx0);
 	if (run->spec.report_memory)
 		for (k = 0; k < run->nb_clients; k++)
 			fprintf(stderr, "rpcperf: %s: lcore %u: %u sessions, "
@@ -675,11 +680,24 @@ rpcperf_run_start(struct rpcperf_run *run)
 	return 0;
 }
 
+/* What the client nexus counted since the run began. */
+static void
+nexus_counts(struct rpcperf_run *run)
+{
+	struct pmr_nexus_stats nst;
+
+	if (pmr_nexus_stats_get(run_nexus(run), &nst) != 0)
+		return;
+	run->nexus.peers_dead = nst.peers_dead - run->nx0.peers_dead;
+	run->nexus.sessions_reset = nst.sessions_reset -
+		run->nx0.sessions_reset;
+	run->nexus.alive_by_data = nst.alive_by_data - run->nx0.alive_by_data;
+}
+
 int
 rpcperf_run_wait(struct rpcperf_run *run)
 {
 	unsigned int k, main_lcore = rte_get_main_lcore();
-	struct pmr_nexus_stats nst;
 	struct pmr_worker_stats st;
 	int ret = 0;
 
@@ -715,13 +733,7 @@ rpcperf_run_wait(struct rpcperf_run *run)
 		if (k < run->nb_servers)
 			rpcperf_path_add(&c->s.path, run->servers[k], &c->srv0);
 	}
-	if (pmr_nexus_stats_get(run_nexus(run), &nst) == 0) {
-		run->nexus.peers_dead = nst.peers_dead - run->nx0.peers_dead;
-		run->nexus.sessions_reset = nst.sessions_reset -
-			run->nx0.sessions_reset;
-		run->nexus.alive_by_data = nst.alive_by_data -
-			run->nx0.alive_by_data;
-	}
+	nexus_counts(run);
 	return ret;
 }
 
@@ -866,6 +878,14 @@ rpcperf_run_counts(struct rpcperf_run *run, struct rpcperf_result *r)
 	unsigned int k;
 	int ret;
 
+	/* Failed setting up (no rpcperf_run_wait()): resets then. */
+	for (k = 0; k < run->nb_clients; k++) {
+		struct rpcperf_client *c = &run->clients[k];
+
+		c->s.sessions_reset = c->resets;
+		c->s.done = c->done;
+	}
+	nexus_counts(run);
 	ret = rpcperf_run_results(run, r, NULL);
 	figures_clear(r);
 	for (k = 0; k < r->nb_lcores && r->lcores != NULL; k++)
