@@ -20,7 +20,7 @@
 # both eth0s). One boot per wire per run, the four cells inside it, each
 # with a server of its own (its table is the cell's). --wire clean or
 # loss: those boots only. --smoke: one boot, clean, one small cell (64
-# KiB, -c 1, 20 round trips): the harness works, in about 100 s.
+# KiB, -c 1, 20 round trips): the harness works, in about 35 s.
 #
 # Time budget: 15 to 20 min for the default 3 runs on the shared 2-core
 # machine (two boots a run, 2 to 4.5 min each; measured 15.5, 18 and 20
