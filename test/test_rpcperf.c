@@ -5,7 +5,8 @@
 /*
  * Unit tests of rpcperf's pure parts, linked with its objects (no EAL):
  * argument parsing, every bad value refused with a message; the
- * percentile math on known distributions; the JSON and CSV writers.
+ * percentile math on known distributions; the JSON and CSV writers;
+ * --verify's payload pattern and its table column.
  * test/rpcperf/check_rpcperf.py runs the program itself.
  */
 
@@ -129,6 +130,7 @@ test_args_defaults(void **state)
 	assert_false(cfg.quiet);
 	assert_false(cfg.json);
 	assert_null(cfg.histogram);
+	assert_false(cfg.verify);
 
 	/* A -w list earlier must not change the next parse's default. */
 	assert_int_equal(parse(&cfg, msg, "-w", "memcpy,ring", NULL), 0);
@@ -149,7 +151,7 @@ test_args_every_option(void **state)
 		"--credits=1024", "--rto-us=10000000", "--faults=drop_tx=0.1",
 		"--eth-args=tx_copy_max=0", "--server-lcores=1,5-6",
 		"--client-lcores=0,3", "--json",
-		"--histogram=h.csv", "-q", NULL), 0);
+		"--histogram=h.csv", "-q", "--verify", NULL), 0);
 	assert_string_equal(msg, "");
 	assert_int_equal(cfg.nb_workloads, 2);
 	assert_string_equal(cfg.workloads[0], "memcpy");
@@ -173,6 +175,7 @@ test_args_every_option(void **state)
 	assert_true(cfg.json);
 	assert_string_equal(cfg.histogram, "h.csv");
 	assert_true(cfg.quiet);
+	assert_true(cfg.verify);
 
 	/* The limits themselves are good values. */
 	assert_int_equal(parse(&cfg, msg, "--size=67108864", "-n",
@@ -203,6 +206,11 @@ test_args_every_option(void **state)
 	assert_int_equal(cfg.mode, RPCPERF_CLIENT);
 	assert_string_equal(cfg.connect, "127.0.0.1:31850");
 	assert_int_equal(cfg.remote_workers, 2);
+
+	/* --verify: a client's, with --connect too. */
+	assert_int_equal(parse(&cfg, msg, "--connect=127.0.0.1:31850",
+		"--devargs=port=0", "--verify", NULL), 0);
+	assert_true(cfg.verify);
 
 	/* --connect without -w: latency and rate, no in-process ring. */
 	assert_int_equal(parse(&cfg, msg, "--connect=127.0.0.1:31850",
@@ -322,6 +330,7 @@ test_args_bad_other(void **state)
 	BAD("unknown option -x (see --help)", "-qx");
 	BAD("option --json takes no value", "--json=1");
 	BAD("option --quiet takes no value", "--quiet=yes");
+	BAD("option --verify takes no value", "--verify=1");
 	BAD("unexpected argument 'extra'", "-q", "extra");
 }
 
@@ -364,6 +373,8 @@ test_args_bad_placement(void **state)
 	BAD("--server only serves", "--server", "--devargs=port=0", "-i");
 	BAD("--server only serves", "--server", "--devargs=port=0",
 		"--client-lcores=1");
+	BAD("--verify goes with the client: a server checks every request",
+		"--server", "--devargs=port=0", "--verify");
 	BAD("--server-lcores: the server runs elsewhere",
 		"--connect=127.0.0.1:1", "--devargs=port=0",
 		"--server-lcores=1");
@@ -680,9 +691,28 @@ test_json_writer(void **state)
 	result_init(&r[2], "rate", false, 40, 80);
 	result_init(&r[3], "memcpy", false, 0.5, 1);
 	r[3].mean = NAN;	/* null: JSON has no NaN */
-	/* rate: two client lcores, their rows. */
+	/* rate: two client lcores, their rows, verified. */
 	r[2].lcores = rows;
 	r[2].nb_lcores = 2;
+	r[1].rpc = true;
+	r[2].rpc = true;
+	r[2].verified = true;
+	r[2].done = 110;
+	r[2].timeouts = 1;
+	r[2].sessions_reset = 4;
+	r[2].verify_errors = 3;
+	r[2].nexus.peers_dead = 1;
+	r[2].nexus.sessions_reset = 4;
+	r[2].nexus.alive_by_data = 7;
+	/* Every RPC workload's path, rate's too. */
+	r[2].path.reads = 9;
+	r[2].path.read_errors = 2;
+	rows[0].rpc = rows[1].rpc = true;
+	rows[0].verified = rows[1].verified = true;
+	rows[0].done = rows[1].done = 55;
+	rows[0].sessions_reset = rows[1].sessions_reset = 2;
+	rows[0].verify_errors = 0;
+	rows[1].verify_errors = 3;
 
 	f = open_memstream(&buf, &len);
 	assert_non_null(f);
@@ -699,14 +729,32 @@ test_json_writer(void **state)
 	assert_non_null(strstr(text, "\"client_lcores\": [0, 2],"));
 	assert_non_null(strstr(text, "\"mode\": \"in-process\","));
 	assert_non_null(strstr(text, "\"devargs\": [],"));
+	assert_non_null(strstr(text, "\"verify\": false,"));
 	/* Per-lcore rows under their total, none for the others. */
-	assert_non_null(strstr(text, "\"retransmissions\": 0, \"drops\": 0, \"lcores\": [\n"
+	assert_non_null(strstr(text, "\"retransmissions\": 0, \"drops\": 0, "
+		"\"done\": 110, \"timeouts\": 1, \"sessions_reset\": 4, "
+		"\"verify_errors\": 3, \"path\": {\"reads\": 9, "
+		"\"read_bytes\": 0, \"read_errors\": 2, \"descs_sent\": 0, "
+		"\"fallbacks\": 0, \"copied_bytes\": 0}, "
+		"\"nexus\": {\"peers_dead\": 1, "
+		"\"sessions_reset\": 4, \"alive_by_data\": 7}, "
+		"\"lcores\": [\n"
 		"      {\"lcore\": 0, \"bytes\": 32, \"iters\": 10, "
 		"\"min_us\": 0, \"p50_us\": 41, "));
 	assert_non_null(strstr(text, "{\"lcore\": 2, \"bytes\": 32, "
 		"\"iters\": 10, \"min_us\": 0, \"p50_us\": 39, "));
+	assert_non_null(strstr(text, "\"drops\": 0, \"done\": 55, "
+		"\"timeouts\": 0, \"sessions_reset\": 2, "
+		"\"verify_errors\": 3}\n"));
+	/* Baselines: no RPC counters, null. */
 	assert_non_null(strstr(text, "\"retransmissions\": 0, \"drops\": 0, "
-		"\"lcores\": []}"));
+		"\"done\": null, \"timeouts\": null, \"sessions_reset\": null, "
+		"\"verify_errors\": null, \"nexus\": null, \"lcores\": []}"));
+	/* An RPC workload run without --verify: its errors null. */
+	assert_non_null(strstr(text, "{\"workload\": \"latency\", "));
+	assert_non_null(strstr(text, "\"done\": 0, \"timeouts\": 0, "
+		"\"sessions_reset\": 0, \"verify_errors\": null, "
+		"\"path\": {\"reads\": 0, "));
 	assert_non_null(strstr(text, "{\"workload\": \"ring\", \"bytes\": 32, "
 		"\"iters\": 10, \"min_us\": 0, \"p50_us\": 1, "));
 	assert_non_null(strstr(text, "\"mean_us\": null"));
@@ -927,6 +975,173 @@ test_rate_path(void **state)
 		-ENAMETOOLONG);
 }
 
+/* The first offset where the pattern check fails, UINT32_MAX: none. */
+static uint32_t
+check_at(const uint8_t *p, uint32_t len, uint64_t seed)
+{
+	uint32_t at = UINT32_MAX;
+
+	if (rpcperf_pattern_check(p, len, seed, &at))
+		return UINT32_MAX;
+	assert_true(at < len);
+	return at;
+}
+
+static uint32_t
+check_self_at(const uint8_t *p, uint32_t len, uint64_t want_seed)
+{
+	uint32_t at = UINT32_MAX;
+	uint64_t seed;
+
+	if (rpcperf_pattern_check_self(p, len, &seed, &at)) {
+		if (len >= 8)
+			assert_true(seed == want_seed);
+		return UINT32_MAX;
+	}
+	assert_true(at < len);
+	return at;
+}
+
+/*
+ * --verify's pattern: whole at every length; every single changed byte
+ * found where it is, by the client's check (its seed) and by a server's
+ * (the seed in the message) past the seed itself; other requests' bytes
+ * and moved blocks found too.
+ */
+static void
+test_verify_pattern(void **state)
+{
+	static const uint32_t lens[] = { 0, 1, 7, 8, 9, 15, 16, 17, 100,
+		1000, 4096, 65536 + 3 };
+	static uint8_t buf[65536 + 16], other[65536 + 16];
+	uint64_t seed = rpcperf_verify_seed(3, 12345);
+	unsigned int i;
+	uint32_t len, off, step;
+
+	(void)state;
+	assert_true(seed == ((UINT64_C(3) << 48) | 12345));
+	/* The sequence number wraps at 48 bits, the lcore stays. */
+	assert_true(rpcperf_verify_seed(1, (UINT64_C(1) << 48) + 2) ==
+		((UINT64_C(1) << 48) | 2));
+	for (i = 0; i < RTE_DIM(lens); i++) {
+		len = lens[i];
+		memset(buf, 0xee, sizeof(buf));
+		rpcperf_pattern_fill(buf, len, seed);
+		/* Not a byte past len. */
+		assert_int_equal(buf[len], 0xee);
+		assert_int_equal(check_at(buf, len, seed), UINT32_MAX);
+		assert_int_equal(check_self_at(buf, len, seed), UINT32_MAX);
+		for (off = 0; off < len; off++)
+			if (buf[off] != rpcperf_pattern_byte(seed, off))
+				fail_msg("len %u: byte %u is not "
+					"rpcperf_pattern_byte()'s", len, off);
+		/* Each byte changed alone (every one up to 100 bytes). */
+		step = len <= 100 ? 1 : len / 97;
+		for (off = 0; off < len; off += step) {
+			buf[off] ^= 0x01;
+			assert_int_equal(check_at(buf, len, seed), off);
+			/* A server has the seed from the message: a changed
+			 * seed shows in the next word, when there is one. */
+			if (off >= 8)
+				assert_int_equal(check_self_at(buf, len, seed),
+					off);
+			else if (len >= 16)
+				assert_int_equal(check_self_at(buf, len, seed),
+					8);
+			buf[off] ^= 0x01;
+		}
+		/* The last byte, the tail's. */
+		if (len != 0) {
+			buf[len - 1] ^= 0x80;
+			assert_int_equal(check_at(buf, len, seed), len - 1);
+			buf[len - 1] ^= 0x80;
+		}
+	}
+	/* Another request's bytes (the next one, of this lcore or the
+	 * same number of another): wrong from the first byte. */
+	len = 4096;
+	rpcperf_pattern_fill(buf, len, seed);
+	rpcperf_pattern_fill(other, len, rpcperf_verify_seed(3, 12346));
+	assert_int_equal(check_at(other, len, seed), 0);
+	rpcperf_pattern_fill(other, len, rpcperf_verify_seed(4, 12345));
+	assert_int_equal(check_at(other, len, seed), 6);
+	/* ...but for its seed, its own words: a server cannot tell. */
+	assert_int_equal(check_self_at(other, len,
+		rpcperf_verify_seed(4, 12345)), UINT32_MAX);
+	/* A block of another request's in the middle. */
+	memcpy(buf + 1024, other + 1024, 512);
+	assert_int_equal(check_at(buf, len, seed), 1024);
+	assert_int_equal(check_self_at(buf, len, seed), 1024);
+	/* A block moved within the message: words repeat nowhere. */
+	rpcperf_pattern_fill(buf, len, seed);
+	memmove(buf + 2048, buf + 2040, 64);
+	assert_int_equal(check_at(buf, len, seed), 2048);
+	/* Zeros where the payload should be (a lost copy). */
+	rpcperf_pattern_fill(buf, len, seed);
+	memset(buf + 3000, 0, 100);
+	assert_true(check_at(buf, len, seed) <= 3000 + 7);
+}
+
+/* The table's verify column: the count, "-" for a baseline. */
+static void
+test_verify_table(void **state)
+{
+	struct rpcperf_result r[2];
+	char out[4096];
+	struct capture c;
+
+	(void)state;
+	result_init(&r[0], "memcpy", false, 1, 2);
+	result_init(&r[1], "rate", false, 40, 80);
+	r[1].rpc = true;
+	r[1].verified = true;
+	r[1].verify_errors = 7;
+	capture_start(&c, stdout);
+	rpcperf_print_header(true);
+	rpcperf_print_result(&r[0], true);
+	rpcperf_print_result(&r[1], true);
+	rpcperf_print_header(false);
+	rpcperf_print_result(&r[1], false);
+	capture_end(&c, out, sizeof(out));
+	assert_non_null(strstr(out, "retrans   drops  verify_err\n"));
+	assert_non_null(strstr(out, "0       0            -\nrate "));
+	assert_non_null(strstr(out, "0       0            7\n"));
+	/* Without --verify, the table as it always was. */
+	assert_non_null(strstr(out, "retrans   drops\nrate "));
+	assert_non_null(strstr(out, "0       0\n"));
+}
+
+/*
+ * The path lines after the table: bandwidth's and mixed's always, other
+ * RPC workloads' when they went by READ, a failed one's too.
+ */
+static void
+test_print_paths(void **state)
+{
+	struct rpcperf_result r[4];
+	char out[4096];
+	struct capture c;
+
+	(void)state;
+	result_init(&r[0], "bandwidth", false, 1, 2);
+	r[0].rpc = r[0].has_path = true;
+	result_init(&r[1], "latency", false, 1, 2);
+	r[1].rpc = true;
+	result_init(&r[2], "rate", false, 1, 2);
+	r[2].rpc = true;
+	r[2].iters = 0;		/* failed, with a READ error */
+	r[2].path.reads = 3;
+	r[2].path.read_errors = 1;
+	result_init(&r[3], "memcpy", false, 1, 2);
+	capture_start(&c, stdout);
+	rpcperf_print_paths(r, 4);
+	capture_end(&c, out, sizeof(out));
+	assert_string_equal(out, "bandwidth path: reads 0, read_bytes 0, "
+		"read_errors 0, descs_sent 0, fallbacks 0, copied_bytes 0\n"
+		"rate path: reads 3, read_bytes 0, read_errors 1, "
+		"descs_sent 0, fallbacks 0, copied_bytes 0\n");
+}
+
 int
 main(void)
 {
@@ -949,6 +1164,9 @@ main(void)
 		cmocka_unit_test(test_merge_rows),
 		cmocka_unit_test(test_samples_wrap),
 		cmocka_unit_test(test_lcores_parse),
+		cmocka_unit_test(test_verify_pattern),
+		cmocka_unit_test(test_verify_table),
+		cmocka_unit_test(test_print_paths),
 	};
 
 	return cmocka_run_group_tests_name("rpcperf", tests, NULL, NULL);

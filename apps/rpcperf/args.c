@@ -140,6 +140,12 @@ rpcperf_usage(const char *prog)
 		"                         (CSV: workload,percentile,latency_us),\n"
 		"                         and its rate every 100 ms to FILE.rate.csv\n"
 		"                         (FILE's .csv suffix dropped first)\n"
+		"      --verify           fill each request with a pattern of its\n"
+		"                         client lcore and number, check every\n"
+		"                         byte of each echo (and the server each\n"
+		"                         request); a mismatch is counted and\n"
+		"                         fails the run (exit 1). Costs a compare\n"
+		"                         per byte: figures not comparable\n"
 		"  -q, --quiet            no banner and no progress lines on stderr,\n"
 		"                         only errors and warnings\n"
 		"  -h, --help             this text\n"
@@ -221,7 +227,7 @@ enum {
 	OPT_SERVER, OPT_CONNECT, OPT_NEXUS, OPT_DEVARGS, OPT_REMOTE_WORKERS,
 	OPT_REMOTE_WORKER,
 	OPT_CLIENT_LCORES, OPT_DURATION, OPT_DRIVER, OPT_DRIVER_ARGS,
-	OPT_RDV_THRESHOLD,
+	OPT_RDV_THRESHOLD, OPT_VERIFY,
 };
 
 static const struct option longopts[] = {
@@ -250,6 +256,7 @@ static const struct option longopts[] = {
 	{ "interactive", no_argument, NULL, 'i' },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "histogram", required_argument, NULL, OPT_HISTOGRAM },
+	{ "verify", no_argument, NULL, OPT_VERIFY },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -444,6 +451,12 @@ check_placement(struct rpcperf_config *cfg, bool workloads_given,
 			fprintf(stderr, "rpcperf: --server only serves: "
 				"-w, -i, --json, --histogram and "
 				"--client-lcores go with the client\n");
+			return -EINVAL;
+		}
+		if (cfg->verify) {
+			fprintf(stderr, "rpcperf: --verify goes with the "
+				"client: a server checks every request a "
+				"--verify client sends\n");
 			return -EINVAL;
 		}
 		return 0;
@@ -643,6 +656,9 @@ rpcperf_parse_args(int argc, char **argv, struct rpcperf_config *cfg)
 				return -EINVAL;
 			}
 			cfg->histogram = optarg;
+			break;
+		case OPT_VERIFY:
+			cfg->verify = true;
 			break;
 		case 'q':
 			cfg->quiet = true;

@@ -33,6 +33,7 @@ struct interactive {
 	uint64_t done_start;	/* round trips then */
 	struct rpcperf_result last;	/* of the last stopped run */
 	bool have_last;
+	uint64_t verify_errors;	/* --verify: of every run, for the exit */
 };
 
 static struct interactive ia;
@@ -93,9 +94,14 @@ run_stop(struct cmdline *cl)
 	ia.have_last = true;
 	cmdline_printf(cl, "%s stopped (percentiles of the latest %" PRIu64
 		" samples per lcore at most)\n", ia.wl->name, ia.cfg->iters);
-	rpcperf_print_header();
-	rpcperf_print_result(&ia.last);
+	rpcperf_print_header(ia.cfg->verify);
+	rpcperf_print_result(&ia.last, ia.cfg->verify);
 	fflush(stdout);
+	ia.verify_errors += ia.last.verify_errors;
+	if (ia.last.verify_errors != 0)
+		cmdline_printf(cl, "%s: --verify: %" PRIu64 " RPCs failed "
+			"their check (exit status 1)\n", ia.wl->name,
+			ia.last.verify_errors);
 }
 
 static void
@@ -111,8 +117,8 @@ show_stats(struct cmdline *cl)
 				"\"stop\" it\n");
 			return;
 		}
-		rpcperf_print_header();
-		rpcperf_print_result(&ia.last);
+		rpcperf_print_header(ia.cfg->verify);
+		rpcperf_print_result(&ia.last, ia.cfg->verify);
 		fflush(stdout);
 		return;
 	}
@@ -357,5 +363,5 @@ rpcperf_interactive(struct rpcperf_config *cfg)
 	cmdline_stdin_exit(cl);
 	rpcperf_result_free(&ia.last);
 	printf("\n");
-	return 0;
+	return ia.verify_errors != 0 ? 1 : 0;
 }

@@ -102,6 +102,10 @@ rpcperf_summarize(struct rpcperf_samples *s, uint64_t hz,
 	r->drops = s->drops;
 	r->sessions = s->sessions;
 	r->client_heap = s->client_heap;
+	r->done = s->done;
+	r->timeouts = s->timeouts;
+	r->sessions_reset = s->sessions_reset;
+	r->verify_errors = s->verify_errors;
 	if (s->n == 0)
 		return;
 	qsort(s->cycles, s->n, sizeof(*s->cycles), cmp_u64);
@@ -150,6 +154,10 @@ rpcperf_merge(struct rpcperf_samples *rows, unsigned int n, uint64_t hz,
 		all.drops += rows[k].drops;
 		all.sessions += rows[k].sessions;
 		all.client_heap += rows[k].client_heap;
+		all.done += rows[k].done;
+		all.timeouts += rows[k].timeouts;
+		all.sessions_reset += rows[k].sessions_reset;
+		all.verify_errors += rows[k].verify_errors;
 		elapsed = RTE_MAX(elapsed, rows[k].elapsed);
 		memcpy(r->workload, total->workload, sizeof(r->workload));
 		r->one_at_a_time = total->one_at_a_time;
@@ -181,25 +189,31 @@ rpcperf_result_free(struct rpcperf_result *r)
 }
 
 void
-rpcperf_print_header(void)
+rpcperf_print_header(bool verify)
 {
-	printf("%-16s %8s %9s %8s %8s %8s %8s %8s %8s %8s %8s %7s %7s\n",
+	printf("%-16s %8s %9s %8s %8s %8s %8s %8s %8s %8s %8s %7s %7s%s\n",
 		"workload", "bytes", "iters", "min_us", "p50_us", "p90_us",
 		"p99_us", "p99.9_us", "max_us", "Mrps", "Gb/s", "retrans",
-		"drops");
+		"drops", verify ? "  verify_err" : "");
 }
 
 static void
-print_row(const char *name, const struct rpcperf_result *r)
+print_row(const char *name, const struct rpcperf_result *r, bool verify)
 {
 	printf("%-16s %8u %9" PRIu64 " %8.3f %8.3f %8.3f %8.3f %8.3f "
-		"%8.2f %8.3f %8.2f %7" PRIu64 " %7" PRIu64 "\n", name, r->size,
+		"%8.2f %8.3f %8.2f %7" PRIu64 " %7" PRIu64, name, r->size,
 		r->iters, r->min, r->p50, r->p90, r->p99, r->p999, r->max,
 		r->mrps, r->gbps, r->retransmissions, r->drops);
+	/* A baseline has no RPC payload to check: "-". */
+	if (verify && r->verified)
+		printf(" %12" PRIu64, r->verify_errors);
+	else if (verify)
+		printf(" %12s", "-");
+	printf("\n");
 }
 
 void
-rpcperf_print_result(const struct rpcperf_result *r)
+rpcperf_print_result(const struct rpcperf_result *r, bool verify)
 {
 	char name[RPCPERF_NAME_MAX + 16];
 	unsigned int k;
@@ -208,9 +222,9 @@ rpcperf_print_result(const struct rpcperf_result *r)
 	for (k = 0; r->nb_lcores > 1 && k < r->nb_lcores; k++) {
 		snprintf(name, sizeof(name), "%s@%d", r->workload,
 			r->lcores[k].lcore);
-		print_row(name, &r->lcores[k]);
+		print_row(name, &r->lcores[k], verify);
 	}
-	print_row(r->workload, r);
+	print_row(r->workload, r, verify);
 }
 
 void
@@ -234,8 +248,11 @@ rpcperf_print_paths(const struct rpcperf_result *r, unsigned int n)
 
 	for (i = 0; i < n; i++) {
 		const struct rpcperf_path *p = &r[i].path;
+		/* Another RPC workload's when it went by READ (or tried). */
+		bool used = p->reads != 0 || p->read_errors != 0 ||
+			p->descs_sent != 0 || p->fallbacks != 0;
 
-		if (!r[i].has_path || r[i].iters == 0)
+		if (!r[i].has_path && !(r[i].rpc && used))
 			continue;
 		printf("%s path: reads %" PRIu64 ", read_bytes %" PRIu64
 			", read_errors %" PRIu64 ", descs_sent %" PRIu64

@@ -8,6 +8,7 @@
  */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,11 +127,18 @@ run_rpc(const struct rpcperf_config *cfg, const struct rpcperf_workload *wl,
 		fprintf(stderr, "rpcperf: %s: %s\n", wl->name,
 			strerror(-ret));
 	}
-	if (ret == 0) {
+	if (ret == 0)
 		ret = rpcperf_run_results(&run, r, cdf_csv);
-		r->has_path = wl->path_counters;
-	}
+	else if (run.nb_clients != 0)
+		/* What it counted before failing says why: resets, ... */
+		rpcperf_run_counts(&run, r);
+	r->has_path = wl->path_counters;
 	rpcperf_run_down(&run);
+	if (ret == 0 && r->verify_errors != 0) {
+		fprintf(stderr, "rpcperf: %s: --verify: %" PRIu64 " RPCs "
+			"failed their check\n", wl->name, r->verify_errors);
+		ret = -EBADMSG;
+	}
 	return ret;
 }
 
@@ -344,9 +352,9 @@ main(int argc, char **argv)
 			failed++;
 		goto out;
 	}
-	rpcperf_print_header();
+	rpcperf_print_header(cfg.verify);
 	for (i = 0; i < cfg.nb_workloads; i++)
-		rpcperf_print_result(&results[i]);
+		rpcperf_print_result(&results[i], cfg.verify);
 	rpcperf_print_ratios(results, cfg.nb_workloads);
 	rpcperf_print_paths(results, cfg.nb_workloads);
 out:

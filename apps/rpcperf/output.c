@@ -131,10 +131,22 @@ json_config(FILE *f, const struct rpcperf_config *cfg)
 		"    \"interactive\": %s,\n", cfg->duration,
 		cfg->interactive ? "true" : "false");
 	fprintf(f, "    \"quiet\": %s,\n"
-		"    \"json\": %s,\n    \"histogram\": ",
-		cfg->quiet ? "true" : "false", cfg->json ? "true" : "false");
+		"    \"json\": %s,\n    \"verify\": %s,\n"
+		"    \"histogram\": ",
+		cfg->quiet ? "true" : "false", cfg->json ? "true" : "false",
+		cfg->verify ? "true" : "false");
 	json_str(f, cfg->histogram);
 	fputs("\n  },\n", f);
+}
+
+/* ', "name": v', or null when !have. */
+static void
+json_count(FILE *f, const char *name, bool have, uint64_t v)
+{
+	if (have)
+		fprintf(f, ", \"%s\": %" PRIu64, name, v);
+	else
+		fprintf(f, ", \"%s\": null", name);
 }
 
 static void
@@ -160,6 +172,12 @@ json_stats(FILE *f, const struct rpcperf_result *r)
 	}
 	fprintf(f, ", \"retransmissions\": %" PRIu64 ", \"drops\": %" PRIu64,
 		r->retransmissions, r->drops);
+	/* RPC workloads' counters, null for baselines (and unverified). */
+	json_count(f, "done", r->rpc, r->done);
+	json_count(f, "timeouts", r->rpc, r->timeouts);
+	json_count(f, "sessions_reset", r->rpc, r->sessions_reset);
+	json_count(f, "verify_errors", r->rpc && r->verified,
+		r->verify_errors);
 }
 
 static void
@@ -171,7 +189,8 @@ json_result(FILE *f, const struct rpcperf_result *r)
 	json_str(f, r->workload);
 	fputs(", ", f);
 	json_stats(f, r);
-	if (r->has_path)
+	/* Every RPC workload's; the table's line, bandwidth's and mixed's. */
+	if (r->has_path || r->rpc)
 		fprintf(f, ", \"path\": {\"reads\": %" PRIu64
 			", \"read_bytes\": %" PRIu64
 			", \"read_errors\": %" PRIu64
@@ -181,6 +200,14 @@ json_result(FILE *f, const struct rpcperf_result *r)
 			r->path.reads, r->path.read_bytes,
 			r->path.read_errors, r->path.descs_sent,
 			r->path.fallbacks, r->path.copied_bytes);
+	if (r->rpc)
+		fprintf(f, ", \"nexus\": {\"peers_dead\": %" PRIu64
+			", \"sessions_reset\": %" PRIu64
+			", \"alive_by_data\": %" PRIu64 "}",
+			r->nexus.peers_dead, r->nexus.sessions_reset,
+			r->nexus.alive_by_data);
+	else
+		fputs(", \"nexus\": null", f);
 	/* RPC workloads: a row per client lcore. */
 	fputs(", \"lcores\": [", f);
 	for (k = 0; k < r->nb_lcores; k++) {

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <rte_byteorder.h>
 #include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_eth_ring.h>
@@ -33,14 +34,14 @@
 
 #include "rpcperf.h"
 
+/* The request back; verified: --verify's (for the tests' hook). */
 static void
-echo_handler(struct pmr_req_ref req, void *arg)
+echo(struct pmr_req_ref req, bool verified)
 {
 	struct pmr_worker *w = pmr_req_worker(req);
 	uint32_t len = pmr_req_len(req);
 	struct pmr_msgbuf *resp;
 
-	(void)arg;
 	resp = len <= pmr_worker_pkt_size(w) ? pmr_req_resp_buf(req) :
 		pmr_worker_msgbuf_alloc(w, len);
 	if (resp == NULL) {
@@ -50,7 +51,17 @@ echo_handler(struct pmr_req_ref req, void *arg)
 	}
 	pmr_msgbuf_resize(resp, len);
 	memcpy(resp->data, pmr_req_data(req), len);
+	/* Tests only (rpcperf_corrupt): a byte of the echo changed. */
+	if (verified && rpcperf_test_corrupt != NULL)
+		rpcperf_test_corrupt(RPCPERF_CORRUPT_RESP, resp->data, len);
 	pmr_respond(req, resp);
+}
+
+static void
+echo_handler(struct pmr_req_ref req, void *arg)
+{
+	(void)arg;
+	echo(req, false);
 }
 
 static void
@@ -65,16 +76,102 @@ sink_handler(struct pmr_req_ref req, void *arg)
 		pmr_respond_error(req, PMR_E_NOMEM);
 }
 
+/*
+ * --verify's requests that differed from their pattern, by server worker
+ * id. Each worker's lcore adds to its own; the main lcore reads.
+ */
+static uint64_t srv_verify_errors[RPCPERF_MAX_LCORES];
+/* The first few are told on stderr, the rest counted. */
+#define VERIFY_TOLD_MAX 5
+static uint32_t srv_verify_told;
+
+uint64_t
+rpcperf_server_verify_errors(uint16_t id)
+{
+	return id < RTE_DIM(srv_verify_errors) ?
+		__atomic_load_n(&srv_verify_errors[id], __ATOMIC_RELAXED) : 0;
+}
+
+/*
+ * A request of a verified type against the pattern its seed gives: true
+ * if it holds it, else counted, told (the first few), *at the offset of
+ * the first byte that differs.
+ */
+static bool
+request_intact(struct pmr_req_ref req, uint32_t *at)
+{
+	uint16_t id = pmr_worker_id(pmr_req_worker(req));
+	const uint8_t *p = pmr_req_data(req);
+	uint32_t len = pmr_req_len(req);
+	uint64_t seed;
+
+	if (rpcperf_pattern_check_self(p, len, &seed, at))
+		return true;
+	if (id < RTE_DIM(srv_verify_errors))
+		__atomic_fetch_add(&srv_verify_errors[id], 1,
+			__ATOMIC_RELAXED);
+	if (__atomic_fetch_add(&srv_verify_told, 1, __ATOMIC_RELAXED) <
+			VERIFY_TOLD_MAX)
+		fprintf(stderr, "rpcperf: --verify: server worker %u: request "
+			"of %u bytes (its seed: client lcore %u, request %"
+			PRIu64 ") differs from its pattern at byte %u: 0x%02x, "
+			"not 0x%02x\n", id, len, (unsigned int)(seed >> 48),
+			seed & ((UINT64_C(1) << 48) - 1), *at, p[*at],
+			rpcperf_pattern_byte(seed, *at));
+	return false;
+}
+
+/* An echo whose request was checked; echoed as it came, either way. */
+static void
+echo_verify_handler(struct pmr_req_ref req, void *arg)
+{
+	uint32_t at;
+
+	(void)arg;
+	request_intact(req, &at);
+	echo(req, true);
+}
+
+/* A sink whose request was checked: 4 bytes, the offset, if it differed. */
+static void
+sink_verify_handler(struct pmr_req_ref req, void *arg)
+{
+	struct pmr_msgbuf *resp;
+	uint32_t at, v;
+
+	(void)arg;
+	if (request_intact(req, &at)) {
+		sink_handler(req, NULL);
+		return;
+	}
+	resp = pmr_req_resp_buf(req);
+	if (resp == NULL) {
+		pmr_respond_error(req, PMR_E_NOMEM);
+		return;
+	}
+	v = rte_cpu_to_le_32(at);
+	pmr_msgbuf_resize(resp, sizeof(v));
+	memcpy(resp->data, &v, sizeof(v));
+	pmr_respond(req, resp);
+}
+
 int
 rpcperf_handlers_register(struct pmr_nexus *nx)
 {
-	int ret;
+	static const struct {
+		uint8_t type;
+		pmr_req_handler_t fn;
+	} h[] = {
+		{ RPCPERF_REQ_ECHO, echo_handler },
+		{ RPCPERF_REQ_SINK, sink_handler },
+		{ RPCPERF_REQ_ECHO_VERIFY, echo_verify_handler },
+		{ RPCPERF_REQ_SINK_VERIFY, sink_verify_handler },
+	};
+	unsigned int i;
+	int ret = 0;
 
-	ret = pmr_nexus_register_handler(nx, RPCPERF_REQ_ECHO, echo_handler,
-			NULL);
-	if (ret == 0)
-		ret = pmr_nexus_register_handler(nx, RPCPERF_REQ_SINK,
-				sink_handler, NULL);
+	for (i = 0; i < RTE_DIM(h) && ret == 0; i++)
+		ret = pmr_nexus_register_handler(nx, h[i].type, h[i].fn, NULL);
 	return ret;
 }
 
@@ -110,6 +207,7 @@ on_session(struct pmr_worker *w, int session, enum pmr_session_event ev,
 			"reset: %s\n", rs->c->lcore, session, rs->uri,
 			rs->remote, strerror(-err));
 		rs->state = err;
+		rs->c->resets++;
 		return;
 	}
 	rs->state = ev == PMR_SESSION_EV_CONNECTED ? 1 : err;
@@ -493,6 +591,13 @@ rpcperf_client_counts_reset(struct rpcperf_run *run, unsigned int k)
 	}
 }
 
+/* The nexus of the run's client workers. */
+static struct pmr_nexus *
+run_nexus(const struct rpcperf_run *run)
+{
+	return run->cfg->mode == RPCPERF_CLIENT ? remote.nx : run->nx;
+}
+
 int
 rpcperf_run_up(struct rpcperf_run *run, const struct rpcperf_config *cfg,
 		const struct rpcperf_workload *wl, bool until_stop)
@@ -504,6 +609,10 @@ rpcperf_run_up(struct rpcperf_run *run, const struct rpcperf_config *cfg,
 	run->cfg = cfg;
 	run->workload = wl->name;
 	wl->spec(cfg, &run->spec);
+	/* --verify: patterns the server checks too (RPCPERF_REQ_*). */
+	if (cfg->verify)
+		run->spec.req_type = rpcperf_req_echoes(run->spec.req_type) ?
+			RPCPERF_REQ_ECHO_VERIFY : RPCPERF_REQ_SINK_VERIFY;
 	run->total = until_stop ? UINT64_MAX : cfg->warmup + cfg->iters;
 	run->wrap = until_stop;
 	if (run->spec.sessions == 0 ||
@@ -522,6 +631,12 @@ rpcperf_run_up(struct rpcperf_run *run, const struct rpcperf_config *cfg,
 		}
 		c->s.workload = wl->name;
 	}
+	/*
+	 * Before the sessions: one may reset while they come up. (An
+	 * in-process run's nexus is made in inproc_up(): from 0.)
+	 */
+	if (cfg->mode == RPCPERF_CLIENT && rpcperf_client_setup(cfg) == 0)
+		pmr_nexus_stats_get(remote.nx, &run->nx0);
 	ret = cfg->mode == RPCPERF_CLIENT ? client_up(run) : inproc_up(run);
 	if (ret != 0)
 		return ret;
@@ -562,6 +677,20 @@ rpcperf_run_start(struct rpcperf_run *run)
 	return 0;
 }
 
+/* What the client nexus counted since the run began. */
+static void
+nexus_counts(struct rpcperf_run *run)
+{
+	struct pmr_nexus_stats nst;
+
+	if (pmr_nexus_stats_get(run_nexus(run), &nst) != 0)
+		return;
+	run->nexus.peers_dead = nst.peers_dead - run->nx0.peers_dead;
+	run->nexus.sessions_reset = nst.sessions_reset -
+		run->nx0.sessions_reset;
+	run->nexus.alive_by_data = nst.alive_by_data - run->nx0.alive_by_data;
+}
+
 int
 rpcperf_run_wait(struct rpcperf_run *run)
 {
@@ -589,6 +718,9 @@ rpcperf_run_wait(struct rpcperf_run *run)
 		pmr_worker_stats_get(c->worker, &st);
 		c->s.retransmissions = st.retransmissions -
 			c->st0.retransmissions;
+		c->s.timeouts = st.timeouts - c->st0.timeouts;
+		c->s.done = c->done;
+		c->s.sessions_reset = c->resets;
 		c->s.drops = rpcperf_client_drops(run, k);
 		c->s.sessions = c->nb_sessions;
 		c->s.client_heap = c->heap;
@@ -598,6 +730,7 @@ rpcperf_run_wait(struct rpcperf_run *run)
 		if (k < run->nb_servers)
 			rpcperf_path_add(&c->s.path, run->servers[k], &c->srv0);
 	}
+	nexus_counts(run);
 	return ret;
 }
 
@@ -698,8 +831,14 @@ rpcperf_run_results(struct rpcperf_run *run, struct rpcperf_result *r,
 		rows[k] = run->clients[k].s;
 	ret = rpcperf_merge(rows, run->nb_clients, rte_get_tsc_hz(), r,
 			cdf_csv);
-	for (k = 0; k < run->nb_clients && r->lcores != NULL; k++)
+	for (k = 0; k < run->nb_clients && r->lcores != NULL; k++) {
 		r->lcores[k].lcore = (int)run->clients[k].lcore;
+		r->lcores[k].rpc = true;
+		r->lcores[k].verified = run->cfg->verify;
+	}
+	r->rpc = true;
+	r->verified = run->cfg->verify;
+	r->nexus = run->nexus;
 	memset(&r->path, 0, sizeof(r->path));
 	for (k = 0; k < run->nb_clients; k++) {
 		const struct rpcperf_path *p = &run->clients[k].s.path;
@@ -711,5 +850,42 @@ rpcperf_run_results(struct rpcperf_run *run, struct rpcperf_result *r,
 		r->path.fallbacks += p->fallbacks;
 		r->path.copied_bytes += p->copied_bytes;
 	}
+	return ret;
+}
+
+/* A failed run's row: its counters stay, no figures. */
+static void
+figures_clear(struct rpcperf_result *r)
+{
+	r->iters = 0;
+	r->min = 0;
+	r->p50 = 0;
+	r->p90 = 0;
+	r->p99 = 0;
+	r->p999 = 0;
+	r->max = 0;
+	r->mean = 0;
+	r->mrps = 0;
+	r->gbps = 0;
+}
+
+int
+rpcperf_run_counts(struct rpcperf_run *run, struct rpcperf_result *r)
+{
+	unsigned int k;
+	int ret;
+
+	/* Failed setting up (no rpcperf_run_wait()): resets then. */
+	for (k = 0; k < run->nb_clients; k++) {
+		struct rpcperf_client *c = &run->clients[k];
+
+		c->s.sessions_reset = c->resets;
+		c->s.done = c->done;
+	}
+	nexus_counts(run);
+	ret = rpcperf_run_results(run, r, NULL);
+	figures_clear(r);
+	for (k = 0; k < r->nb_lcores && r->lcores != NULL; k++)
+		figures_clear(&r->lcores[k]);
 	return ret;
 }

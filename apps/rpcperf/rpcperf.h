@@ -67,6 +67,7 @@ struct rpcperf_config {
 	bool quiet;
 	bool json;		/* results as JSON on stdout */
 	const char *histogram;	/* CSV of the latency CDFs, or NULL */
+	bool verify;		/* --verify: payload patterns checked */
 	/*
 	 * --connect: the server's worker each client lcore's sessions go
 	 * to, by client lcore index; --remote-worker's list until
@@ -92,6 +93,18 @@ struct rpcperf_path {
 };
 
 /*
+ * What the nexus of the client process counted during a run: remote
+ * nexuses found dead (silent for the peer timeout, or restarted), the
+ * sessions that reset for them, and remotes kept alive by their
+ * sessions' traffic rather than by heartbeats (pmr_nexus_stats).
+ */
+struct rpcperf_nexus_counts {
+	uint64_t peers_dead;
+	uint64_t sessions_reset;
+	uint64_t alive_by_data;
+};
+
+/*
  * Round-trip samples of one run, in TSC cycles. Up to cap are kept; past
  * that (interactive runs, which go on until "stop") the oldest are
  * overwritten, so the percentiles are those of the latest cap.
@@ -110,6 +123,11 @@ struct rpcperf_samples {
 	uint64_t bytes;		/* request bytes measured, 0: size each */
 	size_t client_heap;	/* bytes the client worker took */
 	struct rpcperf_path path; /* RPC workloads */
+	/* RPC workloads, warmup included, measured or not: */
+	uint64_t done;		/* continuations run */
+	uint64_t timeouts;	/* the client worker's PMR_E_TIMEOUTs */
+	uint64_t sessions_reset; /* sessions reset under the client */
+	uint64_t verify_errors;	/* --verify: RPCs whose check failed */
 };
 
 /* Summary of a run, in microseconds (rate in million round trips/s). */
@@ -126,6 +144,14 @@ struct rpcperf_result {
 	uint64_t drops;
 	uint32_t sessions;
 	size_t client_heap;
+	/* RPC workloads: counted whether the run completed or failed. */
+	bool rpc;
+	uint64_t done;
+	uint64_t timeouts;
+	uint64_t sessions_reset;
+	bool verified;		/* --verify checked its payloads */
+	uint64_t verify_errors;
+	struct rpcperf_nexus_counts nexus; /* the client process's nexus */
 	/* RPC workloads with path counters (bandwidth, mixed). */
 	bool has_path;
 	struct rpcperf_path path;
@@ -154,7 +180,10 @@ struct rpcperf_workload {
 	 * --driver.
 	 */
 	bool eth_only;
-	/* Its summary says the path large messages took. */
+	/*
+	 * Its table says the path large messages took, always (others: when
+	 * they went by READ; the JSON has every RPC workload's).
+	 */
 	bool path_counters;
 	int (*run)(const struct rpcperf_config *cfg,
 			struct rpcperf_samples *samples);
@@ -174,6 +203,20 @@ extern const struct rpcperf_workload rpcperf_wl_sessions;
 #define RPCPERF_MAX_SESSIONS 20000
 #define RPCPERF_REQ_ECHO 1	/* the request back */
 #define RPCPERF_REQ_SINK 2	/* an empty response */
+/*
+ * --verify: the same, the server checking the request's pattern first
+ * (verify.c). A sink whose request differed answers 4 bytes, the offset
+ * of the first byte that did, little-endian; an echo echoes it as it came.
+ */
+#define RPCPERF_REQ_ECHO_VERIFY 3
+#define RPCPERF_REQ_SINK_VERIFY 4
+
+static inline bool
+rpcperf_req_echoes(uint8_t req_type)
+{
+	return req_type == RPCPERF_REQ_ECHO ||
+		req_type == RPCPERF_REQ_ECHO_VERIFY;
+}
 
 /* What the client lcores of an RPC workload send. */
 struct rpcperf_rate_spec {
@@ -236,6 +279,7 @@ struct rpcperf_client {
 	uint64_t start;		/* TSC when measuring began (or clear) */
 	bool launched;		/* on a remote lcore */
 	int ret;
+	uint64_t resets;	/* its sessions reset (on_session()) */
 	struct pmr_worker_stats st0;	/* its worker's counters before */
 	struct pmr_worker_stats srv0;	/* in-process: its server's */
 	struct rpcperf_drv_drops drv0;	/* its worker's driver's before */
@@ -267,6 +311,8 @@ struct rpcperf_run {
 	unsigned int nb_clients;
 	bool stop;		/* clients: finish what is in flight */
 	uint32_t clear;		/* clients: restart measuring when it moves */
+	struct pmr_nexus_stats nx0;	/* the client nexus's before */
+	struct rpcperf_nexus_counts nexus; /* ...and what moved, at wait */
 };
 
 /* Workers one lcore polls until *stop (server lcores). */
@@ -310,6 +356,12 @@ void rpcperf_path_add(struct rpcperf_path *p, struct pmr_worker *w,
 
 /* The handlers every rpcperf server registers (RPCPERF_REQ_*). */
 int rpcperf_handlers_register(struct pmr_nexus *nx);
+/*
+ * Requests of the verified types server worker id found differing from
+ * their pattern, since the process started (ids below
+ * RPCPERF_MAX_LCORES; any lcore may read).
+ */
+uint64_t rpcperf_server_verify_errors(uint16_t id);
 
 int rpcperf_run_up(struct rpcperf_run *run, const struct rpcperf_config *cfg,
 		const struct rpcperf_workload *wl, bool until_stop);
@@ -332,6 +384,11 @@ int rpcperf_client_loop(void *arg);
 /* Results of a finished run: per-lcore rows and the total. */
 int rpcperf_run_results(struct rpcperf_run *run, struct rpcperf_result *r,
 		FILE *cdf_csv);
+/*
+ * A failed run's counters (retransmissions, drops, path, done, timeouts,
+ * resets, verify errors, nexus) into r, its iters and figures 0.
+ */
+int rpcperf_run_counts(struct rpcperf_run *run, struct rpcperf_result *r);
 
 /* server.c: --server. Returns the exit status. */
 int rpcperf_server_main(const struct rpcperf_config *cfg);
@@ -381,12 +438,54 @@ double rpcperf_percentile(const uint64_t *sorted, uint64_t n, double pct);
 int rpcperf_merge(struct rpcperf_samples *rows, unsigned int n, uint64_t hz,
 		struct rpcperf_result *total, FILE *cdf_csv);
 void rpcperf_result_free(struct rpcperf_result *r);
-void rpcperf_print_header(void);
-/* r's row, and its per-lcore rows first when it has more than one. */
-void rpcperf_print_result(const struct rpcperf_result *r);
+/* With verify, a last column: --verify's errors. */
+void rpcperf_print_header(bool verify);
+/*
+ * r's row, and its per-lcore rows first when it has more than one; with
+ * verify (the header's), its --verify errors last.
+ */
+void rpcperf_print_result(const struct rpcperf_result *r, bool verify);
 void rpcperf_print_ratios(const struct rpcperf_result *r, unsigned int n);
 /* The path counters of the results that have them, a line each. */
 void rpcperf_print_paths(const struct rpcperf_result *r, unsigned int n);
+
+/*
+ * verify.c: --verify's payload pattern. A message's first 8 bytes are
+ * its seed (rpcperf_verify_seed()), the words after it follow from the
+ * seed and their position, all little-endian, cut at the message's
+ * length: the client checks an echo against the seed it sent, a server
+ * checks a request against the seed in it.
+ */
+static inline uint64_t
+rpcperf_verify_seed(unsigned int lcore, uint64_t seq)
+{
+	return (uint64_t)lcore << 48 | (seq & ((UINT64_C(1) << 48) - 1));
+}
+void rpcperf_pattern_fill(void *data, uint32_t len, uint64_t seed);
+/* The byte the pattern of seed has at off. */
+uint8_t rpcperf_pattern_byte(uint64_t seed, uint32_t off);
+/* true if data holds the pattern of seed; else false, *at the offset of
+ * the first byte that differs. */
+bool rpcperf_pattern_check(const void *data, uint32_t len, uint64_t seed,
+		uint32_t *at);
+/* The same with the seed data begins with (under 8 bytes: true). */
+bool rpcperf_pattern_check_self(const void *data, uint32_t len,
+		uint64_t *seed, uint32_t *at);
+
+/*
+ * Tests only. test/rpcperf/corrupt.c defines it in the rpcperf_corrupt
+ * binary (as its RPCPERF_CORRUPT says) to change a byte of a request
+ * once its pattern is written (RPCPERF_CORRUPT_REQ, the client) or of an
+ * echo once its bytes are copied (RPCPERF_CORRUPT_RESP, a server), both
+ * with --verify only: the tests see that --verify catches each.
+ * rpcperf itself does not define it, so it is NULL and never called.
+ */
+enum rpcperf_corrupt_at {
+	RPCPERF_CORRUPT_REQ,
+	RPCPERF_CORRUPT_RESP,
+};
+void rpcperf_test_corrupt(enum rpcperf_corrupt_at at, void *data,
+		uint32_t len) __rte_weak;
 
 /* output.c: --json and --histogram (doc/rpcperf.md). */
 #define RPCPERF_CDF_POINTS 1000	/* CDF steps from 0 to 100 percent */

@@ -115,20 +115,27 @@ server_up(struct server *sv)
 	return 0;
 }
 
-static void
+/*
+ * The table per worker, and the nexus's line; returns the requests of
+ * --verify clients that differed from their pattern, all workers.
+ */
+static uint64_t
 print_table(const struct server *sv, double secs)
 {
 	static const struct pmr_worker_stats zero;
 	struct rpcperf_drv_drops drv[RPCPERF_MAX_LCORES];
 	struct pmr_worker_stats st, sum;
-	uint64_t drv_sum = 0;
+	struct pmr_nexus_stats nst;
+	struct rpcperf_path path;
+	uint64_t drv_sum = 0, verr, verr_sum = 0;
 	unsigned int k, i;
 	char who[32];
 
 	memset(&sum, 0, sizeof(sum));
-	printf("%-8s %6s %12s %12s %12s %12s %10s %10s\n", "worker", "lcore",
-		"requests", "responses", "rx_pkts", "tx_pkts", "rx_drops",
-		"Mrps");
+	memset(&path, 0, sizeof(path));
+	printf("%-8s %6s %12s %12s %12s %12s %10s %10s %10s\n", "worker",
+		"lcore", "requests", "responses", "rx_pkts", "tx_pkts",
+		"rx_drops", "Mrps", "verify_err");
 	for (k = 0; k < sv->nb_workers; k++) {
 		unsigned int lcore = sv->p[k % sv->cfg->nb_server_lcores].lcore;
 
@@ -136,29 +143,46 @@ print_table(const struct server *sv, double secs)
 		/* Its drops and its driver's. */
 		rpcperf_drv_drops_get(sv->w[k], &drv[k]);
 		drv_sum += drv[k].total;
+		verr = rpcperf_server_verify_errors((uint16_t)k);
+		verr_sum += verr;
 		printf("%-8u %6u %12" PRIu64 " %12" PRIu64 " %12" PRIu64
-			" %12" PRIu64 " %10" PRIu64 " %10.3f\n", k, lcore,
-			st.reqs_handled, st.resps_sent, st.rx_pkts, st.tx_pkts,
-			st.rx_drops + drv[k].total,
-			secs > 0 ? st.reqs_handled / secs / 1e6 : 0);
+			" %12" PRIu64 " %10" PRIu64 " %10.3f %10" PRIu64 "\n",
+			k, lcore, st.reqs_handled, st.resps_sent, st.rx_pkts,
+			st.tx_pkts, st.rx_drops + drv[k].total,
+			secs > 0 ? st.reqs_handled / secs / 1e6 : 0, verr);
 		sum.reqs_handled += st.reqs_handled;
 		sum.resps_sent += st.resps_sent;
 		sum.rx_pkts += st.rx_pkts;
 		sum.tx_pkts += st.tx_pkts;
 		sum.rx_drops += st.rx_drops;
+		rpcperf_path_add(&path, sv->w[k], &zero);
 		for (i = 0; i < RTE_DIM(st.drops); i++)
 			sum.drops[i] += st.drops[i];
 	}
 	printf("%-8s %6s %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12"
-		PRIu64 " %10" PRIu64 " %10.3f\n", "total", "", sum.reqs_handled,
-		sum.resps_sent, sum.rx_pkts, sum.tx_pkts,
+		PRIu64 " %10" PRIu64 " %10.3f %10" PRIu64 "\n", "total", "",
+		sum.reqs_handled, sum.resps_sent, sum.rx_pkts, sum.tx_pkts,
 		sum.rx_drops + drv_sum,
-		secs > 0 ? sum.reqs_handled / secs / 1e6 : 0);
+		secs > 0 ? sum.reqs_handled / secs / 1e6 : 0, verr_sum);
+	/* Remotes (clients' nexuses) found dead, and why sessions went. */
+	memset(&nst, 0, sizeof(nst));
+	pmr_nexus_stats_get(sv->nx, &nst);
+	printf("nexus: peers_dead %" PRIu64 ", sessions_reset %" PRIu64
+		", alive_by_data %" PRIu64 ", sessions_accepted %" PRIu64
+		"\n", nst.peers_dead, nst.sessions_reset, nst.alive_by_data,
+		nst.sessions_accepted);
+	/* Requests read by READ, responses offered, over the uptime. */
+	printf("path: reads %" PRIu64 ", read_bytes %" PRIu64
+		", read_errors %" PRIu64 ", descs_sent %" PRIu64
+		", fallbacks %" PRIu64 ", copied_bytes %" PRIu64 "\n",
+		path.reads, path.read_bytes, path.read_errors,
+		path.descs_sent, path.fallbacks, path.copied_bytes);
 	rpcperf_drops_print("server", &sum, &zero);
 	for (k = 0; k < sv->nb_workers; k++) {
 		snprintf(who, sizeof(who), "server worker %u", k);
 		rpcperf_drv_drops_print(who, &drv[k], NULL);
 	}
+	return verr_sum;
 }
 
 /*
@@ -241,8 +265,10 @@ rpcperf_server_main(const struct rpcperf_config *cfg)
 	for (k = 0; k < cfg->nb_server_lcores; k++)
 		if (sv.launched[k])
 			rte_eal_wait_lcore(sv.p[k].lcore);
-	print_table(&sv, (double)(rte_rdtsc() - start) /
-		(double)rte_get_tsc_hz());
+	/* A --verify client's request that differed fails the server too. */
+	if (print_table(&sv, (double)(rte_rdtsc() - start) /
+			(double)rte_get_tsc_hz()) != 0)
+		status = 1;
 	memset(sv.launched, 0, sizeof(sv.launched));
 out:
 	__atomic_store_n(&sv.stop, true, __ATOMIC_RELAXED);

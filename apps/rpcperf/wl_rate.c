@@ -10,12 +10,14 @@
  * workload's: the others differ in what their spec asks for.
  */
 
+#include <inttypes.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <rte_branch_prediction.h>
+#include <rte_byteorder.h>
 #include <rte_cycles.h>
 #include <rte_errno.h>
 
@@ -25,6 +27,7 @@ struct rate_slot {
 	struct rate_state *st;
 	struct pmr_msgbuf *req;
 	uint64_t t0;
+	uint64_t seq;		/* --verify: the request's number */
 	int session;
 };
 
@@ -37,7 +40,12 @@ struct rate_state {
 	uint64_t done;
 	uint64_t total;
 	int err;
+	bool verify;
+	unsigned int told;	/* --verify: mismatches told on stderr */
 };
+
+/* --verify: the first few mismatches of each lcore are told. */
+#define RATE_VERIFY_TOLD_MAX 5
 
 static void rate_cont(struct pmr_worker *w, const struct pmr_resp *resp,
 		void *tag);
@@ -46,9 +54,20 @@ static void
 rate_send(struct rate_state *st, struct rate_slot *sl)
 {
 	struct rpcperf_client *c = st->c;
+	uint32_t len = st->spec->size(st->cfg, st->sent);
 	int ret;
 
-	pmr_msgbuf_resize(sl->req, st->spec->size(st->cfg, st->sent));
+	pmr_msgbuf_resize(sl->req, len);
+	/* Before t0: the latency leaves the pattern out. */
+	if (st->verify) {
+		sl->seq = st->sent;
+		rpcperf_pattern_fill(sl->req->data, len,
+			rpcperf_verify_seed(c->lcore, sl->seq));
+		/* Tests only (rpcperf_corrupt): a byte of the request. */
+		if (rpcperf_test_corrupt != NULL)
+			rpcperf_test_corrupt(RPCPERF_CORRUPT_REQ,
+				sl->req->data, len);
+	}
 	/* Many sessions: each request goes to the next one in turn. */
 	if (c->nb_sessions > st->spec->concurrency)
 		sl->session = c->sessions[st->sent % c->nb_sessions];
@@ -61,6 +80,42 @@ rate_send(struct rate_state *st, struct rate_slot *sl)
 		st->sent++;
 }
 
+/*
+ * --verify: an echo against the pattern its request was sent with; a
+ * sink's answer, empty unless the server found the request differing.
+ */
+static void
+rate_verify(struct rate_state *st, const struct rate_slot *sl,
+		const struct pmr_resp *resp)
+{
+	uint64_t seed = rpcperf_verify_seed(st->c->lcore, sl->seq);
+	const uint8_t *p = resp->data;
+	bool echo = rpcperf_req_echoes(st->spec->req_type);
+	uint32_t at = 0, v;
+
+	if (echo ? rpcperf_pattern_check(p, resp->len, seed, &at) :
+			resp->len == 0)
+		return;
+	st->s->verify_errors++;
+	if (st->told++ >= RATE_VERIFY_TOLD_MAX)
+		return;
+	if (echo) {
+		fprintf(stderr, "rpcperf: %s: lcore %u: --verify: the echo of "
+			"request %" PRIu64 " (%u bytes) differs from its "
+			"pattern at byte %u: 0x%02x, not 0x%02x\n",
+			st->s->workload, st->c->lcore, sl->seq, resp->len, at,
+			p[at], rpcperf_pattern_byte(seed, at));
+		return;
+	}
+	v = 0;
+	if (resp->len >= sizeof(v))
+		memcpy(&v, p, sizeof(v));
+	fprintf(stderr, "rpcperf: %s: lcore %u: --verify: request %" PRIu64
+		" (%u bytes) reached the server differing from its pattern "
+		"at byte %u\n", st->s->workload, st->c->lcore, sl->seq,
+		resp->req->len, rte_le_to_cpu_32(v));
+}
+
 static void
 rate_cont(struct pmr_worker *w, const struct pmr_resp *resp, void *tag)
 {
@@ -69,7 +124,7 @@ rate_cont(struct pmr_worker *w, const struct pmr_resp *resp, void *tag)
 
 	(void)w;
 	if (resp->status != PMR_OK ||
-	    (st->spec->req_type == RPCPERF_REQ_ECHO &&
+	    (rpcperf_req_echoes(st->spec->req_type) &&
 	     resp->len != resp->req->len)) {
 		if (st->err == 0)
 			fprintf(stderr, "rpcperf: %s: lcore %u: %s, %u of %u "
@@ -86,6 +141,9 @@ rate_cont(struct pmr_worker *w, const struct pmr_resp *resp, void *tag)
 		rpcperf_sample_add(st->s, rte_rdtsc() - sl->t0);
 		st->s->bytes += resp->req->len;
 	}
+	/* After the sample: the latency leaves the check out. */
+	if (st->verify && resp->status == PMR_OK)
+		rate_verify(st, sl, resp);
 	if (st->sent < st->total && st->err == 0)
 		rate_send(st, sl);
 }
@@ -126,7 +184,7 @@ rpcperf_client_loop(void *arg)
 	const struct rpcperf_config *cfg = run->cfg;
 	struct rate_state st = {
 		.cfg = cfg, .spec = &run->spec, .c = c, .s = &c->s,
-		.total = run->total,
+		.total = run->total, .verify = cfg->verify,
 	};
 	uint32_t i, conc = run->spec.concurrency;
 	uint32_t clear = __atomic_load_n(&run->clear, __ATOMIC_ACQUIRE);

@@ -37,7 +37,15 @@ MODE:
   rdv        --rdv-threshold on the model (PMR_HCA_LIB), with memory
              windows and without: bandwidth at 64 KiB with 1 has every
              request read (reads, bytes, no fallback, no error), with off
-             none; bad values refused with exit 2
+             none; bad values refused with exit 2; rate at 64 KiB by READ
+             both ways with --verify: no payload differs
+  verify     --verify (RPCPERF_CORRUPT_BIN: rpcperf_corrupt, rpcperf with
+             the tests' hook): every RPC workload at sizes from 0 to
+             multi-packet checks every payload, none differs, its count
+             in the JSON and the table (per lcore too); one byte changed
+             in one echo, or in one request (echo and sink), is caught:
+             counted once, said on stderr, exit 1; the same binary with
+             nothing changed passes; --verify with --server refused
 
 EAL arguments: PMR_TEST_EAL_ARGS if set (as the cmocka tests take it),
 else "-l 0-1 --no-pci --no-huge -m 512 --no-shconf"; every rpcperf
@@ -234,10 +242,14 @@ def mode_args():
 
 RESULT_KEYS = {'workload', 'bytes', 'iters', 'min_us', 'p50_us', 'p90_us',
                'p99_us', 'p999_us', 'max_us', 'mean_us', 'mrps', 'gbps',
-               'retransmissions', 'drops'}
+               'retransmissions', 'drops', 'done', 'timeouts',
+               'sessions_reset', 'verify_errors'}
 LCORE_KEYS = RESULT_KEYS - {'workload'} | {'lcore'}
-RESULT_KEYS = RESULT_KEYS | {'lcores'}
-PATH_WORKLOADS = ('bandwidth', 'mixed')
+RESULT_KEYS = RESULT_KEYS | {'lcores', 'nexus'}
+# The RPC workloads' counters: integers, null for the baselines.
+RPC_KEYS = ('done', 'timeouts', 'sessions_reset')
+BASELINES = ('ring', 'memcpy', 'drv-latency')
+NEXUS_KEYS = {'peers_dead', 'sessions_reset', 'alive_by_data'}
 PATH_KEYS = {'reads', 'read_bytes', 'read_errors', 'descs_sent',
              'fallbacks', 'copied_bytes'}
 RATIO_KEYS = {'workload', 'baseline', 'p50', 'p99'}
@@ -277,7 +289,7 @@ def check_doc(d, args, opts, where):
               where + ': config.%s: %s' % (k, cfg.get(k)))
     check(cfg.get('mode') in ('in-process', 'client'), where + ': mode')
     check(isinstance(cfg.get('devargs'), list), where + ': devargs')
-    for k in ('quiet', 'json', 'interactive'):
+    for k in ('quiet', 'json', 'interactive', 'verify'):
         check(isinstance(cfg.get(k), bool), where + ': config.%s' % k)
     for k in ('faults', 'histogram', 'nexus', 'connect'):
         check(cfg.get(k) is None or isinstance(cfg.get(k), str),
@@ -295,9 +307,9 @@ def check_doc(d, args, opts, where):
           where + ': results in the order asked')
     for r in res:
         w = '%s: %s' % (where, r.get('workload'))
-        # bandwidth and mixed say the path their large messages took.
-        want = RESULT_KEYS | ({'path'} if r.get('workload') in
-                              PATH_WORKLOADS else set())
+        # RPC workloads say the path their large messages took.
+        want = RESULT_KEYS | ({'path'} if r.get('workload') not in
+                              BASELINES else set())
         check(set(r) == want, w + ': keys ' + str(sorted(r)))
         if 'path' in want:
             check(set(r['path']) == PATH_KEYS and
@@ -306,6 +318,26 @@ def check_doc(d, args, opts, where):
         check(is_int(r['bytes']) and is_int(r['iters']) and
               is_int(r['retransmissions']) and is_int(r['drops']),
               w + ': integer fields')
+        # RPC workloads' counters; --verify's errors only with it.
+        rpc = r.get('workload') not in BASELINES
+        for x in [r] + r.get('lcores', []):
+            check(all(is_int(x[k]) if rpc else x[k] is None
+                      for k in RPC_KEYS),
+                  w + ': %s' % {k: x[k] for k in RPC_KEYS})
+            check(is_int(x['verify_errors']) if rpc and cfg['verify']
+                  else x['verify_errors'] is None,
+                  w + ': verify_errors %s' % x['verify_errors'])
+        if rpc:
+            check(isinstance(r['nexus'], dict) and
+                  set(r['nexus']) == NEXUS_KEYS and
+                  all(is_int(v) for v in r['nexus'].values()),
+                  w + ': nexus %s' % r['nexus'])
+            check(r['iters'] == 0 or
+                  r['done'] == (args['iters'] + args['warmup']) *
+                  len(r['lcores']),
+                  w + ': done %d' % r['done'])
+        else:
+            check(r['nexus'] is None, w + ': nexus %s' % r['nexus'])
         nums = [r[k] for k in ('min_us', 'p50_us', 'p90_us', 'p99_us',
                                'p999_us', 'max_us')]
         if not check(all(is_num(v) for v in nums + [r['mean_us'],
@@ -1123,12 +1155,163 @@ def mode_rdv():
                       path['copied_bytes'] >= msgs * size,
                       where + ': path ' + str(path))
             print('rdv %s: %s' % (where, path))
+    # Requests and echoes by READ (rate), requests by READ (bandwidth),
+    # both checked byte for byte with --verify (issue 26).
+    env = dict(os.environ, LD_PRELOAD=lib, PMR_HCA_CONFIG='dev=hca0')
+    args = ['--driver=verbs', '--driver-args=dev=hca0', '--json', '-q',
+            '-n', '500', '--warmup', '10', '-s', str(size), '-c', '4',
+            '-w', 'rate,bandwidth', '--verify', '--rdv-threshold=1']
+    p = subprocess.run([RPCPERF, own_prefix()] + EAL + ['--'] + args,
+                       capture_output=True, text=True, timeout=300, env=env)
+    if check(p.returncode == 0, '--verify by READ: exit %d: %s'
+             % (p.returncode, p.stderr[-2000:])):
+        d = json.loads(p.stdout)
+        res = check_doc(d, {'workloads': ['rate', 'bandwidth'],
+                            'iters': 500, 'warmup': 10}, opts,
+                        '--verify by READ')
+        # rate: requests and echoes read; bandwidth: requests.
+        check([r['verify_errors'] for r in res] == [0, 0] and
+              [r['path']['reads'] for r in res] == [1020, 510] and
+              all(r['path']['read_errors'] == 0 and
+                  r['path']['fallbacks'] == 0 for r in res),
+              '--verify by READ: %s' % [(r['verify_errors'],
+                                         r.get('path')) for r in res])
+        print('rdv --verify: %s' % [(r['workload'], r['verify_errors'])
+                                    for r in res])
     # The option's bad values are refused before anything runs.
     for bad in ('0', 'on', '4294967295', '-1'):
         p = run(['--rdv-threshold=' + bad, '-w', 'latency'])
         check(p.returncode == 2 and 'rdv-threshold' in p.stderr,
               '--rdv-threshold=%s: exit %d: %s'
               % (bad, p.returncode, p.stderr[-500:]))
+
+
+def mode_verify():
+    """--verify: payloads checked, and a changed byte caught."""
+    corrupt = os.environ.get('RPCPERF_CORRUPT_BIN')
+    if not check(corrupt and os.path.exists(corrupt),
+                 'RPCPERF_CORRUPT_BIN: %s' % corrupt):
+        return
+    text = help_text()
+    opts = long_options(text)
+    check('verify' in opts, '--help does not list --verify')
+    rpc_wls = [w for w in workload_names(text) if w not in BASELINES]
+    n = 500
+
+    def vrun(prog, args, env=None):
+        cmd = [prog] + EAL + [own_prefix(), '--log-level=lib.eal:error',
+                              '--'] + args
+        p = subprocess.run(cmd, capture_output=True, text=True,
+                           timeout=300, env=dict(os.environ, **(env or {})))
+        p.cmd = ' '.join(args) + (' %s' % env if env else '')
+        check(not re.search(r'Sanitizer|runtime error:', p.stderr),
+              '%s: sanitizer report: %s' % (p.cmd, p.stderr[-3000:]))
+        return p
+
+    def doc(p, wls):
+        try:
+            d = json.loads(p.stdout)
+        except ValueError as e:
+            check(False, '%s: not JSON (%s): %s' % (p.cmd, e,
+                                                   p.stderr[-1000:]))
+            return None
+        check_doc(d, {'workloads': wls, 'iters': n, 'warmup': 10}, opts,
+                  p.cmd)
+        check(d['config']['verify'] is True, p.cmd + ': config.verify')
+        return d
+
+    # Every RPC workload, nothing changed: every payload as sent. Sizes
+    # under a word (the seed cut), one packet, several packets.
+    for size in (0, 5, 1000, 20000):
+        args = ['--json', '-q', '--verify', '-n', str(n), '--warmup',
+                '10', '-s', str(size), '-c', '8', '-w',
+                ','.join(rpc_wls + ['memcpy'])]
+        for prog in (RPCPERF, corrupt):
+            p = vrun(prog, args)
+            if not check(p.returncode == 0, '%s: exit %d: %s'
+                         % (p.cmd, p.returncode, p.stderr[-2000:])):
+                continue
+            d = doc(p, rpc_wls + ['memcpy'])
+            for r in d['results'] if d else []:
+                want = None if r['workload'] == 'memcpy' else 0
+                check(r['verify_errors'] == want and r['iters'] == n,
+                      '%s: %s: verify_errors %s, iters %d'
+                      % (p.cmd, r['workload'], r['verify_errors'],
+                         r['iters']))
+            check('--verify' not in p.stderr, '%s: said %s'
+                  % (p.cmd, p.stderr[-1000:]))
+    print('verify: %s at 0 to 20000 bytes, none differs' % rpc_wls)
+
+    # One byte changed: in the 100th echo (rate), in the 100th request
+    # (rate: the server sees it, the echo brings it back; bandwidth: the
+    # server's sink answers where it differed). Each caught once.
+    size = 3000
+    cases = [
+        ('resp:100', 'rate', ['the echo of request 99 (3000 bytes) '
+                              'differs from its pattern at byte 1500']),
+        ('req:100', 'rate', ['server worker 0: request of 3000 bytes '
+                             '(its seed: client lcore 0, request 99) '
+                             'differs from its pattern at byte 1500',
+                             'the echo of request 99']),
+        ('req:100', 'bandwidth', ['request 99 (3000 bytes) reached the '
+                                  'server differing from its pattern at '
+                                  'byte 1500']),
+        ('resp:1', 'latency', ['the echo of request 0 (3000 bytes) '
+                               'differs from its pattern at byte 1500']),
+    ]
+    for spec, wl, msgs in cases:
+        p = vrun(corrupt, ['--json', '-q', '--verify', '-n', str(n),
+                           '--warmup', '10', '-s', str(size), '-c', '8',
+                           '-w', wl], {'RPCPERF_CORRUPT': spec})
+        where = '%s %s' % (spec, wl)
+        check(p.returncode == 1, '%s: exit %d, not 1: %s'
+              % (where, p.returncode, p.stderr[-2000:]))
+        check('rpcperf_corrupt: %s: byte 1500 of 3000 changed'
+              % spec.replace(':', ' ') in p.stderr,
+              '%s: nothing was changed: %s' % (where, p.stderr[-1000:]))
+        for m in msgs + ['rpcperf: %s: --verify: 1 RPCs failed their '
+                         'check' % wl]:
+            check(m in p.stderr, '%s: stderr lacks "%s": %s'
+                  % (where, m, p.stderr[-2000:]))
+        d = doc(p, [wl])
+        if d:
+            r = d['results'][0]
+            check(r['verify_errors'] == 1 and r['iters'] == n and
+                  [x['verify_errors'] for x in r['lcores']] == [1],
+                  '%s: verify_errors %s (lcores %s), iters %d'
+                  % (where, r['verify_errors'],
+                     [x['verify_errors'] for x in r['lcores']],
+                     r['iters']))
+        print('verify: %s caught' % where)
+
+    # Two client lcores, one echo changed: a row each, the column in the
+    # table, the count in its lcore's row and the total.
+    eal = eal_lcores('(0-2)@(0-1)')
+    p = subprocess.run(
+        [corrupt, own_prefix()] + eal + ['--log-level=lib.eal:error',
+                                         '--', '-q', '--verify', '-n',
+                                         str(n), '--warmup', '10', '-s',
+                                         '3000', '-c', '4', '-w',
+                                         'memcpy,rate',
+                                         '--client-lcores=0,2',
+                                         '--server-lcores=1'],
+        capture_output=True, text=True, timeout=300,
+        env=dict(os.environ, RPCPERF_CORRUPT='resp:300'))
+    check(p.returncode == 1, 'two lcores: exit %d: %s'
+          % (p.returncode, p.stderr[-2000:]))
+    lines = p.stdout.splitlines()
+    check(lines and lines[0].split()[-1] == 'verify_err',
+          'two lcores: header %s' % lines[:1])
+    rows = {x.split()[0]: x.split()[-1] for x in lines[1:] if x}
+    check(rows.get('memcpy') == '-' and rows.get('rate') == '1' and
+          sorted([rows.get('rate@0'), rows.get('rate@2')]) == ['0', '1'],
+          'two lcores: verify column %s' % rows)
+
+    # Not the server's option: it checks what --verify clients send.
+    p = run(['--server', '--devargs=port=0', '--verify'])
+    check(p.returncode == 2 and '--verify goes with the client' in
+          p.stderr, '--server --verify: exit %d: %s'
+          % (p.returncode, p.stderr[-500:]))
 
 
 def main():
@@ -1138,7 +1321,7 @@ def main():
              'churn': mode_churn, 'interactive': mode_interactive,
              'memif_alone': mode_memif_alone, 'plot': mode_plot,
              'remote_worker': mode_remote_worker, 'verbs': mode_verbs,
-             'rdv': mode_rdv}
+             'rdv': mode_rdv, 'verify': mode_verify}
     if len(sys.argv) != 2 or sys.argv[1] not in modes:
         sys.exit('usage: check_rpcperf.py ' + '|'.join(modes))
     modes[sys.argv[1]]()

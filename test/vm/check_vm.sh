@@ -22,6 +22,12 @@
 #            a real --raw of a whole run), its ratios and its warning for
 #            a run on the guest's ticks; its failure when an rpcperf run
 #            failed or gave no figure, or perftest's UD figures are gone
+#   two_vms_parse  no boot: devtools/bench-two-vms.sh's table of a saved
+#            raw output (two-vms.txt, a real --raw of one run: a clean
+#            boot and a lossy one), its rows, reasons and verdict; a cell
+#            that passed alone passes; the same with its client's exit,
+#            its payload check (client or server) or its client's block
+#            changed fails, saying why
 # Exits 77 when the VM cannot run here (and PMR_REQUIRE_VM is not 1).
 
 set -uo pipefail
@@ -70,13 +76,28 @@ expect_line() {
 	grep -qxF -- "$2" "$tmp/$1" || fail "no line '$2' in $1"
 }
 
+# A line of $tmp/out holding each of "$@".
+row_with() {
+	local line part ok
+
+	while IFS= read -r line; do
+		ok=1
+		for part; do
+			[[ $line == *"$part"* ]] || { ok=0; break; }
+		done
+		((ok)) && return 0
+	done <"$tmp/out"
+	fail "no row with: $*"
+}
+
 case $mode in
 skip)
 	# No qemu: one line on stderr, 77; PMR_REQUIRE_VM=1 makes it 1.
-	for prog in "$run" "$run2" "$repo/devtools/bench-rxe.sh"; do
+	for prog in "$run" "$run2" "$repo/devtools/bench-rxe.sh" \
+		"$repo/devtools/bench-two-vms.sh"; do
 		args=(-- true)
 		[[ $prog == "$run2" ]] && args=(-- true -- true)
-		[[ $prog == */bench-rxe.sh ]] && args=(--smoke)
+		[[ $prog == */bench-*.sh ]] && args=(--smoke)
 		PMR_VM_QEMU=/nonexistent PMR_REQUIRE_VM=0 "$prog" "${args[@]}" \
 			>"$tmp/out" 2>"$tmp/err"
 		rc=$?
@@ -254,6 +275,61 @@ bench_compare)
 			fail "${bad%%:*}: no '${bad#*:}'"
 	done
 	echo "PASS: vm_bench_compare"
+	;;
+two_vms_parse)
+	bench=$repo/devtools/bench-two-vms.sh
+	raw=$here/two-vms.txt
+	"$bench" --parse "$raw" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	((rc == 1)) || fail "the saved run: exit $rc, not 1 (cells failed)"
+	# A cell that passed, one that timed out, and the reasons the log
+	# gives for the others: the nexus's resets, a READ's retry_exceeded,
+	# READs that never completed, the client killed at its time limit.
+	expect_line out "| 1 | clean | 65536 | 1 | pass | 301/301 | 0.023 | 20.7 | 309 | 0 | 0/0 | 0/0 | 0/0 | 0/0 | 15 |  |"
+	expect_line out "| 1 | clean | 1048576 | 8 | **FAIL** | 12/68 | - | - | 96 | 4 | 0/0 | 0/0 | 0/0 | 0/0 | 8 | first failed RPC: TIMEOUT; server dropped 63 packets (slot_busy 63) |"
+	row_with '| 1 | clean | 65536 | 8 | **FAIL** | 0/308 |' \
+		'sessions did not come up: Connection timed out;' \
+		'server: RC region registered in 636 ms'
+	row_with '| 1 | clean | 1048576 | 1 | **FAIL** | 11/61 |' \
+		'| 0/1 | 4/4 | 1/1 | 0/0 |' \
+		'server nexus: peer 192.0.2.2:33877 silent 1329 ms, 4 reset;' \
+		'server RC WR: retry_exceeded x1;' \
+		'server: 1 READ of a request: retry_exceeded'
+	row_with '| 1 | loss | 65536 | 1 | **FAIL** | 85/301 |' \
+		'the client still exiting at the cell time limit (60 s), killed'
+	row_with '| 1 | loss | 65536 | 8 | **FAIL** | 8/308 |' \
+		'server: 3 READs of requests never completed (flushed at exit)'
+	expect_line out "clean   65536 B -c 1: passed 1 of 1"
+	expect_line out "loss 1048576 B -c 8: passed 0 of 1"
+	[[ $(grep -c '^| 1 | \(clean\|loss\) | ' "$tmp/out") == 8 ]] ||
+		fail "not 8 rows"
+	expect_line out "FAIL: not every cell of every run completed with its payloads verified"
+	# The clean boot's first cell alone: it passed.
+	awk '/^### boot/ { if (++boots > 1) exit; sub(/,.*$/, "") }
+		/^=== (server|client) cell / { keep = ($4 == "0") }
+		/^(## |@@ )/ { keep = 1 }
+		keep || /^### boot/' "$raw" >"$tmp/one"
+	"$bench" --parse "$tmp/one" >"$tmp/out" 2>"$tmp/err" ||
+		fail "a cell that passed alone did not pass"
+	expect_line out "PASS: every cell of every run"
+	expect_line out "clean   65536 B -c 1: passed 1 of 1"
+	# The same cell with its client's exit, a payload check or its
+	# client's block changed: it fails, and says why.
+	sed 's/^\(=== client cell 0 .*\) rc=0 /\1 rc=1 /' "$tmp/one" >"$tmp/rc1"
+	sed '/^json /s/"verify_errors": 0/"verify_errors": 3/' "$tmp/one" \
+		>"$tmp/verify"
+	sed '/^total /s/ 0$/ 2/' "$tmp/one" >"$tmp/srvverify"
+	sed '/^=== client cell 0/,$d' "$tmp/one" >"$tmp/noclient"
+	for bad in rc1:'| **FAIL** |' verify:'3 payloads differ' \
+		srvverify:'| 0/2 | ' noclient:'no result from B'; do
+		"$bench" --parse "$tmp/${bad%%:*}" >"$tmp/out" 2>"$tmp/err" &&
+			fail "${bad%%:*}: parsed as a pass"
+		grep -qF -- "${bad#*:}" "$tmp/out" ||
+			fail "${bad%%:*}: no '${bad#*:}'"
+		grep -qF 'FAIL: not every cell' "$tmp/out" ||
+			fail "${bad%%:*}: no verdict"
+	done
+	echo "PASS: vm_two_vms_parse"
 	;;
 *)
 	echo "unknown mode $mode" >&2
