@@ -371,10 +371,11 @@ def why(b, a, r, srv, tmo_hit):
             else:
                 out.append('%s: %s: %s' % (who, what, st))
         # Failed before the first round trip: the RC set-up's region
-        # registration (on the nexus thread) is the long step there.
-        regs = [int(u[1]) for u in re.findall(r'rc qp \d+: region of \d+ '
-                                              r'bytes \(\w+( \w+)?\) in '
-                                              r'(\d+) us', text)]
+        # registration (the RC maker thread's) is the long step there.
+        # "rc qp N: region" before issue 26's maker, "rc qp region" since.
+        regs = [int(u) for u in re.findall(r'rc qp (?:\d+: )?region of '
+                                           r'\d+ bytes \(\w+(?: \w+)?\) '
+                                           r'in (\d+) us', text)]
         if regs and r is not None and r.get('done') == 0:
             out.append('%s: RC region registered in %d ms' %
                        (who, max(regs) // 1000))

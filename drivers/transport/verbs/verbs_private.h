@@ -392,9 +392,8 @@ struct verbs_region {
 	size_t len;
 	struct ibv_mr *mr;
 };
-/* Make the region of RC QP qpn (rc_create): 0 or a positive errno. */
-int verbs_region_make(struct verbs_queue *vq, uint32_t qpn,
-		struct verbs_region *reg);
+/* Make the region of an RC QP (rc_create): 0 or a positive errno. */
+int verbs_region_make(struct verbs_queue *vq, struct verbs_region *reg);
 /* Free it, its QP destroyed (a window still bound in it: leaked). */
 void verbs_region_free(struct verbs_queue *vq, struct verbs_region *reg);
 

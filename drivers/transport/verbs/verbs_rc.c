@@ -6,10 +6,12 @@
  * The verbs driver's RC QPs and one-sided operations (pmr_transport_rc.h;
  * doc/drivers.md, "RC QPs and one-sided operations").
  *
- * Control path (rc_create, rc_connect, rc_destroy: the nexus thread,
- * under rc_lock): a queue's RC QPs are slots of its rc[] table and share
- * one CQ, made by the first rc_create, of VERBS_RC_MAX * rc_sq entries so
- * that the flush of every QP's full send queue fits.
+ * Control path (rc_create: the nexus's RC maker thread; rc_connect,
+ * rc_destroy: the nexus thread; under rc_lock but rc_create's region,
+ * registered before it, so that the nexus thread never waits for the
+ * pinning of a large region): a queue's RC QPs are slots of its rc[]
+ * table and share one CQ, made by the first rc_create, of VERBS_RC_MAX *
+ * rc_sq entries so that the flush of every QP's full send queue fits.
  *
  * Data path (rc_post, rc_poll: the queue's lcore). An operation sits in
  * its QP's ops[] ring from post to completion. verbs_rc_push() turns ops
@@ -37,7 +39,7 @@
  * READs that wait for credits. The window's state moves when the op is
  * accepted and when it completes (verbs_rc_emit(), every op's one end).
  *
- * Regions (verbs_region.c): rc_create makes a QP's region after the QP,
+ * Regions (verbs_region.c): rc_create makes a QP's region before the QP,
  * rc_destroy frees it once the QP is gone; only BINDs on its own QP may
  * use one without remote rights.
  */
@@ -473,6 +475,15 @@ verbs_rc_create(struct pmr_transport_queue *q,
 	unsigned int i;
 	int ret;
 
+	/* Outside rc_lock: pinning a large region may take a second. Its
+	 * length is set before the queue's first QP (rc_region_conf). */
+	if (vq->rc_region_len != 0) {
+		ret = verbs_region_make(vq, &reg);
+		if (ret != 0) {
+			rte_errno = ret;
+			return NULL;
+		}
+	}
 	pthread_mutex_lock(&vq->rc_lock);
 	ret = ibv_query_device(vq->dev->ctx, &da);
 	if (ret != 0) {
@@ -549,11 +560,6 @@ verbs_rc_create(struct pmr_transport_queue *q,
 			qp->qp_num, strerror(ret));
 		goto fail;
 	}
-	if (vq->rc_region_len != 0) {
-		ret = verbs_region_make(vq, qp->qp_num, &reg);
-		if (ret != 0)
-			goto fail;
-	}
 	memset(rc, 0, sizeof(*rc));
 	rc->reg_addr = reg.addr;
 	rc->reg_len = reg.len;
@@ -585,9 +591,9 @@ verbs_rc_create(struct pmr_transport_queue *q,
 	attr->max_msg_size = vq->rc_max_msg;
 	pthread_mutex_unlock(&vq->rc_lock);
 	VERBS_LOG(INFO, "%s: rc qp %u (slot %u): PSN %u, MTU %u, read "
-		"credits %u granted, %u own, max_msg %u", vq->dev->name,
-		rc->qpn, i, rc->psn, attr->mtu, rc->grant_rd, rc->own_rd,
-		vq->rc_max_msg);
+		"credits %u granted, %u own, max_msg %u, region %zu bytes",
+		vq->dev->name, rc->qpn, i, rc->psn, attr->mtu, rc->grant_rd,
+		rc->own_rd, vq->rc_max_msg, reg.len);
 	return (struct pmr_transport_rc *)rc;
 fail:
 	if (qp != NULL)
@@ -595,6 +601,7 @@ fail:
 	rte_free(wrs);
 	rte_free(ops);
 	pthread_mutex_unlock(&vq->rc_lock);
+	verbs_region_free(vq, &reg);	/* no QP ever had it */
 	rte_errno = ret;
 	return NULL;
 }

@@ -6,7 +6,8 @@
  * RC QPs' regions (pmr_transport_rc_region_conf(), doc/drivers.md,
  * "RC QPs and one-sided operations"): a QP's own memory for its peer
  * alone, mmap'd outside DPDK's heap (tests run with --no-huge) and
- * registered with the queue's PD by rc_create after the QP (verbs_rc.c),
+ * registered with the queue's PD by rc_create before the QP, outside the
+ * queue's rc_lock (verbs_rc.c),
  * deregistered and unmapped by rc_destroy once the QP is gone, so that
  * nothing reaches it through the QP after; remote-readable by its rkey,
  * or local with the right to bind windows in it. Control path.
@@ -27,13 +28,12 @@
 #define VERBS_RC_REGION_MAX ((size_t)1 << 30)
 
 /*
- * A region for the RC QP qpn (vq->rc_region_len bytes): mapped, then
- * registered (which pins it on a real device: the time it takes is
- * logged). 0 or a positive errno, logged.
+ * A region for an RC QP about to be made (vq->rc_region_len bytes):
+ * mapped, then registered (which pins it on a real device: the time it
+ * takes is logged). 0 or a positive errno, logged.
  */
 int
-verbs_region_make(struct verbs_queue *vq, uint32_t qpn,
-		struct verbs_region *reg)
+verbs_region_make(struct verbs_queue *vq, struct verbs_region *reg)
 {
 	uint64_t t0 = rte_get_timer_cycles();
 	void *a;
@@ -43,24 +43,24 @@ verbs_region_make(struct verbs_queue *vq, uint32_t qpn,
 			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (a == MAP_FAILED) {
 		ret = errno;
-		VERBS_LOG(ERR, "%s: rc qp %u: no region of %zu bytes: %s",
-			vq->dev->name, qpn, vq->rc_region_len, strerror(ret));
+		VERBS_LOG(ERR, "%s: rc qp: no region of %zu bytes: %s",
+			vq->dev->name, vq->rc_region_len, strerror(ret));
 		return ret;
 	}
 	reg->mr = ibv_reg_mr(vq->dev->pd, a, vq->rc_region_len,
 			vq->rc_region_access);
 	if (reg->mr == NULL) {
 		ret = errno != 0 ? errno : ENOMEM;
-		VERBS_LOG(ERR, "%s: rc qp %u: ibv_reg_mr of its region (%zu "
-			"bytes): %s", vq->dev->name, qpn, vq->rc_region_len,
+		VERBS_LOG(ERR, "%s: rc qp: ibv_reg_mr of its region (%zu "
+			"bytes): %s", vq->dev->name, vq->rc_region_len,
 			strerror(ret));
 		munmap(a, vq->rc_region_len);
 		return ret;
 	}
 	reg->addr = a;
 	reg->len = vq->rc_region_len;
-	VERBS_LOG(INFO, "%s: rc qp %u: region of %zu bytes (%s) in %" PRIu64
-		" us", vq->dev->name, qpn, reg->len,
+	VERBS_LOG(INFO, "%s: rc qp region of %zu bytes (%s) in %" PRIu64
+		" us", vq->dev->name, reg->len,
 		(vq->rc_region_access & IBV_ACCESS_REMOTE_READ) != 0 ?
 		"remote read" : "windows", (rte_get_timer_cycles() - t0) *
 		1000000 / rte_get_timer_hz());
