@@ -655,6 +655,104 @@ test_rc_peer_destroyed(void **state)
 	assert_true(pmr_msgbuf_pool_full(lpool));
 }
 
+/*
+ * Issue 26: a QP whose making takes long (its region registered on a slow
+ * host: here 600 ms of CPU time at each end, spun by the maker) is made
+ * off the nexus thread, which meanwhile heartbeats and reads its socket:
+ * the session with the nexus's own peer is not reset (the nexus thread
+ * busy 1.2 s would have sent no heartbeat past the 500 ms peer timeout),
+ * and the initiator, answered BUSY while the responder makes its QP,
+ * waits past connect_timeout_ms (500 ms here) for it.
+ */
+static void
+test_rc_slow_make(void **state)
+{
+	struct pmr_nexus_stats st;
+	struct pmr_test_env env;
+	struct pmr_test_sess_ev e;
+	struct mem r, l;
+	uint32_t base;
+	int s;
+
+	(void)state;
+	pmr_test_env_up(&env, 1, NULL, NULL, NULL);
+	assert_int_equal(pmr_transport_mem_register_access(env.srv[0]->q,
+		rpool, PMR_TRANSPORT_ACCESS_REMOTE_READ), 0);
+	assert_int_equal(pmr_transport_mem_register(env.cli[0]->q, lpool), 0);
+	s = pmr_test_connect(&env, env.cli[0], 0, &e);
+	assert_int_equal(e.ev, PMR_SESSION_EV_CONNECTED);
+	base = live_qps();
+	nexus_rc_make_spin(env.nx, 600);
+	want_ready(&env, env.cli[0], s);
+	nexus_rc_make_spin(env.nx, 0);
+	assert_int_equal(live_qps(), base + 2);
+	assert_int_equal(e.count, 1);	/* no reset */
+	assert_int_equal(pmr_nexus_stats_get(env.nx, &st), 0);
+	assert_int_equal(st.peers_dead, 0);
+
+	mem_get(&r, rpool, env.srv[0]->q);
+	mem_get(&l, lpool, env.cli[0]->q);
+	memset(r.p, 0x5a, BUF);
+	memset(l.p, 0, BUF);
+	assert_int_equal(one_op(&env, env.cli[0], s, PMR_RC_OP_READ, l.p,
+		l.key.lkey, r.p, r.key.rkey, BUF), PMR_RC_OK);
+	assert_memory_equal(l.p, r.p, BUF);
+	assert_int_equal(pmr_msgbuf_free(r.mb), 0);
+	assert_int_equal(pmr_msgbuf_free(l.mb), 0);
+	assert_int_equal(pmr_session_destroy(env.cli[0], s), 0);
+	PMR_TEST_POLL_UNTIL(&env, live_qps() == base &&
+			rpc_rc_nb_qps(env.cli[0]) == 0);
+	assert_int_equal(pmr_transport_mem_unregister(env.srv[0]->q, rpool),
+			0);
+	assert_int_equal(pmr_transport_mem_unregister(env.cli[0]->q, lpool),
+			0);
+	pmr_test_env_down(&env);
+}
+
+/*
+ * A QP's making outlives what it was for: the session closes while its
+ * QP is being made (the QP, once made, is destroyed, never handed out),
+ * then the worker is destroyed while another is being made (its destroy
+ * waits for the making, and the QP goes before its queue). No QP is left.
+ */
+static void
+test_rc_make_abandoned(void **state)
+{
+	struct pmr_test_env env;
+	struct pmr_test_sess_ev e;
+	uint64_t end;
+	uint32_t base;
+	int s;
+
+	(void)state;
+	pmr_test_env_up(&env, 1, NULL, NULL, NULL);
+	s = pmr_test_connect(&env, env.cli[0], 0, &e);
+	assert_int_equal(e.ev, PMR_SESSION_EV_CONNECTED);
+	base = live_qps();
+	nexus_rc_make_spin(env.nx, 300);
+	assert_int_equal(rpc_rc_want(env.cli[0], s), 0);
+	/* Let the nexus take RC_WANT and the maker start on it. */
+	end = pmr_test_now_ns() + 100 * 1000000ull;
+	while (pmr_test_now_ns() < end)
+		pmr_test_env_poll(&env);
+	assert_int_equal(rpc_rc_state(env.cli[0], s), RPC_RC_WANTED);
+	assert_int_equal(pmr_session_destroy(env.cli[0], s), 0);
+	PMR_TEST_POLL_UNTIL(&env, live_qps() == base);
+
+	s = pmr_test_connect(&env, env.cli[0], 0, &e);
+	assert_int_equal(e.ev, PMR_SESSION_EV_CONNECTED);
+	assert_int_equal(rpc_rc_want(env.cli[0], s), 0);
+	end = pmr_test_now_ns() + 100 * 1000000ull;
+	while (pmr_test_now_ns() < end)
+		pmr_test_env_poll(&env);
+	assert_int_equal(rpc_rc_state(env.cli[0], s), RPC_RC_WANTED);
+	assert_int_equal(pmr_worker_destroy(env.cli[0]), 0);
+	env.cli[0] = NULL;
+	nexus_rc_make_spin(env.nx, 0);
+	pmr_test_env_down(&env);
+	assert_int_equal(live_qps(), 0);
+}
+
 /* The server's session (the first connected one) of server worker w. */
 static int
 srv_session(const struct pmr_worker *w)
@@ -889,6 +987,8 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_rc_spoofed),
 		cmocka_unit_test(test_rc_bad_rkey),
 		cmocka_unit_test(test_rc_lossy),
+		cmocka_unit_test(test_rc_slow_make),
+		cmocka_unit_test(test_rc_make_abandoned),
 		cmocka_unit_test(test_rc_peer_destroyed),
 #ifndef PMR_TEST_RC_DEVICE
 		cmocka_unit_test(test_rc_qp_err),

@@ -100,6 +100,7 @@ struct pmr_nexus *
 pmr_nexus_create(const char *uri, const struct pmr_nexus_conf *conf)
 {
 	struct pmr_nexus *nx;
+	bool mk = false;
 	unsigned int i;
 	int ret;
 
@@ -137,9 +138,16 @@ pmr_nexus_create(const char *uri, const struct pmr_nexus_conf *conf)
 		if (nx->stop_fd < 0)
 			ret = -errno;
 	}
+	if (ret == 0) {
+		ret = nexus_rc_make_init(nx);
+		if (ret == 0)
+			mk = true;
+	}
 	if (ret == 0)
 		ret = nexus_thread_start(nx);
 	if (ret != 0) {
+		if (mk)
+			nexus_rc_make_fini(nx);
 		if (nx->stop_fd >= 0)
 			close(nx->stop_fd);
 		if (nx->sock >= 0)
@@ -170,6 +178,7 @@ pmr_nexus_destroy(struct pmr_nexus *nx)
 	close(nx->stop_fd);
 	close(nx->sock);
 	nexus_rc_free_all(nx);
+	nexus_rc_make_fini(nx);
 	nexus_session_free_all(nx);
 	pthread_mutex_destroy(&nx->lock);
 	free(nx);

@@ -282,6 +282,21 @@ struct pmr_nexus {
 	struct sockaddr_in rc_held_to;
 	struct nexus_wire_msg rc_held_msg;
 
+	/* The RC QP maker thread (nexus_rc_make.c): jobs to do and done,
+	 * under mk_lock; mk_fd (eventfd) wakes the nexus thread for the
+	 * done ones. Tests: mk_spin_ms of CPU time spent before each QP
+	 * is made (nexus_rc_make_spin()). */
+	pthread_mutex_t mk_lock;
+	pthread_cond_t mk_cond;
+	TAILQ_HEAD(, nexus_rc_job) mk_todo;
+	TAILQ_HEAD(, nexus_rc_job) mk_done;
+	struct nexus_rc_job *mk_running;
+	pthread_t mk_thread;
+	bool mk_started;
+	bool mk_stop;
+	int mk_fd;
+	uint32_t mk_spin_ms;
+
 	struct pmr_nexus_stats stats;	/* written under lock */
 };
 
@@ -372,7 +387,38 @@ uint32_t nexus_src_count(struct pmr_nexus *nx, const struct sockaddr_in *src);
 int nexus_src_take(struct pmr_nexus *nx, const struct sockaddr_in *src);
 void nexus_src_put(struct pmr_nexus *nx, const struct sockaddr_in *src);
 
+/*
+ * nexus_rc_make.c: an RC QP made off the nexus thread. Making one
+ * registers its region (pmr_transport_rc_region_conf()), which pins
+ * memory: a second or more for a large region on a slow host, which the
+ * nexus thread spends serving its socket and heartbeats instead.
+ */
+struct nexus_rc_job {
+	TAILQ_ENTRY(nexus_rc_job) next;
+	struct pmr_transport_queue *q;
+	void *owner;			/* its pair; NULL: abandoned */
+	struct pmr_transport_rc *rc;	/* made; NULL: failed */
+	struct pmr_transport_rc_attr attr;	/* rc's */
+	int err;			/* rte_errno when rc is NULL */
+	uint64_t ms;			/* how long the making took */
+};
+int nexus_rc_make_init(struct pmr_nexus *nx);
+/* Stop the thread (after the nexus thread): nothing may be queued. */
+void nexus_rc_make_fini(struct pmr_nexus *nx);
+/* Queue j (q and owner set): 0, or -errno if no thread could start. */
+int nexus_rc_make_start(struct pmr_nexus *nx, struct nexus_rc_job *j);
+/* Its pair is gone: j is freed now or once made (its QP destroyed). */
+void nexus_rc_make_abandon(struct pmr_nexus *nx, struct nexus_rc_job *j);
+/* Wait until no job of q runs, then free q's abandoned ones made. */
+void nexus_rc_make_wait(struct pmr_nexus *nx, struct pmr_transport_queue *q);
+/* Nexus thread, lock held: hand each job made to nexus_rc_made(). */
+void nexus_rc_make_poll(struct pmr_nexus *nx);
+/* Tests: spend ms of CPU time before each QP is made (0: none). */
+void nexus_rc_make_spin(struct pmr_nexus *nx, uint32_t ms);
+
 /* nexus_rc.c */
+/* j (not abandoned) is made or failed: its pair goes on. Lock held. */
+void nexus_rc_made(struct pmr_nexus *nx, struct nexus_rc_job *j);
 void nexus_rc_rx(struct pmr_nexus *nx, const struct sockaddr_in *src,
 		const struct nexus_wire_msg *m);
 void nexus_rc_worker_msg(struct pmr_nexus *nx, struct nexus_worker *w,

@@ -45,7 +45,15 @@
 
 #include "nexus_private.h"
 
+/*
+ * Longest an initiator waits for a responder that answers BUSY (its QP
+ * is still being made: a large region on a slow host), from its first
+ * RC_REQ; connect_timeout_ms after the last BUSY otherwise.
+ */
+#define NX_RC_BUSY_MAX_MS 30000
+
 enum nexus_rc_state {
+	NX_RC_MAKING,	/* its QP being made (nexus_rc_make.c) */
 	NX_RC_REQ_SENT,	/* initiator: QP in INIT, RC_REQ resent */
 	NX_RC_UP,	/* connected */
 	NX_RC_DOWN,	/* RC_DOWN sent, RC_RELEASED awaited */
@@ -67,6 +75,9 @@ struct nexus_rc_pair {
 	uint8_t tx_key[NEXUS_WIRE_SECRET_LEN];	/* the remote's to us */
 	uint64_t next_retry_ms;		/* REQ_SENT */
 	uint64_t deadline_ms;		/* REQ_SENT */
+	uint64_t wait_end_ms;		/* REQ_SENT: the latest BUSY allows */
+	struct nexus_rc_job *job;	/* MAKING */
+	struct nexus_wire_rc req;	/* MAKING, responder: to answer */
 	struct nexus_wire_msg ack;	/* responder: to send again */
 	TAILQ_HEAD(, nexus_session) sessions;	/* bound, UP */
 	unsigned int nb_sessions;
@@ -111,6 +122,7 @@ static struct nexus_rc_pair *
 pair_new(struct pmr_nexus *nx, const struct nexus_session *s)
 {
 	struct nexus_rc_pair *p = calloc(1, sizeof(*p));
+	int ret;
 
 	if (p == NULL)
 		return NULL;
@@ -121,12 +133,21 @@ pair_new(struct pmr_nexus *nx, const struct nexus_session *s)
 	p->id = ++nx->rc_next_id;
 	memcpy(p->tx_key, s->tx_key, sizeof(p->tx_key));
 	TAILQ_INIT(&p->sessions);
-	p->rc = pmr_transport_rc_create(s->w->q, &p->local);
-	if (p->rc == NULL) {
-		int err = rte_errno;
-
+	/* Made off this thread: it may take a second (nexus_rc_make.c). */
+	p->state = NX_RC_MAKING;
+	p->job = calloc(1, sizeof(*p->job));
+	if (p->job == NULL) {
 		free(p);
-		rte_errno = err;
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	p->job->q = s->w->q;
+	p->job->owner = p;
+	ret = nexus_rc_make_start(nx, p->job);
+	if (ret != 0) {
+		free(p->job);
+		free(p);
+		rte_errno = ENOMEM;
 		return NULL;
 	}
 	TAILQ_INSERT_TAIL(&nx->rc_pairs, p, next);
@@ -199,6 +220,8 @@ pair_free(struct pmr_nexus *nx, struct nexus_rc_pair *p)
 		s->rc = NULL;
 		s->rc_wanted = false;
 	}
+	if (p->job != NULL)
+		nexus_rc_make_abandon(nx, p->job);
 	if (p->rc != NULL)
 		pmr_transport_rc_destroy(p->w->q, p->rc);
 	TAILQ_REMOVE(&nx->rc_pairs, p, next);
@@ -390,6 +413,69 @@ we_lead(const struct pmr_nexus *nx, const struct nexus_rc_pair *p)
 	return p->w->id < p->remote_worker;
 }
 
+/* Responder, its QP made: connect it to p->req's, answer, hand it over. */
+static void
+answer(struct pmr_nexus *nx, const struct nexus_remote *r,
+		struct nexus_rc_pair *p)
+{
+	if (pmr_transport_rc_connect(p->w->q, p->rc, &p->req.attr) != 0) {
+		send_ack(nx, &p->remote, r->tx_key, &p->req,
+				PMR_SM_E_BAD_REQUEST, NULL, NULL);
+		pair_fail(nx, p, PMR_SM_E_BAD_REQUEST);
+		return;
+	}
+	p->state = NX_RC_UP;
+	send_ack(nx, &p->remote, r->tx_key, &p->req, 0, &p->local, &p->ack);
+	pair_hand_over(p);
+}
+
+/* Initiator, its QP made: RC_REQ, sent again until answered. */
+static void
+initiate(struct pmr_nexus *nx, struct nexus_rc_pair *p)
+{
+	uint64_t now = nexus_now_ms();
+
+	p->state = NX_RC_REQ_SENT;
+	p->generation = ++nx->rc_gen;
+	if (p->generation == 0)	/* never 0 on the wire */
+		p->generation = ++nx->rc_gen;
+	p->next_retry_ms = now + nx->conf.connect_retry_ms;
+	p->deadline_ms = now + nx->conf.connect_timeout_ms;
+	p->wait_end_ms = now + NX_RC_BUSY_MAX_MS;
+	send_req(nx, p);
+}
+
+void
+nexus_rc_made(struct pmr_nexus *nx, struct nexus_rc_job *j)
+{
+	struct nexus_rc_pair *p = j->owner;
+	const struct nexus_remote *r = nexus_remote_find(nx, &p->remote);
+	uint64_t ms = j->ms;
+	int err = j->err;
+
+	p->job = NULL;
+	p->rc = j->rc;
+	p->local = j->attr;
+	free(j);
+	if (ms >= nx->conf.heartbeat_interval_ms)
+		NX_LOG(INFO, "worker %u: RC QP with worker %u made in %" PRIu64
+			" ms, off the nexus thread", p->w->id,
+			p->remote_worker, ms);
+	if (p->rc == NULL) {
+		if (!p->initiator && r != NULL)
+			send_ack(nx, &p->remote, r->tx_key, &p->req,
+					create_status(err), NULL, NULL);
+		pair_fail(nx, p, create_status(err));
+		return;
+	}
+	if (p->initiator)
+		initiate(nx, p);
+	else if (r != NULL)
+		answer(nx, r, p);
+	else
+		pair_fail(nx, p, PMR_SM_E_PEER_DEAD);	/* cannot be: unbound */
+}
+
 static void
 rx_req(struct pmr_nexus *nx, const struct sockaddr_in *src,
 		struct nexus_remote *r, const struct nexus_wire_rc *req)
@@ -420,18 +506,26 @@ rx_req(struct pmr_nexus *nx, const struct sockaddr_in *src,
 		/* A repeat of the one acted on: the same answer. */
 		nx->stats.rx_msgs++;
 		if (p != NULL && !p->initiator &&
-		    p->generation == req->generation)
-			rc_send(nx, src, &p->ack);
+		    p->generation == req->generation) {
+			if (p->state == NX_RC_MAKING)
+				send_ack(nx, src, r->tx_key, req,
+						PMR_SM_E_BUSY, NULL, NULL);
+			else
+				rc_send(nx, src, &p->ack);
+		}
 		return;
 	}
-	if (p != NULL && p->state == NX_RC_REQ_SENT) {
+	if (p != NULL && p->initiator &&
+	    (p->state == NX_RC_REQ_SENT || p->state == NX_RC_MAKING)) {
 		if (we_lead(nx, p)) {
 			/* Ours stands: the other side answers it. */
 			nx->stats.rx_msgs++;
 			return;
 		}
-		/* Theirs stands: our QP answers it. */
+		/* Theirs stands: our QP answers it (once made). */
 		p->initiator = false;
+	} else if (p != NULL && p->state == NX_RC_MAKING) {
+		/* Still making ours: the newest RC_REQ is the one answered. */
 	} else if (p != NULL) {
 		/*
 		 * A new generation for a pair we have: the other side wants
@@ -464,15 +558,10 @@ rx_req(struct pmr_nexus *nx, const struct sockaddr_in *src,
 	nx->stats.rx_msgs++;
 	r->rc_rx_gen = req->generation;
 	p->generation = req->generation;
-	if (pmr_transport_rc_connect(w->q, p->rc, &req->attr) != 0) {
-		send_ack(nx, src, r->tx_key, req, PMR_SM_E_BAD_REQUEST, NULL,
-				NULL);
-		pair_fail(nx, p, PMR_SM_E_BAD_REQUEST);
-		return;
-	}
-	p->state = NX_RC_UP;
-	send_ack(nx, src, r->tx_key, req, 0, &p->local, &p->ack);
-	pair_hand_over(p);
+	p->req = *req;
+	if (p->state != NX_RC_MAKING)
+		answer(nx, r, p);
+	/* Else answered once made (nexus_rc_made()); BUSY to its copies. */
 }
 
 static void
@@ -489,6 +578,14 @@ rx_ack(struct pmr_nexus *nx, const struct sockaddr_in *src,
 	if (p == NULL || p->state != NX_RC_REQ_SENT || !p->initiator ||
 	    p->generation != ack->generation)
 		return;
+	if (ack->status == PMR_SM_E_BUSY) {
+		/* Its QP is being made: wait for it, up to a bound. */
+		p->deadline_ms = RTE_MAX(p->deadline_ms,
+				RTE_MIN(nexus_now_ms() +
+					nx->conf.connect_timeout_ms,
+					p->wait_end_ms));
+		return;
+	}
 	if (ack->status != 0) {
 		if (ack->status == PMR_SM_E_SHARE && !r->rc_share_told) {
 			char uri[PMR_URI_MAX];
@@ -542,7 +639,6 @@ worker_want(struct pmr_nexus *nx, struct nexus_worker *w,
 {
 	struct nexus_session *s = nexus_session_get(w, msg->local_session);
 	struct nexus_rc_pair *p;
-	uint64_t now;
 
 	if (s == NULL || s->state != NEXUS_S_UP || s->rem == NULL) {
 		send_ready(w, msg->local_session, PMR_SM_E_BAD_REQUEST, NULL);
@@ -565,15 +661,7 @@ worker_want(struct pmr_nexus *nx, struct nexus_worker *w,
 					create_status(rte_errno), NULL);
 			return;
 		}
-		p->initiator = true;
-		p->state = NX_RC_REQ_SENT;
-		p->generation = ++nx->rc_gen;
-		if (p->generation == 0)	/* never 0 on the wire */
-			p->generation = ++nx->rc_gen;
-		now = nexus_now_ms();
-		p->next_retry_ms = now + nx->conf.connect_retry_ms;
-		p->deadline_ms = now + nx->conf.connect_timeout_ms;
-		send_req(nx, p);
+		p->initiator = true;	/* RC_REQ once made: initiate() */
 	}
 	if (s->rc == NULL) {
 		/* Cannot be: pair_bind_all() took every UP session. */
@@ -638,7 +726,7 @@ nexus_rc_session_down(struct pmr_nexus *nx, struct nexus_session *s)
 	s->rc_wanted = false;
 	if (--p->nb_sessions > 0)
 		return;
-	if (p->state == NX_RC_REQ_SENT)
+	if (p->state == NX_RC_REQ_SENT || p->state == NX_RC_MAKING)
 		pair_free(nx, p);
 	else
 		pair_down(nx, p, 0);
@@ -683,6 +771,8 @@ nexus_rc_worker_gone(struct pmr_nexus *nx, struct nexus_worker *w)
 	RTE_TAILQ_FOREACH_SAFE(p, &nx->rc_pairs, next, tmp)
 		if (p->w == w)
 			pair_free(nx, p);
+	/* A QP of w's queue being made: not past the queue's life. */
+	nexus_rc_make_wait(nx, w->q);
 }
 
 void

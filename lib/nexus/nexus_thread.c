@@ -4,7 +4,8 @@
 
 /*
  * The nexus's control thread: it sleeps in poll() on the UDP socket, an
- * eventfd (for a prompt stop) and the workers' devices' async event fds
+ * eventfd (for a prompt stop), the RC QP maker's eventfd (QPs made off
+ * this thread, nexus_rc_make.c) and the workers' devices' async event fds
  * (nexus_events.c), and on each wake-up receives datagrams, reads events,
  * drains the worker rings, looks for a stall of its own, and runs the
  * handshake and heartbeat timers; it sleeps no longer than
@@ -230,7 +231,7 @@ static void *
 nexus_thread_main(void *arg)
 {
 	struct pmr_nexus *nx = arg;
-	struct pollfd fds[2 + NEXUS_EVENT_FDS_MAX];
+	struct pollfd fds[3 + NEXUS_EVENT_FDS_MAX];
 	unsigned int nev;
 	uint64_t next, now, stall;
 	bool more;
@@ -242,8 +243,9 @@ nexus_thread_main(void *arg)
 	for (;;) {
 		fds[0] = (struct pollfd){ .fd = nx->sock, .events = POLLIN };
 		fds[1] = (struct pollfd){ .fd = nx->stop_fd, .events = POLLIN };
-		nev = nexus_events_fds(nx, fds + 2, NEXUS_EVENT_FDS_MAX);
-		if (poll(fds, 2 + nev, timeout) < 0 && errno != EINTR) {
+		fds[2] = (struct pollfd){ .fd = nx->mk_fd, .events = POLLIN };
+		nev = nexus_events_fds(nx, fds + 3, NEXUS_EVENT_FDS_MAX);
+		if (poll(fds, 3 + nev, timeout) < 0 && errno != EINTR) {
 			NX_LOG(ERR, "poll: %s", strerror(errno));
 			usleep(1000);
 			continue;
@@ -252,7 +254,9 @@ nexus_thread_main(void *arg)
 			break;
 		pthread_mutex_lock(&nx->lock);
 		nexus_udp_rx(nx);
-		nexus_events_poll(nx, fds + 2, nev);
+		if ((fds[2].revents & POLLIN) != 0)
+			nexus_rc_make_poll(nx);
+		nexus_events_poll(nx, fds + 3, nev);
 		more = nexus_workers_poll(nx);
 		/* Its own stall first: peers are judged by its running time. */
 		stall = nexus_stall_measure(nx, &now);

@@ -112,7 +112,8 @@ nexus_wire_rc_status_valid(uint16_t status)
 		status == PMR_SM_E_NO_RESOURCES ||
 		status == PMR_SM_E_BAD_REQUEST ||
 		status == PMR_SM_E_FAMILY ||
-		status == PMR_SM_E_SHARE;
+		status == PMR_SM_E_SHARE ||
+		status == PMR_SM_E_BUSY;
 }
 
 /*

@@ -68,8 +68,9 @@
  *     18 dst_worker u16 (the receiver's worker)
  *     20 status u16 (RC_REQ: 0; RC_ACK: 0, the sender's QP is in RTR and
  *        the attributes follow, or a reason of enum pmr_sm_status:
- *        NO_WORKER, NO_RESOURCES, BAD_REQUEST, FAMILY, with the
- *        attributes all zero)
+ *        NO_WORKER, NO_RESOURCES, BAD_REQUEST, FAMILY, SHARE, with
+ *        the attributes all zero; or BUSY, not an answer: the sender
+ *        is still making its QP, the initiator waits longer)
  *     22 generation u32 (non-zero: the initiator's count of QPs it set up
  *        for this pair of workers; an RC_ACK repeats its RC_REQ's)
  *     26 boot id u64 (the sender's, non-zero)
@@ -105,7 +106,8 @@
  * RC setup (doc/sessions.md): the nexus of the initiating worker sends
  * RC_REQ with its QP's attributes, again until it gets the RC_ACK of that
  * generation; the other nexus creates and connects its QP (to RTR) and
- * answers RC_ACK with its own. Both carry a MAC as a HEARTBEAT does, over
+ * answers RC_ACK with its own (to copies that come while its QP is still
+ * being made, an RC_ACK with status BUSY). Both carry a MAC as a HEARTBEAT does, over
  * every byte before it (the type included, so that one is never taken for
  * the other), keyed with the secret the receiver issued: only a nexus
  * that took part in a handshake with the receiver can make one. The

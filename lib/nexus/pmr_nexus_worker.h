@@ -179,6 +179,11 @@ enum pmr_sm_status {
 	 * its share (-EDQUOT to the session's RC state).
 	 */
 	PMR_SM_E_SHARE,
+	/**
+	 * RC_ACK on the wire only: the responder is still making its QP
+	 * (a large region on a slow host); the initiator waits longer.
+	 */
+	PMR_SM_E_BUSY,
 };
 
 /** One message on a worker ring. */

@@ -13,7 +13,9 @@
  * A queue whose caps have PMR_TRANSPORT_CAP_RC makes RC QPs on its
  * device. Thread rule (doc/architecture.md, "Threading"): rc_create,
  * rc_connect, rc_destroy, rc_region_conf and mem_register_access run on
- * the control path (the nexus thread, or worker create); rc_post and
+ * the control path (the nexus thread, or worker create; rc_create on the
+ * nexus's RC maker thread, beside the nexus thread's calls on the same
+ * queue); rc_post and
  * rc_poll run on the queue's lcore, for a QP only once it has been handed
  * over to it, and rc_destroy only once the data path no longer uses that
  * QP (the worker unlinked and drained it).

@@ -351,6 +351,64 @@ pmr_transport_rc_destroy(struct pmr_transport_queue *q,
 	return -EINVAL;
 }
 
+/*
+ * The RC QP maker (nexus_rc_make.c) without its thread: jobs wait here
+ * until a timer step makes them all (and every job made is handed back
+ * or discarded, never lost: checked at the end).
+ */
+#define FZ_JOBS_MAX 64
+static struct nexus_rc_job *fz_jobs[FZ_JOBS_MAX];
+static unsigned int fz_nb_jobs;
+
+int
+nexus_rc_make_start(struct pmr_nexus *nx, struct nexus_rc_job *j)
+{
+	(void)nx;
+	if (fz_nb_jobs == FZ_JOBS_MAX)
+		return -ENOMEM;
+	fz_jobs[fz_nb_jobs++] = j;
+	return 0;
+}
+
+void
+nexus_rc_make_abandon(struct pmr_nexus *nx, struct nexus_rc_job *j)
+{
+	unsigned int i;
+
+	(void)nx;
+	for (i = 0; i < fz_nb_jobs; i++)
+		if (fz_jobs[i] == j) {
+			fz_jobs[i] = fz_jobs[--fz_nb_jobs];
+			free(j);
+			return;
+		}
+	FUZZ_CHECK(false);	/* only queued ones here: made ones are gone */
+}
+
+void
+nexus_rc_make_wait(struct pmr_nexus *nx, struct pmr_transport_queue *q)
+{
+	unsigned int i;
+
+	(void)nx;
+	for (i = 0; i < fz_nb_jobs; i++)
+		FUZZ_CHECK(fz_jobs[i]->q != q);	/* its pairs abandoned them */
+}
+
+/* Make every queued job (each fails: no RC here) and hand it back. */
+static void
+fz_make_all(struct pmr_nexus *nx)
+{
+	struct nexus_rc_job *j;
+
+	while (fz_nb_jobs > 0) {
+		j = fz_jobs[--fz_nb_jobs];
+		j->rc = pmr_transport_rc_create(j->q, &j->attr);
+		j->err = rte_errno;
+		nexus_rc_made(nx, j);
+	}
+}
+
 /* The input, read field by field; zeros once it runs out. */
 struct reader {
 	const uint8_t *p;
@@ -890,6 +948,9 @@ fz_nexus_free(struct pmr_nexus *nx)
 	for (i = 0; i < NEXUS_SRC_BUCKETS; i++)
 		FUZZ_CHECK(LIST_EMPTY(&nx->src_hash[i]));
 	FUZZ_CHECK(fz_peers == 0);
+	/* Every pair went with its sessions, and its QP's making with it. */
+	FUZZ_CHECK(TAILQ_EMPTY(&nx->rc_pairs));
+	FUZZ_CHECK(fz_nb_jobs == 0);
 	free(nx);
 }
 
@@ -903,6 +964,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fz_now = 1000000;
 	fz_rand_state = UINT64_C(0x2545f4914f6cdd1d);
 	fz_peers = 0;
+	fz_nb_jobs = 0;
 	memset(srcs, 0, sizeof(srcs));
 	for (i = 0; i < NB_SRC; i++) {
 		srcs[i].addr.sin_family = AF_INET;
@@ -938,6 +1000,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		case 7:
 			fz_now += (uint64_t)rd8(&r) * 10;
+			fz_make_all(nx);
 			nexus_session_timers(nx, fz_now);
 			break;
 		case 8:
