@@ -359,15 +359,18 @@ defect2_descs(void **state)
 	assert_non_null(mb);
 	memset(mb->data, 0x44, MIB);
 	assert_int_equal(pmr_transport_mem_key(a->q, mb->data, MIB, &key), 0);
-	d = (struct pmr_pkt_desc){ .addr = (uintptr_t)mb->data,
-		.rkey = key.rkey };
-	pmr_pkt_desc_encode(payload, &d);
 	for (i = 0; i < ATTACK_SESSIONS; i++) {
 		s[i] = pmr_test_src_connect(&env, a, &e);
 		assert_int_equal(e.ev, PMR_SESSION_EV_CONNECTED);
 		/* A real request by READ first: the pair's QP at both ends. */
 		assert_int_equal(call_run(a, s[i], 200 * KIB), PMR_OK);
 	}
+	/* Offered on the pair's QP (the one all of a's sessions share):
+	 * the server reads it. */
+	d = (struct pmr_pkt_desc){ .addr = (uintptr_t)mb->data,
+		.rkey = key.rkey,
+		.qpn = rpc_rc_pair_qpn(rpc_rc_pair_of(a, s[0])) };
+	pmr_pkt_desc_encode(payload, &d);
 	for (i = 0; i < ATTACK_SESSIONS; i++) {
 		size = i < 2 ? MIB : 32 * KIB;
 		for (k = 0; k < (i < 2 ? 4u : 8u); k++)

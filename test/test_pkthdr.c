@@ -49,7 +49,7 @@
 /* A descriptor's payload (PMR_PKT_REQ_DESC, _RESP_DESC). */
 #define OFF_DESC_ADDR	0
 #define OFF_DESC_RKEY	8
-#define OFF_DESC_RSVD	12
+#define OFF_DESC_QPN	12
 #define DESC_PLEN	16
 
 #define PAYLOAD_MAX	1448
@@ -1400,8 +1400,9 @@ test_golden_bytes_desc(void **state __rte_unused)
 	/*
 	 * A request of 1 MiB sent by READ: req_type 0x21, server session
 	 * 0x0a0b, token 0x1122334455667788, request number 0x0123456789ab,
-	 * at 0x00007f0012345000 under rkey 0xdeadbeef. Then the response's
-	 * descriptor for it: 0x30000 bytes at 0x00007f00abcd0040, rkey 0x11.
+	 * at 0x00007f0012345000 under rkey 0xdeadbeef, offered on QP
+	 * 0xabc123. Then the response's descriptor for it: 0x30000 bytes at
+	 * 0x00007f00abcd0040, rkey 0x11, on QP 0x11.
 	 */
 	static const uint8_t golden_req[HDR_LEN + DESC_PLEN] = {
 		0xa7, 0x03, 0x06, 0x21,		/* magic version REQ_DESC */
@@ -1414,7 +1415,7 @@ test_golden_bytes_desc(void **state __rte_unused)
 		0x00,				/* status */
 		0x00, 0x50, 0x34, 0x12, 0x00, 0x7f, 0x00, 0x00, /* addr */
 		0xef, 0xbe, 0xad, 0xde,		/* rkey */
-		0x00, 0x00, 0x00, 0x00,		/* reserved */
+		0x23, 0xc1, 0xab, 0x00,		/* qpn */
 	};
 	static const uint8_t golden_resp[HDR_LEN + DESC_PLEN] = {
 		0xa7, 0x03, 0x07, 0x21,		/* magic version RESP_DESC */
@@ -1427,7 +1428,7 @@ test_golden_bytes_desc(void **state __rte_unused)
 		0x00,				/* status */
 		0x40, 0x00, 0xcd, 0xab, 0x00, 0x7f, 0x00, 0x00, /* addr */
 		0x11, 0x00, 0x00, 0x00,		/* rkey */
-		0x00, 0x00, 0x00, 0x00,		/* reserved */
+		0x11, 0x00, 0x00, 0x00,		/* qpn */
 	};
 	const struct {
 		const uint8_t *golden;
@@ -1440,13 +1441,14 @@ test_golden_bytes_desc(void **state __rte_unused)
 		    .token = UINT64_C(0x1122334455667788),
 		    .req_num = UINT64_C(0x0123456789ab) },
 		  { .addr = UINT64_C(0x00007f0012345000),
-		    .rkey = 0xdeadbeef } },
+		    .rkey = 0xdeadbeef, .qpn = 0xabc123 } },
 		{ golden_resp,
 		  { .pkt_type = PMR_PKT_RESP_DESC, .req_type = 0x21,
 		    .dest_session = 0x000c, .msg_size = 0x30000,
 		    .token = UINT64_C(0x1122334455667788),
 		    .req_num = UINT64_C(0x0123456789ab) },
-		  { .addr = UINT64_C(0x00007f00abcd0040), .rkey = 0x11 } },
+		  { .addr = UINT64_C(0x00007f00abcd0040), .rkey = 0x11,
+		    .qpn = 0x11 } },
 	};
 	struct pmr_pkt_desc dout;
 	struct pmr_pkthdr out;
@@ -1457,6 +1459,7 @@ test_golden_bytes_desc(void **state __rte_unused)
 		assert_int_equal(build_desc_pkt(c[i].h.pkt_type,
 				c[i].h.msg_size, c[i].d.addr, c[i].d.rkey),
 				HDR_LEN + DESC_PLEN);
+		put_le(pkt + HDR_LEN + OFF_DESC_QPN, c[i].d.qpn, 4);
 		pkt[OFF_REQ_TYPE] = c[i].h.req_type;
 		put_le(pkt + OFF_DEST_SESSION, c[i].h.dest_session, 2);
 		put_le(pkt + OFF_REQ_NUM, c[i].h.req_num, 7);
@@ -1472,6 +1475,7 @@ test_golden_bytes_desc(void **state __rte_unused)
 				DESC_PLEN, &dout), 0);
 		assert_true(dout.addr == c[i].d.addr);
 		assert_int_equal(dout.rkey, c[i].d.rkey);
+		assert_int_equal(dout.qpn, c[i].d.qpn);
 		/* ...takes them for no datagram's packet... */
 		memcpy(pkt, c[i].golden, HDR_LEN + DESC_PLEN);
 		assert_int_equal(check_whole(HDR_LEN + DESC_PLEN), 0);
@@ -1495,6 +1499,7 @@ test_round_trip_desc(void **state __rte_unused)
 	static const uint64_t addr[] = { 0, 1, UINT64_C(0x00007fffdeadb000),
 		UINT64_MAX };
 	static const uint32_t rkey[] = { 0, 0x80000001, UINT32_MAX };
+	static const uint32_t qpn[] = { 0, 1, 0xffffff };
 	uint8_t ref[DESC_PLEN];
 	struct pmr_pkt_desc d, dout;
 	struct pmr_pkthdr h;
@@ -1519,9 +1524,11 @@ test_round_trip_desc(void **state __rte_unused)
 		for (r = 0; r < RTE_DIM(rkey); r++) {
 			d.addr = addr[a];
 			d.rkey = rkey[r];
+			d.qpn = qpn[r];
 			memset(ref, 0, sizeof(ref));
 			put_le(ref + OFF_DESC_ADDR, addr[a], 8);
 			put_le(ref + OFF_DESC_RKEY, rkey[r], 4);
+			put_le(ref + OFF_DESC_QPN, qpn[r], 4);
 			memset(pkt, 0x5a, sizeof(pkt));
 			pmr_pkt_desc_encode(pkt + 1, &d);
 			assert_memory_equal(pkt + 1, ref, DESC_PLEN);
@@ -1533,6 +1540,7 @@ test_round_trip_desc(void **state __rte_unused)
 					DESC_PLEN, &dout), 0);
 			assert_true(dout.addr == addr[a]);
 			assert_int_equal(dout.rkey, rkey[r]);
+			assert_int_equal(dout.qpn, qpn[r]);
 		}
 	}
 }
@@ -1669,13 +1677,19 @@ test_desc_payload(void **state __rte_unused)
 			&d), -EINVAL);
 	assert_int_equal(pmr_pkt_desc_decode(pkt + HDR_LEN, DESC_PLEN + 1,
 			&d), -EINVAL);
-	/* Reserved bytes, each alone, low and high bit. */
-	for (i = OFF_DESC_RSVD; i < DESC_PLEN; i++) {
+	/* The QP number: 24 bits, each byte of them read; the high byte
+	 * must be zero, its low and high bit alone. */
+	for (i = 0; i < 3; i++) {
 		build_desc_pkt(PMR_PKT_REQ_DESC, 4096, 1, 2);
-		pkt[HDR_LEN + i] = 0x01;
+		pkt[HDR_LEN + OFF_DESC_QPN + i] = 0x81;
 		assert_int_equal(pmr_pkt_desc_decode(pkt + HDR_LEN,
-				DESC_PLEN, &d), -EINVAL);
-		pkt[HDR_LEN + i] = 0x80;
+				DESC_PLEN, &d), 0);
+		assert_int_equal(d.qpn, 0x81u << (8 * i));
+		assert_int_equal(d.rkey, 2);
+	}
+	for (i = 0x01; i <= 0x80; i <<= 7) {
+		build_desc_pkt(PMR_PKT_REQ_DESC, 4096, 1, 2);
+		pkt[HDR_LEN + OFF_DESC_QPN + 3] = (uint8_t)i;
 		assert_int_equal(pmr_pkt_desc_decode(pkt + HDR_LEN,
 				DESC_PLEN, &d), -EINVAL);
 		/* The header does not look at the payload. */

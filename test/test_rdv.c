@@ -423,7 +423,9 @@ forged_desc(int s, uint32_t rkey, uint64_t addr, uint32_t len)
 		.req_num = rs->slot_req_num[0] & PMR_REQ_NUM_MASK,
 		.msg_size = len,
 	};
-	struct pmr_pkt_desc d = { .addr = addr, .rkey = rkey };
+	/* Offered on the session's own QP: the server reads it. */
+	struct pmr_pkt_desc d = { .addr = addr, .rkey = rkey,
+		.qpn = rpc_rc_pair_qpn(rpc_rc_pair_of(w, s)) };
 
 	h.dest_session = rs->remote_session;
 	h.token = rs->token;
@@ -681,6 +683,129 @@ test_rdv_peer_destroyed(void **state)
 	assert_int_equal(stats(srv).reqs_handled, 1);	/* the first */
 }
 
+/* One call of len bytes on session s, to its end: it must succeed. */
+static void
+call_ok(int s, uint8_t type, uint32_t id, uint32_t len)
+{
+	struct call c = { .session = s, .type = type, .id = id, .seed = id,
+		.req_len = len };
+
+	call_start(env.cli[0], &c);
+	PMR_TEST_POLL_UNTIL(&env, c.runs == 1);
+	assert_int_equal(c.status, PMR_OK);
+	assert_int_equal(c.bad, 0);
+}
+
+/* The number of the client's QP of session s, 0 for none. */
+static uint32_t
+cli_qpn(int s)
+{
+	const struct rpc_rc_pair *p = rpc_rc_pair_of(env.cli[0], s);
+
+	return p != NULL ? rpc_rc_pair_qpn(p) : 0;
+}
+
+/*
+ * Wait until both ends of session s hold a pair whose client QP is not
+ * number old (the QP's slot, and so its pointer, may be the old one's):
+ * the one that replaced it.
+ */
+static void
+wait_new_pair(int s, uint32_t old)
+{
+	struct pmr_worker *srv = env.srv[0];
+	uint32_t ss, up;
+
+	PMR_TEST_POLL_UNTIL(&env, cli_qpn(s) != 0 && cli_qpn(s) != old);
+	do {
+		pmr_test_env_poll(&env);
+		for (ss = 0, up = 0; ss < srv->max_sessions; ss++)
+			up += srv->sessions[ss].state ==
+				PMR_SESSION_CONNECTED &&
+				rpc_rc_state(srv, (int)ss) == RPC_RC_READY;
+	} while (up == 0);
+}
+
+/*
+ * Issue 26: a READ that fails by the transport (its retries ran out: the
+ * model's READ is made to end PMR_RC_RETRY_EXCEEDED, its QP failed) is
+ * recovered, not answered by a reset. The server's READ of a request: it
+ * answers "again", never having run it, and the client sends it as
+ * datagrams under the slot's next number (it runs once). The client's
+ * READ of a response: it asks for it as datagrams, and the server sends
+ * it from a copy. Each time the worker that lost its QP gives it back
+ * and both ends get a fresh pair, which the next large message uses.
+ */
+static void
+test_rdv_read_lost(void **state)
+{
+	struct pmr_worker_stats cs, ss, cs0, ss0;
+	struct pmr_nexus_stats ns;
+	uint32_t qp;
+	struct pmr_test_sess_ev e;
+	struct call c;
+	int s;
+
+	(void)state;
+	if (env.cli[0]->rdv == NULL || !by_read(MIB))
+		skip();
+	s = pmr_test_connect(&env, env.cli[0], 0, &e);
+	call_ok(s, T_ECHO, 1, 200 * 1024);	/* both ends have the QP */
+	qp = cli_qpn(s);
+	assert_int_not_equal(qp, 0);
+	cs0 = stats(env.cli[0]);
+	ss0 = stats(env.srv[0]);
+
+	/* The server's READ of the request. */
+	assert_int_equal(rpc_rc_fault_reads(env.srv[0], 1), 0);
+	c = (struct call){ .session = s, .type = T_COUNT, .id = 11,
+		.seed = 11, .req_len = MIB };
+	call_start(env.cli[0], &c);
+	PMR_TEST_POLL_UNTIL(&env, c.runs == 1);
+	assert_int_equal(c.status, PMR_OK);
+	assert_int_equal(c.bad, 0);
+	assert_int_equal(exec_count[11], 1);
+	assert_int_equal(e.count, 1);		/* no reset */
+	cs = stats(env.cli[0]);
+	ss = stats(env.srv[0]);
+	assert_int_equal(ss.rdv_read_errors - ss0.rdv_read_errors, 1);
+	assert_int_equal(ss.rc_lost - ss0.rc_lost, 1);
+	assert_int_equal(cs.rdv_recovered - cs0.rdv_recovered, 1);
+	assert_int_equal(cs.rc_lost, 0);
+	assert_int_equal(cs.timeout_resets + ss.timeout_resets, 0);
+
+	/* A fresh pair: the next large request goes by READ again. */
+	wait_new_pair(s, qp);
+	qp = cli_qpn(s);
+	ss0 = stats(env.srv[0]);
+	call_ok(s, T_ECHO, 12, MIB);
+	assert_true(stats(env.srv[0]).rdv_reads > ss0.rdv_reads);
+
+	/* The client's READ of the response. */
+	cs0 = stats(env.cli[0]);
+	ss0 = stats(env.srv[0]);
+	assert_int_equal(rpc_rc_fault_reads(env.cli[0], 1), 0);
+	call_ok(s, T_ECHO, 13, MIB);
+	assert_int_equal(e.count, 1);		/* no reset */
+	cs = stats(env.cli[0]);
+	ss = stats(env.srv[0]);
+	assert_int_equal(cs.rdv_read_errors - cs0.rdv_read_errors, 1);
+	assert_int_equal(cs.rc_lost - cs0.rc_lost, 1);
+	assert_int_equal(ss.rdv_recovered - ss0.rdv_recovered, 1);
+	assert_int_equal(pmr_nexus_stats_get(env.nx, &ns), 0);
+	assert_int_equal(ns.rc_replaced, 2);
+	assert_int_equal(ns.peers_dead, 0);
+	wait_new_pair(s, qp);
+	ss0 = stats(env.srv[0]);
+	call_ok(s, T_ECHO, 14, MIB);
+	assert_true(stats(env.srv[0]).rdv_reads > ss0.rdv_reads);
+
+	assert_int_equal(pmr_session_destroy(env.cli[0], s), 0);
+	PMR_TEST_POLL_UNTIL(&env, pmr_msgbuf_pool_in_use(
+			pmr_worker_pool(env.srv[0], 2)) == 0);
+	assert_pools_full(env.cli[0]);
+}
+
 /*
  * No RC QP can be had (every RC_REQ the nexus sends is lost: the set-up
  * times out): a large request and its large response go as datagrams
@@ -735,6 +860,8 @@ main(int argc, char **argv)
 			teardown),
 		cmocka_unit_test_setup_teardown(test_rdv_peer_destroyed,
 			setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rdv_read_lost, setup,
+				teardown),
 		cmocka_unit_test_setup_teardown(test_rdv_no_qp_fallback,
 			setup, teardown),
 	};

@@ -72,6 +72,7 @@ struct nexus_rc_pair {
 	bool handed;			/* an RC_READY went to the worker */
 	struct pmr_transport_rc *rc;
 	struct pmr_transport_rc_attr local;
+	uint32_t remote_qpn;		/* UP: the QP ours is connected to */
 	uint8_t tx_key[NEXUS_WIRE_SECRET_LEN];	/* the remote's to us */
 	uint64_t next_retry_ms;		/* REQ_SENT */
 	uint64_t deadline_ms;		/* REQ_SENT */
@@ -243,6 +244,8 @@ send_ready(struct nexus_worker *w, uint16_t local_session, uint16_t status,
 		if (status == 0) {
 			out.cookie = p->id;
 			out.rc = p->rc;
+			out.token = p->local.qpn |
+				(uint64_t)p->remote_qpn << 32;
 		}
 	}
 	nexus_worker_send(w, &out);
@@ -425,6 +428,7 @@ answer(struct pmr_nexus *nx, const struct nexus_remote *r,
 		return;
 	}
 	p->state = NX_RC_UP;
+	p->remote_qpn = p->req.attr.qpn;
 	send_ack(nx, &p->remote, r->tx_key, &p->req, 0, &p->local, &p->ack);
 	pair_hand_over(p);
 }
@@ -607,6 +611,7 @@ rx_ack(struct pmr_nexus *nx, const struct sockaddr_in *src,
 		return;
 	}
 	p->state = NX_RC_UP;
+	p->remote_qpn = ack->attr.qpn;
 	pair_hand_over(p);
 }
 
@@ -689,12 +694,39 @@ worker_released(struct pmr_nexus *nx, struct nexus_worker *w,
 		w->id, msg->cookie);
 }
 
+/*
+ * The worker's QP of the pair failed by the transport (RC_FAILED): take
+ * it back, the sessions staying UP; their next RC_WANT makes a new pair
+ * (pair_find() passes over one going down), whose RC_REQ, of a new
+ * generation, makes the remote nexus take its end back too.
+ */
+static void
+worker_failed(struct pmr_nexus *nx, struct nexus_worker *w,
+		const struct pmr_sm_msg *msg)
+{
+	struct nexus_rc_pair *p;
+
+	TAILQ_FOREACH(p, &nx->rc_pairs, next)
+		if (p->w == w && p->id == msg->cookie) {
+			if (p->state != NX_RC_UP)
+				return;	/* going down already */
+			NX_LOG(INFO, "worker %u: the RC QP with worker %u "
+				"failed by the transport: replaced, its "
+				"sessions go on", w->id, p->remote_worker);
+			nx->stats.rc_replaced++;
+			pair_down(nx, p, 0);
+			return;
+		}
+}
+
 void
 nexus_rc_worker_msg(struct pmr_nexus *nx, struct nexus_worker *w,
 		const struct pmr_sm_msg *msg)
 {
 	if (msg->type == PMR_SM_RC_WANT)
 		worker_want(nx, w, msg);
+	else if (msg->type == PMR_SM_RC_FAILED)
+		worker_failed(nx, w, msg);
 	else
 		worker_released(nx, w, msg);
 }

@@ -510,6 +510,7 @@ nexus_session_worker_msg(struct pmr_nexus *nx, struct nexus_worker *w,
 		break;
 	case PMR_SM_RC_WANT:
 	case PMR_SM_RC_RELEASED:
+	case PMR_SM_RC_FAILED:
 		nexus_rc_worker_msg(nx, w, msg);
 		break;
 	case PMR_SM_ALIVE:

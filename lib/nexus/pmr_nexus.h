@@ -165,6 +165,12 @@ struct pmr_nexus_stats {
 	uint64_t stalls;
 	uint64_t stall_ms;	/**< ...their total length (ms). */
 	uint64_t stall_ms_max;	/**< ...the longest (ms). */
+	/**
+	 * RC QPs a worker said failed by the transport (retries
+	 * exhausted): taken back and replaced at the next ask, their
+	 * sessions kept UP.
+	 */
+	uint64_t rc_replaced;
 };
 
 /**

@@ -96,6 +96,9 @@
  *            (closed, peer dead): the worker unlinks the QP, waits for the
  *            completions of what it posted on it, then
  *   W -> N   PMR_SM_RC_RELEASED {cookie, rc}, and the nexus destroys it.
+ *   W -> N   PMR_SM_RC_FAILED {cookie, rc}: the QP failed by the
+ *            transport; RC_DOWN follows, and the next RC_WANT gets a
+ *            new pair (the sessions stay UP).
  * A worker that detaches has drained its QPs itself: the nexus destroys
  * them without RC_DOWN.
  */
@@ -148,6 +151,15 @@ enum pmr_sm_type {
 	 * such traffic flows, never through the outbox.
 	 */
 	PMR_SM_ALIVE,
+	/**
+	 * W -> N: an operation on the pair's QP {cookie, rc} failed for
+	 * want of the transport (retries exhausted; PMR_RC_RETRY_EXCEEDED
+	 * or PMR_RC_FLUSHED): the worker's sessions stay UP and let go of
+	 * it. The nexus takes it back (RC_DOWN, status 0) and makes a
+	 * fresh pair at the sessions' next RC_WANT (its RC_REQ of a new
+	 * generation makes the remote nexus take its end back too).
+	 */
+	PMR_SM_RC_FAILED,
 };
 
 /** Handshake results and reasons (pmr_sm_msg.status). */
@@ -212,8 +224,10 @@ struct pmr_sm_msg {
 	/**
 	 * CONNECT_IN: the session's random token, which the server worker
 	 * sends to the client's data address in a TOKEN packet (never in a
-	 * nexus datagram). Unused elsewhere: the client worker learns it
-	 * only from that packet.
+	 * nexus datagram); the client worker learns it only from that
+	 * packet. RC_READY (status 0): the QP's number (low 32 bits) and
+	 * that of the remote QP it is connected to (high 32 bits), which
+	 * descriptors carry (doc/rendezvous.md).
 	 */
 	uint64_t token;
 	/**

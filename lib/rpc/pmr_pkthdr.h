@@ -227,9 +227,18 @@ pmr_pkt_token_decode(const void *buf, uint32_t len, struct pmr_pkt_token *t)
 struct pmr_pkt_desc {
 	uint64_t addr;		/**< The message's first byte. */
 	uint32_t rkey;		/**< A window's key, or a pair region's */
+	/**
+	 * The number of the sender's RC QP the offer is bound on (24
+	 * bits): the reader reads it only through the QP connected to
+	 * that one, else asks for the message as datagrams.
+	 */
+	uint32_t qpn;
 };
 
-/** Bytes of a descriptor's payload: addr (le64), rkey (le32), 4 zero. */
+/**
+ * Bytes of a descriptor's payload: addr (le64), rkey (le32), qpn (le32,
+ * its high byte zero).
+ */
 #define PMR_PKT_DESC_LEN 16
 
 /** Write d as a descriptor's payload (PMR_PKT_DESC_LEN bytes). */
@@ -238,7 +247,8 @@ pmr_pkt_desc_encode(void *buf, const struct pmr_pkt_desc *d)
 {
 	uint8_t *p = (uint8_t *)buf;
 	uint64_t w0 = rte_cpu_to_le_64(d->addr);
-	uint64_t w1 = rte_cpu_to_le_64((uint64_t)d->rkey);
+	uint64_t w1 = rte_cpu_to_le_64((uint64_t)d->rkey |
+			(uint64_t)d->qpn << 32);
 
 	memcpy(p, &w0, sizeof(w0));
 	memcpy(p + 8, &w1, sizeof(w1));
@@ -248,8 +258,8 @@ pmr_pkt_desc_encode(void *buf, const struct pmr_pkt_desc *d)
  * Decode a descriptor's payload of len bytes (what follows a header
  * pmr_pkthdr_decode() accepted).
  *
- * @return 0 with d filled, or -EINVAL: wrong length, reserved bytes not
- *   zero.
+ * @return 0 with d filled, or -EINVAL: wrong length, a QP number over
+ *   24 bits.
  */
 static inline int
 pmr_pkt_desc_decode(const void *buf, uint32_t len, struct pmr_pkt_desc *d)
@@ -262,10 +272,11 @@ pmr_pkt_desc_decode(const void *buf, uint32_t len, struct pmr_pkt_desc *d)
 	memcpy(&w0, p, sizeof(w0));
 	memcpy(&w1, p + 8, sizeof(w1));
 	w1 = rte_le_to_cpu_64(w1);
-	if ((w1 >> 32) != 0)
+	if ((w1 >> 56) != 0)
 		return -EINVAL;
 	d->addr = rte_le_to_cpu_64(w0);
 	d->rkey = (uint32_t)w1;
+	d->qpn = (uint32_t)(w1 >> 32);
 	return 0;
 }
 

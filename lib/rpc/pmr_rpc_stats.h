@@ -111,6 +111,18 @@ struct pmr_worker_stats {
 	uint64_t qp_recovered;	/**< Recoveries (PMR_WORKER_EV_QP_RECOVERED). */
 	/** Recoveries that failed (PMR_WORKER_EV_QP_RECOVERY_FAILED). */
 	uint64_t qp_recovery_failed;
+	/**
+	 * RC QPs lost to the transport (an operation's retries ran out, or
+	 * it was failed as stuck): given back for a fresh one, their
+	 * sessions kept (doc/rendezvous.md, "When things fail").
+	 */
+	uint64_t rc_lost;
+	/**
+	 * Large messages sent again as datagrams because their READ failed
+	 * that way: requests sent again by this client, responses this
+	 * server sent again.
+	 */
+	uint64_t rdv_recovered;
 };
 
 /**

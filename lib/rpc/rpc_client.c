@@ -23,6 +23,7 @@
 #include "rpc_client.h"
 #include "rpc_client_rx.h"
 #include "rpc_private.h"
+#include "rpc_rc.h"
 #include "rpc_rdv.h"
 #include "rpc_session.h"
 #include "rpc_timers.h"
@@ -68,7 +69,15 @@ creq_tx_slow(struct pmr_worker *w, struct rpc_session *s, struct rpc_creq *r)
 			return;
 		}
 		s->credits--;
-		if (unlikely(r->rdv != RPC_RDV_NONE && r->num_tx == 0)) {
+		if (unlikely(r->resp_again)) {
+			/* In place of the request's last packet: the
+			 * response as datagrams, please (its packet 0). */
+			h.pkt_type = PMR_PKT_RFR;
+			h.pkt_num = 0;
+			h.msg_size = 0;
+			rpc_tx_ctrl(w, s, &h);
+		} else if (unlikely(r->rdv != RPC_RDV_NONE &&
+				    r->num_tx == 0)) {
 			rpc_rdv_tx_req_desc(w, s, r);	/* in its place */
 		} else if (r->num_tx < r->req_pkts) {
 			h.pkt_type = PMR_PKT_REQ;
@@ -401,6 +410,7 @@ creq_finish(struct pmr_worker *w, struct rpc_creq *r, struct pmr_rx_pkt *pkt)
 	}
 	r->rdv = RPC_RDV_NONE;		/* offer and reading are done */
 	r->rto_shift = 0;
+	r->resp_again = false;
 	rpc_creq_put(w, r);
 }
 
@@ -533,6 +543,7 @@ creq_rx_resp(struct pmr_worker *w, struct rpc_creq *r,
 	if (j == 0) {
 		if (rpc_msg_rx_shape(&r->resp, h->msg_size, pkt->len) != 0)
 			return -EPROTO;
+		r->resp_again = false;
 		if (h->msg_size > w->max_msg) {
 			r->resp.pkts = 0;
 			return -EMSGSIZE;
@@ -572,6 +583,48 @@ session_next(struct pmr_worker *w, struct rpc_session *s, uint16_t sn,
 }
 
 /*
+ * r's response cannot be read (its READ failed by the transport, or it is
+ * offered on a QP ours is not connected to): ask for it as datagrams, an
+ * RFR of its packet 0 in place of the request's last packet; the server
+ * sends it from a copy, the next packets as r asks for them.
+ */
+static void
+creq_resp_again(struct pmr_worker *w, struct rpc_session *s,
+		struct rpc_creq *r)
+{
+	rpc_msgbuf_put(r->resp.mb);
+	r->resp = (struct rpc_msg_rx){ .mb = NULL };
+	r->num_rx = r->req_pkts - 1;
+	r->num_tx = r->num_rx;
+	r->resp_again = true;
+	w->stats.rdv_recovered++;
+	if (s->state == PMR_SESSION_CONNECTED && !s->closing)
+		creq_tx(w, s, r);
+}
+
+/*
+ * The server could not read r's request (its READ failed by the
+ * transport; it never ran): send it again as datagrams in the same slot,
+ * under the slot's next number, so that the server takes it as a new
+ * request. The offer goes (the reader is done with it); the deadline
+ * stays.
+ */
+static void
+creq_again(struct pmr_worker *w, struct rpc_session *s, struct rpc_creq *r)
+{
+	rpc_rdv_creq_unoffer(w, r);
+	s->credits += (uint16_t)(r->num_tx - r->num_rx);
+	r->num_tx = 0;
+	r->num_rx = 0;
+	r->rdv = RPC_RDV_NONE;
+	r->rto_shift = 0;
+	r->req_pkts = rpc_msg_pkts(r->mb->len, s->plen);
+	r->req_num = s->slot_req_num[r->slot] & PMR_REQ_NUM_MASK;
+	s->slot_req_num[r->slot] += w->window;
+	w->stats.rdv_recovered++;
+}
+
+/*
  * A status alone (the server refused the request, maybe at its first
  * packet while we still send the others): r is done, at whatever point
  * of the exchange.
@@ -582,6 +635,13 @@ creq_rx_status(struct pmr_worker *w, struct rpc_session *s, uint16_t sn,
 {
 	if (h->pkt_num != 0 || r->num_tx == 0) {
 		rpc_count_drop(w, RPC_DROP_BAD_PKT);
+		return false;
+	}
+	if (h->status == RPC_STATUS_RDV_AGAIN && r->offer != NULL &&
+	    r->num_rx == 0) {
+		/* Its READ failed by the transport: again, as datagrams. */
+		creq_again(w, s, r);
+		session_next(w, s, sn, r);
 		return false;
 	}
 	/* Only what a server answers; TIMEOUT and the like are ours. */
@@ -634,6 +694,11 @@ rpc_client_rx(struct pmr_worker *w, uint16_t sn, const struct pmr_pkthdr *h,
 	}
 	if (unlikely(h->pkt_type == PMR_PKT_RESP_DESC)) {
 		/* The response by READ: r completes when it is read. */
+		if (unlikely(r->resp_again)) {
+			/* A late copy: its READ failed, datagrams asked. */
+			rpc_count_drop(w, RPC_DROP_STALE);
+			return false;
+		}
 		ret = rpc_rdv_client_read(w, sn, r, h, pkt);
 		if (ret == -EPROTO)
 			rpc_count_drop(w, RPC_DROP_BAD_PKT);
@@ -641,6 +706,11 @@ rpc_client_rx(struct pmr_worker *w, uint16_t sn, const struct pmr_pkthdr *h,
 			return false;
 		r->num_rx++;
 		s->credits++;
+		if (unlikely(ret == -ESTALE)) {
+			/* Offered on another pair's QP: as datagrams. */
+			creq_resp_again(w, s, r);
+			return false;
+		}
 		if (ret != 0) {
 			creq_complete(w, r, ret == -EMSGSIZE ? PMR_E_MSGSIZE :
 					PMR_E_NOMEM, NULL);
@@ -688,13 +758,21 @@ rpc_client_rdv_send(struct pmr_worker *w, struct rpc_creq *r)
 }
 
 void
-rpc_client_rdv_read_done(struct pmr_worker *w, struct rpc_creq *r, bool ok)
+rpc_client_rdv_read_done(struct pmr_worker *w, struct rpc_creq *r,
+		unsigned int status)
 {
 	struct rpc_session *s = &w->sessions[r->session];
 
 	if (!r->in_window)
 		return;		/* completed already: completing waits */
-	if (!ok) {
+	if (unlikely(status != PMR_RC_OK && rpc_rc_status_lost(status) &&
+		     s->state == PMR_SESSION_CONNECTED && !s->closing)) {
+		/* Lost to the transport (the pair is replaced, the session
+		 * stays). */
+		creq_resp_again(w, s, r);
+		return;
+	}
+	if (status != PMR_RC_OK) {
 		/* Its pair failed: the session is reset next. */
 		creq_complete(w, r, PMR_E_SESSION_RESET, NULL);
 		return;

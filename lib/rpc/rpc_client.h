@@ -45,6 +45,10 @@ struct rpc_creq {
 	 */
 	uint8_t rdv;
 	bool reading;
+	/* Its READ of the response failed by the transport: the response
+	 * is asked for as datagrams (an RFR of packet 0); false in a free
+	 * record. */
+	bool resp_again;
 	/*
 	 * The RTO of its next retransmission is w->rto << rto_shift: a
 	 * descriptor's doubles each time (a READ may take longer than the

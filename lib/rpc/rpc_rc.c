@@ -32,10 +32,13 @@ struct rpc_rc_pair {
 	TAILQ_ENTRY(rpc_rc_pair) next;
 	uint64_t id;			/* the nexus's */
 	struct pmr_transport_rc *rc;
+	uint32_t qpn;			/* rc's number */
+	uint32_t remote_qpn;		/* the QP rc is connected to */
 	uint16_t remote_worker;
 	uint32_t outstanding;		/* operations without completion */
 	bool down;			/* RC_DOWN: released when drained */
 	bool broken;			/* an operation failed on it */
+	bool lost;			/* ...by the transport: replaced */
 	bool has_region;		/* region: the QP's own (offers) */
 	struct rpc_region region;
 	/* The remote nexus, as its sessions name it (remote_uri). */
@@ -46,6 +49,7 @@ struct rpc_rc_op {
 	struct rpc_rc_pair *pair;	/* NULL: free */
 	uint32_t gen;
 	uint16_t session;
+	uint8_t type;			/* enum pmr_transport_rc_op_type */
 	rpc_rc_cb_t cb;
 	void *arg;
 };
@@ -57,6 +61,7 @@ struct rpc_rc {
 	unsigned int nb_down;		/* draining */
 	uint32_t outstanding;
 	uint32_t gen;
+	uint32_t fault_reads;		/* tests: rpc_rc_fault_reads() */
 	uint32_t nb_free;
 	uint32_t free[RPC_RC_OPS_MAX];
 	struct rpc_rc_op ops[RPC_RC_OPS_MAX];
@@ -204,6 +209,7 @@ pair_post(struct pmr_worker *w, struct rpc_rc_pair *p, int session,
 	e->pair = p;
 	e->gen = rc->gen;
 	e->session = (uint16_t)session;
+	e->type = op->type;
 	e->cb = cb;
 	e->arg = arg;
 	p->outstanding++;
@@ -260,6 +266,18 @@ rpc_rc_pair_broken(const struct rpc_rc_pair *p)
 	return p->broken;
 }
 
+uint32_t
+rpc_rc_pair_qpn(const struct rpc_rc_pair *p)
+{
+	return p->qpn;
+}
+
+uint32_t
+rpc_rc_pair_remote_qpn(const struct rpc_rc_pair *p)
+{
+	return p->remote_qpn;
+}
+
 struct rpc_region *
 rpc_rc_pair_region(struct rpc_rc_pair *p)
 {
@@ -268,6 +286,8 @@ rpc_rc_pair_region(struct rpc_rc_pair *p)
 
 static void pair_release(struct pmr_worker *w, struct rpc_rc_pair *p);
 static void pair_broken(struct pmr_worker *w, struct rpc_rc_pair *p);
+static void pair_lost(struct pmr_worker *w, struct rpc_rc_pair *p,
+		unsigned int status);
 
 void
 rpc_rc_pair_unpin(struct pmr_worker *w, struct rpc_rc_pair *p)
@@ -312,6 +332,63 @@ pair_release(struct pmr_worker *w, struct rpc_rc_pair *p)
 	free(p);
 }
 
+int
+rpc_rc_fault_reads(struct pmr_worker *w, uint32_t n)
+{
+	struct rpc_rc *rc = rc_get(w);
+
+	if (rc == NULL)
+		return -ENOMEM;
+	rc->fault_reads = n;
+	return 0;
+}
+
+bool
+rpc_rc_status_lost(unsigned int status)
+{
+	return status == PMR_RC_RETRY_EXCEEDED || status == PMR_RC_FLUSHED;
+}
+
+/*
+ * An operation on p failed for want of the transport (its retries ran out
+ * on a lossy or congested path, or the QP was failed under it): the QP is
+ * in ERR at this end, and nothing says the peer misbehaved. Its sessions
+ * go on (issue 26): each failed READ's message is sent again as
+ * datagrams (rpc_rdv.c), the sessions let go of p, and the nexus is told
+ * (RC_FAILED) to take p back (RC_DOWN) and make a fresh pair at the next
+ * ask, which the sessions make at once. p drains as on any RC_DOWN.
+ */
+static void
+pair_lost(struct pmr_worker *w, struct rpc_rc_pair *p, unsigned int status)
+{
+	struct pmr_sm_msg m = {
+		.type = PMR_SM_RC_FAILED,
+		.remote_worker = p->remote_worker,
+		.cookie = p->id,
+		.rc = p->rc,
+	};
+	struct rpc_session *s;
+	uint32_t sn;
+
+	p->broken = true;
+	p->lost = true;
+	w->stats.rc_lost++;
+	RPC_LOG(NOTICE, "worker %u: the RC QP with worker %u at %s failed "
+		"(%s): its sessions go on, a new QP asked for",
+		w->worker_id, p->remote_worker, p->remote_uri,
+		pmr_transport_rc_status_str(status));
+	rpc_sm_send(w, &m);
+	for (sn = 0; sn < w->max_sessions; sn++) {
+		s = &w->sessions[sn];
+		if (s->rc != p)
+			continue;
+		s->rc = NULL;
+		s->rc_state = RPC_RC_NONE;
+		if (s->state == PMR_SESSION_CONNECTED && !s->closing)
+			rpc_rc_want(w, (int)sn);
+	}
+}
+
 /*
  * An operation failed on p (bad rkey, peer gone, QP in ERR), or a device
  * event said its QP failed (RC_DOWN with a status): the QP is in ERR at
@@ -350,6 +427,7 @@ rpc_rc_poll(struct pmr_worker *w)
 	struct rpc_rc *rc = w->rc;
 	struct rpc_rc_pair *p;
 	struct rpc_rc_op *e;
+	unsigned int status;
 	uint16_t n, i;
 	uint32_t idx;
 
@@ -367,6 +445,15 @@ rpc_rc_poll(struct pmr_worker *w)
 		p = e->pair;
 		e->pair = NULL;
 		rc->free[rc->nb_free++] = idx;
+		status = cpl[i].status;
+		if (unlikely(rc->fault_reads != 0) &&
+		    e->type == PMR_RC_OP_READ && status == PMR_RC_OK) {
+			/* Tests: as if its retries had run out. */
+			rc->fault_reads--;
+			if (!p->broken)
+				pmr_transport_rc_fail(w->q, p->rc);
+			status = PMR_RC_RETRY_EXCEEDED;
+		}
 		__atomic_store_n(&rc->outstanding, rc->outstanding - 1,
 				__ATOMIC_RELAXED);
 		/*
@@ -374,9 +461,13 @@ rpc_rc_poll(struct pmr_worker *w)
 		 * callback runs, so that what the callback lets go of
 		 * (rpc_rc_pair_unpin()) never releases p under us.
 		 */
-		e->cb(w, e->session, cpl[i].status, e->arg);
-		if (cpl[i].status != PMR_RC_OK && !p->broken && !p->down)
-			pair_broken(w, p);
+		e->cb(w, e->session, status, e->arg);
+		if (status != PMR_RC_OK && !p->broken && !p->down) {
+			if (rpc_rc_status_lost(status))
+				pair_lost(w, p, status);
+			else
+				pair_broken(w, p);
+		}
 		if (--p->outstanding == 0 && p->down)
 			pair_release(w, p);
 	}
@@ -423,6 +514,8 @@ sm_ready(struct pmr_worker *w, const struct pmr_sm_msg *m)
 		}
 		p->id = m->cookie;
 		p->rc = m->rc;
+		p->qpn = (uint32_t)m->token;
+		p->remote_qpn = (uint32_t)(m->token >> 32);
 		p->remote_worker = m->remote_worker;
 		if (pmr_transport_rc_region(w->q, m->rc, &reg) == 0) {
 			rpc_region_init(&p->region, &reg);
@@ -442,6 +535,7 @@ sm_down(struct pmr_worker *w, const struct pmr_sm_msg *m)
 {
 	struct rpc_rc_pair *p = w->rc == NULL ? NULL :
 		pair_find(w->rc, m->cookie);
+	struct rpc_session *s;
 	uint32_t sn;
 
 	if (p == NULL) {
@@ -462,11 +556,21 @@ sm_down(struct pmr_worker *w, const struct pmr_sm_msg *m)
 	/* Its QP failed (a device event): the pair's sessions reset. */
 	if (m->status != 0 && !p->broken)
 		pair_broken(w, p);
-	for (sn = 0; sn < w->max_sessions; sn++)
-		if (w->sessions[sn].rc == p) {
-			w->sessions[sn].rc = NULL;
-			w->sessions[sn].rc_state = RPC_RC_NONE;
-		}
+	for (sn = 0; sn < w->max_sessions; sn++) {
+		s = &w->sessions[sn];
+		if (s->rc != p)
+			continue;
+		s->rc = NULL;
+		s->rc_state = RPC_RC_NONE;
+		/*
+		 * Still connected: the remote replaced the pair (its QP
+		 * failed by the transport). Eager sessions ask for the new
+		 * one at once, as they did for the first.
+		 */
+		if (s->state == PMR_SESSION_CONNECTED && !s->closing &&
+		    (s->rc_eager || w->rdv_eager))
+			rpc_rc_want(w, (int)sn);
+	}
 	p->down = true;
 	__atomic_store_n(&w->rc->nb_down, w->rc->nb_down + 1,
 			__ATOMIC_RELAXED);

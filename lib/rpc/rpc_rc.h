@@ -102,7 +102,30 @@ int rpc_rc_pair_post(struct pmr_worker *w, struct rpc_rc_pair *p,
 void rpc_rc_pair_pin(struct rpc_rc_pair *p);
 void rpc_rc_pair_unpin(struct pmr_worker *w, struct rpc_rc_pair *p);
 bool rpc_rc_pair_broken(const struct rpc_rc_pair *p);
+/*
+ * The pair's QP number, and that of the remote QP it is connected to:
+ * a descriptor names the QP its offer is bound on, and is read only
+ * through the QP connected to that one.
+ */
+uint32_t rpc_rc_pair_qpn(const struct rpc_rc_pair *p);
+uint32_t rpc_rc_pair_remote_qpn(const struct rpc_rc_pair *p);
 int rpc_rc_pair_fail(struct pmr_worker *w, struct rpc_rc_pair *p);
+/*
+ * Is status a failure of the transport (retries exhausted, or flushed by
+ * a QP failed under the operation) rather than of the peer's keys or
+ * memory? A READ that ends so is recovered (its message sent again as
+ * datagrams) and its pair replaced without resetting its sessions; any
+ * other failure resets them (rpc_rc.c).
+ */
+bool rpc_rc_status_lost(unsigned int status);
+
+/*
+ * Tests: the worker's next n READs that complete OK end as if their
+ * retries had run out (PMR_RC_RETRY_EXCEEDED, their QP failed first).
+ * @return 0, or -ENOMEM.
+ */
+int rpc_rc_fault_reads(struct pmr_worker *w, uint32_t n);
+
 /*
  * The region that came with the pair's QP (pmr_transport_rc_region()),
  * or NULL: memory for the pair's peer alone, where offers are copied

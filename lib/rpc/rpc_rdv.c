@@ -336,6 +336,7 @@ tx_desc(struct pmr_worker *w, const struct rpc_session *s,
 	struct pmr_pkt_desc d = {
 		.addr = (uintptr_t)o->addr,
 		.rkey = o->rkey,
+		.qpn = rpc_rc_pair_qpn(o->pair),
 	};
 
 	h->dest_session = s->remote_session;
@@ -459,6 +460,16 @@ rpc_rdv_creq_done(struct pmr_worker *w, struct rpc_creq *r)
 			r->status != PMR_E_SESSION_RESET);
 }
 
+void
+rpc_rdv_creq_unoffer(struct pmr_worker *w, struct rpc_creq *r)
+{
+	struct rpc_offer *o = r->offer;
+
+	r->offer = NULL;
+	o->creq = NULL;
+	rpc_rdv_offer_drop(w, o, true);	/* its READ failed: no late one */
+}
+
 static void
 client_read_done(struct pmr_worker *w, int session, unsigned int status,
 		void *arg)
@@ -477,7 +488,7 @@ client_read_done(struct pmr_worker *w, int session, unsigned int status,
 			"session %u: %s", w->worker_id, r->resp.size,
 			r->session, pmr_transport_rc_status_str(status));
 	}
-	rpc_client_rdv_read_done(w, r, status == PMR_RC_OK);
+	rpc_client_rdv_read_done(w, r, status);
 }
 
 /* A READ of d's len bytes into mb, for session sn's pair. */
@@ -535,6 +546,8 @@ rpc_rdv_client_read(struct pmr_worker *w, uint16_t sn, struct rpc_creq *r,
 	pair = rpc_rc_pair_of(w, sn);
 	if (pair == NULL)
 		return no_qp(w, sn);
+	if (d.qpn != rpc_rc_pair_remote_qpn(pair))
+		return -ESTALE;	/* offered on a QP ours is not connected to */
 	mb = rpc_msgbuf_alloc(w, h->msg_size);
 	if (mb == NULL)
 		return -ENOMEM;
@@ -574,7 +587,7 @@ srv_read_done(struct pmr_worker *w, int session, unsigned int status,
 			"session %u: %s", w->worker_id, req->req.size,
 			req->session, pmr_transport_rc_status_str(status));
 	}
-	rpc_server_rdv_read_done(w, req, status == PMR_RC_OK);
+	rpc_server_rdv_read_done(w, req, status);
 }
 
 int
@@ -615,6 +628,23 @@ rpc_rdv_srv_offer(struct pmr_worker *w, uint16_t sn, struct pmr_srv_slot *req,
 	o->slot = req;
 	req->offer = o;
 	return true;
+}
+
+struct pmr_msgbuf *
+rpc_rdv_srv_unoffer(struct pmr_worker *w, struct pmr_srv_slot *req)
+{
+	struct rpc_offer *o = req->offer;
+	struct pmr_msgbuf *mb = rpc_msgbuf_alloc(w, o->len);
+
+	if (mb == NULL)
+		return NULL;
+	/* The offered bytes: the response in place, or its copy. */
+	memcpy(mb->data, o->addr, o->len);
+	mb->len = o->len;
+	w->stats.copied_bytes += o->len;
+	req->offer = NULL;	/* first: see srv_slot_clear() */
+	rpc_rdv_offer_drop(w, o, true);	/* its READ failed: no late one */
+	return mb;
 }
 
 void

@@ -35,6 +35,15 @@ enum rpc_rdv_path {
 /* Largest region per RC QP (nb_offer_msgbufs x max_msg_size). */
 #define RPC_RDV_REGION_MAX (1u << 30)
 
+/*
+ * Response status (wire only, past enum pmr_status and within what a
+ * header carries) of a request whose READ failed by the transport
+ * (rpc_rc_status_lost()): not an answer; the handler never ran, and the
+ * client sends the request again as datagrams under its slot's next
+ * number (doc/rendezvous.md, "When things fail").
+ */
+#define RPC_STATUS_RDV_AGAIN 15
+
 struct rpc_offer;
 
 /*
@@ -101,16 +110,29 @@ void rpc_rdv_tx_resp_desc(struct pmr_worker *w, const struct rpc_session *s,
 void rpc_rdv_offer_drop(struct pmr_worker *w, struct rpc_offer *o,
 		bool done);
 
+/*
+ * The server could not read r's request (RPC_STATUS_RDV_AGAIN): its offer
+ * goes, r stays (sent again as datagrams, rpc_client.c).
+ */
+void rpc_rdv_creq_unoffer(struct pmr_worker *w, struct rpc_creq *r);
+
 /* rpc_server.c: the slot's offer is ready (send) or failed. */
 void rpc_server_rdv_ready(struct pmr_worker *w, struct pmr_srv_slot *req);
-/* rpc_server.c: the slot's READ completed. */
+/* rpc_server.c: the slot's READ completed (enum pmr_transport_rc_status). */
 void rpc_server_rdv_read_done(struct pmr_worker *w, struct pmr_srv_slot *req,
-		bool ok);
+		unsigned int status);
+/*
+ * rpc_server.c: the client could not read the slot's response: a copy of
+ * its offered bytes in a msgbuf of the worker's (NULL: none to be had,
+ * the offer stays), the offer dropped.
+ */
+struct pmr_msgbuf *rpc_rdv_srv_unoffer(struct pmr_worker *w,
+		struct pmr_srv_slot *req);
 /* rpc_client.c: r's offer is ready: send its descriptor. */
 void rpc_client_rdv_send(struct pmr_worker *w, struct rpc_creq *r);
-/* rpc_client.c: r's READ of its response completed. */
+/* rpc_client.c: r's READ of its response completed (its status). */
 void rpc_client_rdv_read_done(struct pmr_worker *w, struct rpc_creq *r,
-		bool ok);
+		unsigned int status);
 
 #pragma GCC visibility pop
 

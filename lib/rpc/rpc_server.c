@@ -361,6 +361,16 @@ srv_desc_start(struct pmr_worker *w, struct rpc_session *s,
 	req->req = (struct rpc_msg_rx){ .size = h->msg_size, .pkts = 1,
 		.num_rx = 1 };
 	w->stats.rdv_descs_received++;
+	if (unlikely(d.qpn != rpc_rc_pair_remote_qpn(
+			rpc_rc_pair_of(w, req->session)))) {
+		/*
+		 * Offered on a QP ours is not connected to: one end has
+		 * replaced the pair before the other (rpc_rc.c). Never
+		 * read through another QP: as datagrams, please.
+		 */
+		srv_answer_status(w, s, req, RPC_STATUS_RDV_AGAIN);
+		return false;
+	}
 	mb = srv_req_buf(w, s, req, h->msg_size);
 	req->req.mb = mb;
 	if (mb == NULL || rpc_rdv_srv_read(w, req->session, req, &d) != 0) {
@@ -375,13 +385,24 @@ srv_desc_start(struct pmr_worker *w, struct rpc_session *s,
 
 void
 rpc_server_rdv_read_done(struct pmr_worker *w, struct pmr_srv_slot *req,
-		bool ok)
+		unsigned int status)
 {
 	struct rpc_session *s = &w->sessions[req->session];
 
 	if (s->srv_active != 0)	/* 0: the worker is going */
 		s->srv_active--;
-	if (unlikely(req->orphaned || !ok)) {
+	if (unlikely(!req->orphaned && rpc_rc_status_lost(status) &&
+		     s->state == PMR_SESSION_CONNECTED && !s->closing)) {
+		/*
+		 * Lost to the transport (the pair is replaced, the session
+		 * stays): never run; the client sends it again as
+		 * datagrams, told by this answer.
+		 */
+		srv_req_buf_put(w, req);
+		srv_answer_status(w, s, req, RPC_STATUS_RDV_AGAIN);
+		return;
+	}
+	if (unlikely(req->orphaned || status != PMR_RC_OK)) {
 		/*
 		 * Its session went, or its pair failed (the session is
 		 * reset next): never run; a copy of it is dropped.
@@ -516,6 +537,26 @@ srv_req_dup(struct pmr_worker *w, struct rpc_session *s,
 	/* else: with the handler; the response is on its way. */
 }
 
+/*
+ * The client could not read the slot's response (its READ failed by the
+ * transport, RFR of packet 0): send it as datagrams, packet 0 now, the
+ * others as the client asks for them. No buffer: dropped, the client
+ * asks again at its RTO.
+ */
+static void
+srv_resp_again(struct pmr_worker *w, struct rpc_session *s,
+		struct pmr_srv_slot *req)
+{
+	struct pmr_msgbuf *mb = rpc_rdv_srv_unoffer(w, req);
+
+	if (mb == NULL)
+		return;
+	req->resp_mb = mb;
+	req->resp_pkts = rpc_msg_pkts(mb->len, s->plen);
+	w->stats.rdv_recovered++;
+	srv_tx_resp(w, s, req, 0);
+}
+
 /* A request for response packet (or the ack past the last) of the slot. */
 static void
 srv_rx_rfr(struct pmr_worker *w, struct rpc_session *s,
@@ -524,7 +565,15 @@ srv_rx_rfr(struct pmr_worker *w, struct rpc_session *s,
 	struct rpc_offer *o = req->offer;
 
 	if (unlikely(o != NULL && req->state == SRV_RESPONDED)) {
-		/* By READ: only the ack (packet 1) says anything. */
+		/*
+		 * By READ: the ack (packet 1) says it was read; packet 0
+		 * that the client's READ failed by the transport: the
+		 * response goes as datagrams, from a copy of it.
+		 */
+		if (h->pkt_num == 0) {
+			srv_resp_again(w, s, req);
+			return;
+		}
 		if (h->pkt_num != 1) {
 			rpc_count_drop(w, RPC_DROP_STALE);
 			return;
@@ -534,7 +583,13 @@ srv_rx_rfr(struct pmr_worker *w, struct rpc_session *s,
 		req->resp_pkts = 0;
 		return;
 	}
-	if (req->state != SRV_RESPONDED || req->resp_mb == NULL ||
+	if (h->pkt_num == 0 && req->state == SRV_RESPONDED &&
+	    req->resp_mb != NULL && req->resp_pkts != 0) {
+		/* Sent again as datagrams (srv_resp_again()), its packet 0
+		 * lost: once more. */
+		srv_tx_resp(w, s, req, 0);
+		w->stats.dup_answered++;
+	} else if (req->state != SRV_RESPONDED || req->resp_mb == NULL ||
 	    h->pkt_num == 0 || h->pkt_num > req->resp_pkts) {
 		/* Not for a kept response of several packets. */
 		rpc_count_drop(w, RPC_DROP_STALE);

@@ -95,6 +95,8 @@ static const struct tel_field worker_stat_fields[] = {
 	WORKER_STAT(qp_fatal),
 	WORKER_STAT(qp_recovered),
 	WORKER_STAT(qp_recovery_failed),
+	WORKER_STAT(rc_lost),
+	WORKER_STAT(rdv_recovered),
 };
 
 #define DRIVER_STAT(f) { "driver_" #f, offsetof(struct pmr_transport_stats, f) }
@@ -144,6 +146,7 @@ static const struct tel_field nexus_stat_fields[] = {
 	NEXUS_STAT(stalls),
 	NEXUS_STAT(stall_ms),
 	NEXUS_STAT(stall_ms_max),
+	NEXUS_STAT(rc_replaced),
 };
 
 static inline uint64_t
