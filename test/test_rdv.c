@@ -807,6 +807,56 @@ test_rdv_read_lost(void **state)
 }
 
 /*
+ * Issue 26: a READ that neither completes nor fails (rxe was seen to leave
+ * some so, and retries without end) is taken for stuck past its bound
+ * (500 ms plus twice its allowance): its QP is failed, and the message is
+ * recovered as for a READ whose retries ran out. The engine is made to
+ * see the server's READ of a request, then the client's READ of a
+ * response, never complete (rpc_rc_fault_stick()).
+ */
+static void
+test_rdv_read_stuck(void **state)
+{
+	struct pmr_worker_stats cs, ss, cs0, ss0;
+	struct pmr_test_sess_ev e;
+	uint32_t qp;
+	int s;
+
+	(void)state;
+	if (env.cli[0]->rdv == NULL || !by_read(MIB))
+		skip();
+	s = pmr_test_connect(&env, env.cli[0], 0, &e);
+	call_ok(s, T_ECHO, 31, 200 * 1024);	/* both ends have the QP */
+	qp = cli_qpn(s);
+	cs0 = stats(env.cli[0]);
+	ss0 = stats(env.srv[0]);
+	assert_int_equal(rpc_rc_fault_stick(env.srv[0], 1), 0);
+	call_ok(s, T_COUNT, 32, MIB);
+	assert_int_equal(exec_count[32], 1);
+	cs = stats(env.cli[0]);
+	ss = stats(env.srv[0]);
+	assert_int_equal(ss.rdv_reads_stuck - ss0.rdv_reads_stuck, 1);
+	assert_int_equal(ss.rc_lost - ss0.rc_lost, 1);
+	assert_int_equal(cs.rdv_recovered - cs0.rdv_recovered, 1);
+
+	wait_new_pair(s, qp);
+	cs0 = stats(env.cli[0]);
+	ss0 = stats(env.srv[0]);
+	assert_int_equal(rpc_rc_fault_stick(env.cli[0], 1), 0);
+	call_ok(s, T_ECHO, 33, MIB);
+	cs = stats(env.cli[0]);
+	ss = stats(env.srv[0]);
+	assert_int_equal(cs.rdv_reads_stuck - cs0.rdv_reads_stuck, 1);
+	assert_int_equal(cs.rc_lost - cs0.rc_lost, 1);
+	assert_int_equal(ss.rdv_recovered - ss0.rdv_recovered, 1);
+	assert_int_equal(e.count, 1);		/* no reset */
+	assert_int_equal(pmr_session_destroy(env.cli[0], s), 0);
+	PMR_TEST_POLL_UNTIL(&env, pmr_msgbuf_pool_in_use(
+			pmr_worker_pool(env.srv[0], 2)) == 0);
+	assert_pools_full(env.cli[0]);
+}
+
+/*
  * No RC QP can be had (every RC_REQ the nexus sends is lost: the set-up
  * times out): a large request and its large response go as datagrams
  * instead, counted as fallbacks at both ends, and complete.
@@ -861,6 +911,8 @@ main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_rdv_peer_destroyed,
 			setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rdv_read_lost, setup,
+				teardown),
+		cmocka_unit_test_setup_teardown(test_rdv_read_stuck, setup,
 				teardown),
 		cmocka_unit_test_setup_teardown(test_rdv_no_qp_fallback,
 			setup, teardown),

@@ -123,6 +123,12 @@ struct pmr_worker_stats {
 	 * server sent again.
 	 */
 	uint64_t rdv_recovered;
+	/**
+	 * READs taken for stuck (outstanding past 500 ms plus twice their
+	 * timeout_per_mib_ms allowance): their QP failed, the pair replaced,
+	 * the message sent again as datagrams.
+	 */
+	uint64_t rdv_reads_stuck;
 };
 
 /**

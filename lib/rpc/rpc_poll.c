@@ -229,6 +229,7 @@ rpc_poll_rare(struct pmr_worker *w)
 		work += rpc_queue_events(w);
 	rpc_timers_poll(w);
 	rpc_live_poll(w);
+	rpc_rc_watch(w);
 	if (!TAILQ_EMPTY(&w->hs_pending))
 		rpc_hs_timers(w);
 	/*

@@ -14,6 +14,7 @@
  */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +27,17 @@
 #include "rpc_rdv.h"
 #include "rpc_region.h"
 #include "rpc_session.h"
+#include "rpc_timers.h"
+
+/*
+ * A READ outstanding this long (ms), plus twice its message's allowance
+ * (timeout_per_mib_ms per MiB), is taken for stuck: its QP is failed, the
+ * message goes as datagrams (rpc_rc_watch()). rxe under loss has been
+ * seen to leave READs neither done nor failed (issue 26).
+ */
+#define RPC_RC_READ_MIN_MS 500
+/* How often (ms) rpc_rc_watch() looks. */
+#define RPC_RC_WATCH_MS 10
 
 /* A QP the nexus handed over. */
 struct rpc_rc_pair {
@@ -50,6 +62,11 @@ struct rpc_rc_op {
 	uint32_t gen;
 	uint16_t session;
 	uint8_t type;			/* enum pmr_transport_rc_op_type */
+	/* Tests (rpc_rc_fault_stick()): its completion came and is held
+	 * back, as if it never had, until its QP is failed. */
+	bool held;
+	uint64_t posted;		/* TSC */
+	uint64_t deadline;		/* TSC: a READ is stuck; 0: none */
 	rpc_rc_cb_t cb;
 	void *arg;
 };
@@ -62,6 +79,8 @@ struct rpc_rc {
 	uint32_t outstanding;
 	uint32_t gen;
 	uint32_t fault_reads;		/* tests: rpc_rc_fault_reads() */
+	uint32_t fault_stick;		/* tests: rpc_rc_fault_stick() */
+	uint64_t next_watch;		/* TSC: rpc_rc_watch()'s next look */
 	uint32_t nb_free;
 	uint32_t free[RPC_RC_OPS_MAX];
 	struct rpc_rc_op ops[RPC_RC_OPS_MAX];
@@ -210,6 +229,11 @@ pair_post(struct pmr_worker *w, struct rpc_rc_pair *p, int session,
 	e->gen = rc->gen;
 	e->session = (uint16_t)session;
 	e->type = op->type;
+	e->held = false;
+	e->posted = rte_get_timer_cycles();
+	e->deadline = op->type != PMR_RC_OP_READ ? 0 :
+		e->posted + 2 * rpc_timer_allowance(w, op->len) +
+		rte_get_timer_hz() * RPC_RC_READ_MIN_MS / 1000;
 	e->cb = cb;
 	e->arg = arg;
 	p->outstanding++;
@@ -332,6 +356,75 @@ pair_release(struct pmr_worker *w, struct rpc_rc_pair *p)
 	free(p);
 }
 
+/* Complete op idx with status now (its completion held back: tests). */
+static void
+op_deliver(struct pmr_worker *w, uint32_t idx, unsigned int status)
+{
+	struct rpc_rc *rc = w->rc;
+	struct rpc_rc_op *e = &rc->ops[idx];
+	struct rpc_rc_pair *p = e->pair;
+
+	e->pair = NULL;
+	rc->free[rc->nb_free++] = idx;
+	__atomic_store_n(&rc->outstanding, rc->outstanding - 1,
+			__ATOMIC_RELAXED);
+	e->cb(w, e->session, status, e->arg);
+	if (--p->outstanding == 0 && p->down)
+		pair_release(w, p);
+}
+
+void
+rpc_rc_watch(struct pmr_worker *w)
+{
+	struct rpc_rc *rc = w->rc;
+	struct rpc_rc_pair *p;
+	struct rpc_rc_op *e;
+	uint64_t now;
+	uint32_t i;
+
+	if (rc == NULL || rc->outstanding == 0)
+		return;
+	now = rte_get_timer_cycles();
+	if (now < rc->next_watch)
+		return;
+	rc->next_watch = now + rte_get_timer_hz() * RPC_RC_WATCH_MS / 1000;
+	for (i = 0; i < RPC_RC_OPS_MAX; i++) {
+		e = &rc->ops[i];
+		p = e->pair;
+		if (p == NULL || e->deadline == 0 || now < e->deadline)
+			continue;
+		if (!p->broken) {
+			RPC_LOG(NOTICE, "worker %u: a READ on the RC QP with "
+				"worker %u at %s is stuck (%" PRIu64 " ms): the "
+				"QP is failed", w->worker_id, p->remote_worker,
+				p->remote_uri, (now - e->posted) * 1000 /
+				rte_get_timer_hz());
+			w->stats.rdv_reads_stuck++;
+			pmr_transport_rc_fail(w->q, p->rc);
+			if (p->down)
+				p->broken = true;
+			else
+				pair_lost(w, p, PMR_RC_FLUSHED);
+		}
+		/* Its flush completes it, but for one held back. */
+		if (e->held)
+			op_deliver(w, i, PMR_RC_FLUSHED);
+		else
+			e->deadline = 0;	/* said once */
+	}
+}
+
+int
+rpc_rc_fault_stick(struct pmr_worker *w, uint32_t n)
+{
+	struct rpc_rc *rc = rc_get(w);
+
+	if (rc == NULL)
+		return -ENOMEM;
+	rc->fault_stick = n;
+	return 0;
+}
+
 int
 rpc_rc_fault_reads(struct pmr_worker *w, uint32_t n)
 {
@@ -442,6 +535,13 @@ rpc_rc_poll(struct pmr_worker *w)
 		if (e->pair == NULL ||
 		    e->gen != (uint32_t)(cpl[i].cookie >> 32))
 			continue;
+		if (unlikely(rc->fault_stick != 0) &&
+		    e->type == PMR_RC_OP_READ && !e->held) {
+			/* Tests: as if it never completed. */
+			rc->fault_stick--;
+			e->held = true;
+			continue;
+		}
 		p = e->pair;
 		e->pair = NULL;
 		rc->free[rc->nb_free++] = idx;

@@ -127,6 +127,13 @@ bool rpc_rc_status_lost(unsigned int status);
 int rpc_rc_fault_reads(struct pmr_worker *w, uint32_t n);
 
 /*
+ * Tests: the worker's next n READs never complete, as far as the engine
+ * sees (their completions are held back until their QP is failed), so
+ * that rpc_rc_watch() takes them for stuck. @return 0, or -ENOMEM.
+ */
+int rpc_rc_fault_stick(struct pmr_worker *w, uint32_t n);
+
+/*
  * The region that came with the pair's QP (pmr_transport_rc_region()),
  * or NULL: memory for the pair's peer alone, where offers are copied
  * when windows are not exact (rpc_rdv.c). It lives as long as the pair:
@@ -148,6 +155,12 @@ unsigned int rpc_rc_nb_qps(const struct pmr_worker *w);
 /* Engine hooks. */
 void rpc_rc_sm_msg(struct pmr_worker *w, const struct pmr_sm_msg *m);
 int rpc_rc_poll(struct pmr_worker *w);
+/*
+ * From the rare poll: a READ outstanding past its bound (RPC_RC_READ_MIN_MS
+ * plus twice its allowance) fails its QP; the pair is replaced and the
+ * message goes as datagrams, as when its retries run out.
+ */
+void rpc_rc_watch(struct pmr_worker *w);
 void rpc_rc_session_gone(struct pmr_worker *w, struct rpc_session *s);
 void rpc_rc_destroy(struct pmr_worker *w);
 

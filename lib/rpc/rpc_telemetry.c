@@ -97,6 +97,7 @@ static const struct tel_field worker_stat_fields[] = {
 	WORKER_STAT(qp_recovery_failed),
 	WORKER_STAT(rc_lost),
 	WORKER_STAT(rdv_recovered),
+	WORKER_STAT(rdv_reads_stuck),
 };
 
 #define DRIVER_STAT(f) { "driver_" #f, offsetof(struct pmr_transport_stats, f) }
