@@ -651,6 +651,7 @@ test_rdv_peer_destroyed(void **state)
 {
 	struct pmr_worker *srv = env.srv[0];
 	struct pmr_test_sess_ev e;
+	uint64_t descs, received;
 	struct call c;
 	int s;
 
@@ -664,11 +665,14 @@ test_rdv_peer_destroyed(void **state)
 	call_start(env.cli[0], &c);
 	PMR_TEST_POLL_UNTIL(&env, c.runs == 1);
 	assert_int_equal(c.status, PMR_OK);
+	/* Copies count too: a slow server makes the first one go twice. */
+	descs = stats(env.cli[0]).rdv_descs_sent;
+	received = stats(srv).rdv_descs_received;
 	env.srv[0] = NULL;
 	c = (struct call){ .session = s, .type = T_COUNT, .id = 7,
 		.seed = 7, .req_len = MIB };
 	call_start(env.cli[0], &c);
-	PMR_TEST_POLL_UNTIL(&env, stats(env.cli[0]).rdv_descs_sent == 2);
+	PMR_TEST_POLL_UNTIL(&env, stats(env.cli[0]).rdv_descs_sent > descs);
 	assert_int_equal(pmr_worker_destroy(env.cli[0]), 0);
 	env.cli[0] = NULL;
 	assert_int_equal(c.runs, 1);
@@ -676,7 +680,7 @@ test_rdv_peer_destroyed(void **state)
 	env.srv[0] = srv;
 	PMR_TEST_POLL_UNTIL(&env, stats(srv).rdv_read_errors +
 			stats(srv).drops[RPC_DROP_RDV_NO_QP] >= 1 ||
-			stats(srv).rdv_descs_received == 2);
+			stats(srv).rdv_descs_received > received);
 	PMR_TEST_POLL_UNTIL(&env, pmr_msgbuf_pool_in_use(
 			pmr_worker_pool(srv, 2)) == 0);
 	assert_int_equal(exec_count[7], 0);
