@@ -352,8 +352,20 @@ def why(b, a, r, srv, tmo_hit):
         if rc_bad:
             out.append('%s RC WR: %s' % (who, ', '.join(
                 '%s x%d' % (s, rc_bad.count(s)) for s in sorted(set(rc_bad)))))
-        if re.search(r'the RC QP with worker \d+ at \S+ failed', text):
+        if re.search(r'the RC QP with worker \d+ at \S+ failed: its '
+                     r'sessions reset', text):
             out.append('%s: RC QP failed, its sessions reset' % who)
+        # Issue 26: READs taken for stuck, QPs lost to the transport and
+        # replaced with the sessions kept.
+        stuck = len(re.findall(r'a READ on the RC QP with worker \d+ at '
+                               r'\S+ is stuck', text))
+        if stuck:
+            out.append('%s: %d READ%s stuck' % (who, stuck, 's' * (stuck > 1)))
+        lost = len(re.findall(r'the RC QP with worker \d+ at \S+ failed '
+                              r'\(\w+\): its sessions go on', text))
+        if lost:
+            out.append('%s: %d RC QP%s replaced, sessions kept'
+                       % (who, lost, 's' * (lost > 1)))
         # READs that ended badly; flushed ones not counted as errors
         # ended at the process's exit: they never completed.
         reads = re.findall(r'READ of a \d+-byte (request|response) of '
