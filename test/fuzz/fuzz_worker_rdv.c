@@ -53,6 +53,7 @@
 #include "pmr_rpc.h"
 #include "rpc_private.h"
 #include "rpc_rc.h"
+#include "rpc_rdv.h"
 #include "rpc_server.h"
 #include "rpc_timers.h"
 
@@ -418,11 +419,18 @@ pair_close(struct rd_pair *p, bool all)
 static void
 time_pass(struct pmr_worker *w, bool timeouts)
 {
+	/*
+	 * Past every RTO (a descriptor's backs off to rto << shift max)
+	 * and, with timeouts, every deadline (a large message's has its
+	 * timeout_per_mib_ms allowance on top: issue 26).
+	 */
 	uint64_t now = rte_get_timer_cycles();
+	uint64_t big = rpc_timer_allowance(w, RD_MAX_MSG);
 
-	rpc_timers_client(w, now + (timeouts ? w->req_timeout : w->rto) + 1);
+	rpc_timers_client(w, now + (timeouts ? w->req_timeout + 2 * big :
+			w->rto << RPC_RDV_RTO_SHIFT_MAX) + 1);
 	if (timeouts)
-		rpc_timers_server(w, now + w->srv_timeout + 1);
+		rpc_timers_server(w, now + w->srv_timeout + big + 1);
 }
 
 /* Operations. */
