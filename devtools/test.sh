@@ -131,12 +131,15 @@ for b in "${builds[@]}"; do
 	say "== $b: test"
 	rc=0
 	# One meson test per suite, each one's wall time printed; the VM
-	# suite last, alone (its VMs take both cores).
-	mapfile -t suites < <(meson test -C "build/$b" --no-rebuild --list \
-		2>/dev/null | sed -n 's|^[^:]*:\([^ ]*\) / .*|\1|p' |
-		sort -u | grep -vx vm; meson test -C "build/$b" \
-		--no-rebuild --list 2>/dev/null | grep -q '^[^:]*:vm / ' &&
-		echo vm)
+	# suite last, alone (its VMs take both cores). The list is read
+	# whole first: "meson test --list | grep -q" under pipefail failed
+	# whenever grep's early exit gave meson a SIGPIPE, and the VM suite
+	# was then left out without a word.
+	tests=$(meson test -C "build/$b" --no-rebuild --list 2>/dev/null) ||
+		true
+	mapfile -t suites < <(sed -n 's|^[^:]*:\([^ ]*\) / .*|\1|p' \
+		<<<"$tests" | sort -u | grep -vx vm
+		grep -q '^[^:]*:vm / ' <<<"$tests" && echo vm)
 	((${#suites[@]} > 0)) || suites=("")
 	for s in "${suites[@]}"; do
 		start=$EPOCHREALTIME
