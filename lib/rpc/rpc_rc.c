@@ -312,6 +312,8 @@ static void pair_release(struct pmr_worker *w, struct rpc_rc_pair *p);
 static void pair_broken(struct pmr_worker *w, struct rpc_rc_pair *p);
 static void pair_lost(struct pmr_worker *w, struct rpc_rc_pair *p,
 		unsigned int status);
+static void op_deliver(struct pmr_worker *w, uint32_t idx,
+		unsigned int status);
 
 void
 rpc_rc_pair_unpin(struct pmr_worker *w, struct rpc_rc_pair *p)
@@ -356,22 +358,6 @@ pair_release(struct pmr_worker *w, struct rpc_rc_pair *p)
 	free(p);
 }
 
-/* Complete op idx with status now (its completion held back: tests). */
-static void
-op_deliver(struct pmr_worker *w, uint32_t idx, unsigned int status)
-{
-	struct rpc_rc *rc = w->rc;
-	struct rpc_rc_op *e = &rc->ops[idx];
-	struct rpc_rc_pair *p = e->pair;
-
-	e->pair = NULL;
-	rc->free[rc->nb_free++] = idx;
-	__atomic_store_n(&rc->outstanding, rc->outstanding - 1,
-			__ATOMIC_RELAXED);
-	e->cb(w, e->session, status, e->arg);
-	if (--p->outstanding == 0 && p->down)
-		pair_release(w, p);
-}
 
 void
 rpc_rc_watch(struct pmr_worker *w)
@@ -513,6 +499,38 @@ pair_broken(struct pmr_worker *w, struct rpc_rc_pair *p)
 	}
 }
 
+/*
+ * Operation idx completed with status: its entry goes back, its callback
+ * runs, and a failure breaks its pair (replaced if the transport failed,
+ * reset otherwise) unless that happened already.
+ */
+static void
+op_deliver(struct pmr_worker *w, uint32_t idx, unsigned int status)
+{
+	struct rpc_rc *rc = w->rc;
+	struct rpc_rc_op *e = &rc->ops[idx];
+	struct rpc_rc_pair *p = e->pair;
+
+	e->pair = NULL;
+	rc->free[rc->nb_free++] = idx;
+	__atomic_store_n(&rc->outstanding, rc->outstanding - 1,
+			__ATOMIC_RELAXED);
+	/*
+	 * The operation still counts in p->outstanding while its callback
+	 * runs, so that what the callback lets go of (rpc_rc_pair_unpin())
+	 * never releases p under us.
+	 */
+	e->cb(w, e->session, status, e->arg);
+	if (status != PMR_RC_OK && !p->broken && !p->down) {
+		if (rpc_rc_status_lost(status))
+			pair_lost(w, p, status);
+		else
+			pair_broken(w, p);
+	}
+	if (--p->outstanding == 0 && p->down)
+		pair_release(w, p);
+}
+
 int
 rpc_rc_poll(struct pmr_worker *w)
 {
@@ -543,8 +561,6 @@ rpc_rc_poll(struct pmr_worker *w)
 			continue;
 		}
 		p = e->pair;
-		e->pair = NULL;
-		rc->free[rc->nb_free++] = idx;
 		status = cpl[i].status;
 		if (unlikely(rc->fault_reads != 0) &&
 		    e->type == PMR_RC_OP_READ && status == PMR_RC_OK) {
@@ -554,22 +570,7 @@ rpc_rc_poll(struct pmr_worker *w)
 				pmr_transport_rc_fail(w->q, p->rc);
 			status = PMR_RC_RETRY_EXCEEDED;
 		}
-		__atomic_store_n(&rc->outstanding, rc->outstanding - 1,
-				__ATOMIC_RELAXED);
-		/*
-		 * The operation still counts in p->outstanding while its
-		 * callback runs, so that what the callback lets go of
-		 * (rpc_rc_pair_unpin()) never releases p under us.
-		 */
-		e->cb(w, e->session, status, e->arg);
-		if (status != PMR_RC_OK && !p->broken && !p->down) {
-			if (rpc_rc_status_lost(status))
-				pair_lost(w, p, status);
-			else
-				pair_broken(w, p);
-		}
-		if (--p->outstanding == 0 && p->down)
-			pair_release(w, p);
+		op_deliver(w, idx, status);
 	}
 	return n;
 }
