@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include <rte_errno.h>
+#include <rte_ring.h>
 
 #include "nexus_private.h"
 #include "nexus_wire.h"
@@ -797,6 +798,77 @@ test_rc_ask_and_close(void **state)
 	assert_int_equal(live_qps(), 0);
 }
 
+/* Poll only w until n messages wait on w's ring from the nexus. */
+static void
+cli_poll_until_queued(struct pmr_worker *cli, const struct pmr_worker *w,
+		unsigned int n)
+{
+	uint64_t deadline = pmr_test_now_ns() + pmr_test_wait_ns();
+
+	while (rte_ring_count(w->to_worker) < n) {
+		pmr_worker_poll(cli);
+		assert_true(pmr_test_now_ns() < deadline);
+	}
+}
+
+/*
+ * The answer to an ask of a session closed since reaches the session
+ * that has its number by then (issue 26, found by fuzz_worker_rdv): the
+ * server worker asks for the QP of a session whose client closed it (its
+ * DISCONNECTED not read yet), so the nexus refuses; a new session's
+ * CONNECT_IN comes between the two, and takes the number (the only one)
+ * the moment the old session is freed. The refusal is the old session's: the new one,
+ * asking at once, gets its QP (it was failed for good before).
+ */
+static void
+test_rc_ready_stale(void **state)
+{
+	/* One session: the new one has the old one's number. */
+	const struct pmr_worker_conf one = {
+		.nb_msgbufs = 1024,
+		.max_sessions = 1,
+	};
+	struct pmr_test_env env;
+	struct pmr_test_sess_ev e, e2 = { 0 };
+	struct pmr_worker *srv;
+	unsigned int queued;
+	int s, s2, ss;
+
+	(void)state;
+	pmr_test_env_up(&env, 1, NULL, &one, NULL);
+	srv = env.srv[0];
+	s = pmr_test_connect(&env, env.cli[0], 0, &e);
+	assert_int_equal(e.ev, PMR_SESSION_EV_CONNECTED);
+	ss = srv_session(srv);
+	PMR_TEST_POLL_UNTIL(&env, rte_ring_count(srv->to_worker) == 0);
+	queued = rte_ring_count(srv->to_worker);
+	/* The server is not polled from here: its nexus messages wait. */
+	assert_int_equal(pmr_session_destroy(env.cli[0], s), 0);
+	cli_poll_until_queued(env.cli[0], srv, queued + 1);	/* DISCONNECTED */
+	s2 = pmr_session_create(env.cli[0], pmr_nexus_uri(env.nx), 0,
+			pmr_test_on_session, &e2);
+	assert_true(s2 >= 0);
+	cli_poll_until_queued(env.cli[0], srv, queued + 2);	/* CONNECT_IN */
+	assert_int_equal(rpc_rc_want(srv, ss), 0);
+	cli_poll_until_queued(env.cli[0], srv, queued + 3);	/* RC_READY */
+	/* The new session asks for its QP as soon as it is accepted. */
+	srv->rdv_eager = true;
+	while (rte_ring_count(srv->to_worker) > 0)
+		pmr_worker_poll(srv);	/* the three, in one rare poll */
+	assert_int_equal(srv->sessions[ss].state, PMR_SESSION_CONNECTED);
+	assert_int_equal(srv->sessions[ss].remote_session, s2);
+	assert_int_not_equal(rpc_rc_state(srv, ss), RPC_RC_FAILED);
+	PMR_TEST_POLL_UNTIL(&env, e2.count > 0 &&
+			rpc_rc_state(srv, ss) != RPC_RC_WANTED);
+	assert_int_equal(e2.ev, PMR_SESSION_EV_CONNECTED);
+	assert_int_equal(rpc_rc_state(srv, ss), RPC_RC_READY);
+	srv->rdv_eager = false;
+	assert_int_equal(pmr_session_destroy(env.cli[0], s2), 0);
+	PMR_TEST_POLL_UNTIL(&env, rpc_rc_nb_qps(srv) == 0);
+	pmr_test_env_down(&env);
+	assert_int_equal(live_qps(), 0);
+}
+
 /*
  * Eager set-up (internal flag on a session): set while the session
  * connects, the QP is asked for when it is connected, without an
@@ -996,6 +1068,7 @@ main(int argc, char **argv)
 #endif
 		cmocka_unit_test(test_rc_eager),
 		cmocka_unit_test(test_rc_ask_and_close),
+		cmocka_unit_test(test_rc_ready_stale),
 	};
 
 	/*

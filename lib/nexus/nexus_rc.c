@@ -229,14 +229,20 @@ pair_free(struct pmr_nexus *nx, struct nexus_rc_pair *p)
 	free(p);
 }
 
+/*
+ * Answer session local_session's RC_WANT, of handshake hs_id: the worker
+ * takes the answer only for the session that asked, not for one made
+ * under its number since.
+ */
 static void
-send_ready(struct nexus_worker *w, uint16_t local_session, uint16_t status,
-		const struct nexus_rc_pair *p)
+send_ready(struct nexus_worker *w, uint16_t local_session, uint64_t hs_id,
+		uint16_t status, const struct nexus_rc_pair *p)
 {
 	struct pmr_sm_msg out = {
 		.type = PMR_SM_RC_READY,
 		.status = status,
 		.local_session = local_session,
+		.hs_id = hs_id,
 	};
 
 	if (p != NULL) {
@@ -261,7 +267,7 @@ pair_hand_over(struct nexus_rc_pair *p)
 		if (s->rc_wanted) {
 			s->rc_wanted = false;
 			p->handed = true;
-			send_ready(p->w, s->local_session, 0, p);
+			send_ready(p->w, s->local_session, s->hs_id, 0, p);
 		}
 }
 
@@ -275,7 +281,8 @@ pair_fail(struct pmr_nexus *nx, struct nexus_rc_pair *p, uint16_t status)
 		p->w->id, p->remote_worker, status);
 	TAILQ_FOREACH(s, &p->sessions, rc_next)
 		if (s->rc_wanted)
-			send_ready(p->w, s->local_session, status, p);
+			send_ready(p->w, s->local_session, s->hs_id, status,
+					p);
 	pair_free(nx, p);
 }
 
@@ -646,7 +653,8 @@ worker_want(struct pmr_nexus *nx, struct nexus_worker *w,
 	struct nexus_rc_pair *p;
 
 	if (s == NULL || s->state != NEXUS_S_UP || s->rem == NULL) {
-		send_ready(w, msg->local_session, PMR_SM_E_BAD_REQUEST, NULL);
+		send_ready(w, msg->local_session, msg->hs_id,
+				PMR_SM_E_BAD_REQUEST, NULL);
 		return;
 	}
 	p = s->rc;
@@ -657,12 +665,13 @@ worker_want(struct pmr_nexus *nx, struct nexus_worker *w,
 		if (share_applies(s->rem, w, s->remote_worker) &&
 		    !share_ok(nx, w, &s->remote)) {
 			share_refused(nx, w, s->remote_worker, &s->remote);
-			send_ready(w, msg->local_session, PMR_SM_E_SHARE, NULL);
+			send_ready(w, msg->local_session, msg->hs_id,
+					PMR_SM_E_SHARE, NULL);
 			return;
 		}
 		p = pair_new(nx, s);
 		if (p == NULL) {
-			send_ready(w, msg->local_session,
+			send_ready(w, msg->local_session, msg->hs_id,
 					create_status(rte_errno), NULL);
 			return;
 		}
@@ -670,7 +679,8 @@ worker_want(struct pmr_nexus *nx, struct nexus_worker *w,
 	}
 	if (s->rc == NULL) {
 		/* Cannot be: pair_bind_all() took every UP session. */
-		send_ready(w, msg->local_session, PMR_SM_E_BAD_REQUEST, NULL);
+		send_ready(w, msg->local_session, msg->hs_id,
+				PMR_SM_E_BAD_REQUEST, NULL);
 		return;
 	}
 	s->rc_wanted = true;

@@ -82,10 +82,13 @@
  * workers (local worker, remote worker of one remote nexus incarnation),
  * shared by the sessions UP between them; the nexus owns it (creates,
  * connects, destroys) and lends it to the worker:
- *   W -> N   PMR_SM_RC_WANT {local_session}: session local_session (UP)
- *            wants the pair's QP. Never blocks: the answer comes later.
- *   N -> W   PMR_SM_RC_READY {local_session, status, remote_worker,
- *            cookie (the pair's id, non-zero), rc}: status 0, the QP is
+ *   W -> N   PMR_SM_RC_WANT {local_session, hs_id}: session local_session
+ *            (UP) wants the pair's QP. Never blocks: the answer comes
+ *            later.
+ *   N -> W   PMR_SM_RC_READY {local_session, hs_id, status, remote_worker,
+ *            cookie (the pair's id, non-zero), rc}: the answer to the
+ *            session of that handshake id, which the worker ignores if
+ *            the number is another session's by then; status 0, the QP is
  *            connected (the remote one is at least in RTR) and the worker
  *            may post on it from now on; the worker links it into its
  *            tables now, not before. Every session that asked gets one.
@@ -239,7 +242,8 @@ struct pmr_sm_msg {
 	 * CONNECT: the handshake id, random and non-zero, picked by the
 	 * client worker (the nexus uses it on the wire); CONNECT_IN and
 	 * CONNECTED: the same id, which the TOKEN packet carries so that
-	 * the client worker can tell a real one from a forged one.
+	 * the client worker can tell a real one from a forged one. RC_WANT:
+	 * the asking session's; RC_READY: that of the session answered.
 	 */
 	uint64_t hs_id;
 	struct pmr_transport_peer *peer;	/**< Created by the nexus. */

@@ -135,6 +135,7 @@ rpc_rc_want(struct pmr_worker *w, int session)
 		return -ENOMEM;
 	m.local_session = (uint16_t)session;
 	m.remote_worker = s->remote_worker;
+	m.hs_id = s->hs_id;	/* the answer is this session's */
 	s->rc_state = RPC_RC_WANTED;
 	s->rc_err = 0;
 	rpc_sm_send(w, &m);
@@ -586,7 +587,8 @@ pair_find(struct rpc_rc *rc, uint64_t id)
 	return NULL;
 }
 
-static void
+/* Return whether m answered s's ask (else it is ignored). */
+static bool
 sm_ready(struct pmr_worker *w, const struct pmr_sm_msg *m)
 {
 	struct rpc_session *s = session_of(w, m->local_session);
@@ -594,8 +596,16 @@ sm_ready(struct pmr_worker *w, const struct pmr_sm_msg *m)
 	struct rpc_rc *rc = w->rc;
 	struct rpc_rc_pair *p;
 
-	if (s == NULL || s->rc_state != RPC_RC_WANTED)
-		return;	/* closed since it asked: the nexus unbound it */
+	/*
+	 * Closed since it asked (the nexus unbound it), or the answer to
+	 * a session closed since, whose number a new one has: a server
+	 * session takes the number the moment the old one is freed, and
+	 * the nexus may have answered the old one's ask after that (its
+	 * RC_WANT crossed the DISCONNECTED). The handshake id tells.
+	 */
+	if (s == NULL || s->rc_state != RPC_RC_WANTED ||
+	    m->hs_id != s->hs_id)
+		return false;
 	if (m->status != 0 || m->rc == NULL || rc == NULL) {
 		s->rc_state = RPC_RC_FAILED;
 		s->rc_err = m->status == PMR_SM_E_TIMEOUT ? -ETIMEDOUT :
@@ -603,7 +613,7 @@ sm_ready(struct pmr_worker *w, const struct pmr_sm_msg *m)
 			m->status == PMR_SM_E_NO_WORKER ? -ENOENT :
 			m->status == PMR_SM_E_NO_RESOURCES ? -ENOMEM :
 			m->status == PMR_SM_E_SHARE ? -EDQUOT : -EIO;
-		return;
+		return true;
 	}
 	p = pair_find(rc, m->cookie);
 	if (p == NULL) {
@@ -611,7 +621,7 @@ sm_ready(struct pmr_worker *w, const struct pmr_sm_msg *m)
 		if (p == NULL) {
 			s->rc_state = RPC_RC_FAILED;
 			s->rc_err = -ENOMEM;
-			return;
+			return true;
 		}
 		p->id = m->cookie;
 		p->rc = m->rc;
@@ -629,6 +639,7 @@ sm_ready(struct pmr_worker *w, const struct pmr_sm_msg *m)
 	}
 	s->rc = p;
 	s->rc_state = RPC_RC_READY;
+	return true;
 }
 
 static void
@@ -683,9 +694,8 @@ void
 rpc_rc_sm_msg(struct pmr_worker *w, const struct pmr_sm_msg *m)
 {
 	if (m->type == PMR_SM_RC_READY) {
-		sm_ready(w, m);
 		/* What waited for the QP goes on (or falls back). */
-		if (m->local_session < w->max_sessions)
+		if (sm_ready(w, m))
 			rpc_rdv_session_rc(w, m->local_session);
 	} else
 		sm_down(w, m);

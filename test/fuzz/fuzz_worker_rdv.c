@@ -290,17 +290,24 @@ poll_all(unsigned int n)
 		}
 }
 
-/* The server end of client session cs of pair p, or -1. */
+/*
+ * The server end of client session cs of pair p, or -1: of this session,
+ * not of an earlier one of the same number whose server end is still
+ * closing (a handler holds one of its requests): the same token.
+ */
 static int
 srv_session(const struct rd_pair *p, int cs)
 {
 	const struct pmr_worker *w = p->srv;
+	uint64_t token = p->cli->sessions[cs].token;
 	uint32_t sn;
 
 	for (sn = 0; sn < w->max_sessions; sn++)
 		if (w->sessions[sn].state == PMR_SESSION_CONNECTED &&
 		    !w->sessions[sn].client &&
-		    w->sessions[sn].remote_session == (uint16_t)cs)
+		    !w->sessions[sn].closing &&
+		    w->sessions[sn].remote_session == (uint16_t)cs &&
+		    w->sessions[sn].token == token)
 			return (int)sn;
 	return -1;
 }
@@ -319,6 +326,14 @@ session_open(struct rd_pair *p, int *sp)
 	       rpc_rc_state(p->cli, s) != RPC_RC_READY ||
 	       (ss = srv_session(p, s)) < 0 ||
 	       rpc_rc_state(p->srv, ss) != RPC_RC_READY) {
+		if (rte_get_timer_cycles() >= deadline)
+			fprintf(stderr, "session_open: pair %u session %d: "
+				"state %d, rc %d; server session %d, rc %d "
+				"(%d)\n", (unsigned int)(p - rd.p), s,
+				pmr_session_state(p->cli, s),
+				rpc_rc_state(p->cli, s), ss, ss < 0 ? -1 :
+				rpc_rc_state(p->srv, ss), ss < 0 ? 0 :
+				rpc_rc_error(p->srv, ss));
 		FUZZ_CHECK(rte_get_timer_cycles() < deadline);
 		FUZZ_CHECK(pmr_session_state(p->cli, s) ==
 			PMR_SESSION_CONNECTING ||
