@@ -114,6 +114,9 @@ test_args_defaults(void **state)
 	assert_int_equal(cfg.sessions, 4);
 	assert_int_equal(cfg.credits, 0);
 	assert_int_equal(cfg.rto_us, 0);
+	assert_int_equal(cfg.req_timeout_ms, 0);
+	assert_int_equal(cfg.timeout_per_mib_ms, 0);
+	assert_int_equal(cfg.peer_timeout_ms, 0);
 	assert_null(cfg.faults);
 	assert_string_equal(cfg.driver, "eth");
 	assert_string_equal(cfg.driver_args, "");
@@ -149,6 +152,8 @@ test_args_every_option(void **state)
 	assert_int_equal(parse(&cfg, msg, "-w", "memcpy,ring", "-s", "0x40",
 		"--iters=7", "--warmup", "0", "-c", "4096", "--sessions=3",
 		"--credits=1024", "--rto-us=10000000", "--faults=drop_tx=0.1",
+		"--req-timeout-ms=3600000", "--timeout-per-mib-ms=60000",
+		"--peer-timeout-ms=8000",
 		"--eth-args=tx_copy_max=0", "--server-lcores=1,5-6",
 		"--client-lcores=0,3", "--json",
 		"--histogram=h.csv", "-q", "--verify", NULL), 0);
@@ -163,6 +168,9 @@ test_args_every_option(void **state)
 	assert_int_equal(cfg.sessions, 3);
 	assert_int_equal(cfg.credits, 1024);
 	assert_int_equal(cfg.rto_us, 10000000);
+	assert_int_equal(cfg.req_timeout_ms, 3600000);
+	assert_int_equal(cfg.timeout_per_mib_ms, PMR_TIMEOUT_PER_MIB_MAX);
+	assert_int_equal(cfg.peer_timeout_ms, 8000);
 	assert_string_equal(cfg.faults, "drop_tx=0.1");
 	assert_string_equal(cfg.driver_args, "tx_copy_max=0");
 	assert_int_equal(cfg.nb_server_lcores, 3);
@@ -181,8 +189,12 @@ test_args_every_option(void **state)
 	assert_int_equal(parse(&cfg, msg, "--size=67108864", "-n",
 		"4294967295", "--warmup=4294967295", "-c", "1",
 		"--sessions=1", "--credits=1", "--rto-us=1", "-s", "0",
-		"--server-lcores=0", NULL), 0);
+		"--server-lcores=0", "--req-timeout-ms=1",
+		"--timeout-per-mib-ms=off", "--peer-timeout-ms=1", NULL), 0);
 	assert_int_equal(cfg.size, 0);
+	assert_int_equal(cfg.req_timeout_ms, 1);
+	assert_int_equal(cfg.timeout_per_mib_ms, PMR_TIMEOUT_PER_MIB_NONE);
+	assert_int_equal(cfg.peer_timeout_ms, 1);
 	assert_int_equal(cfg.iters, UINT32_MAX);
 	assert_int_equal(cfg.warmup, UINT32_MAX);
 
@@ -289,6 +301,16 @@ test_args_bad_numbers(void **state)
 	BAD("--credits=1025: expected a number", "--credits=1025");
 	BAD("--rto-us=0: expected a number from 1 to 10000000", "--rto-us=0");
 	BAD("--rto-us=10000001: expected a number", "--rto-us=10000001");
+	BAD("--req-timeout-ms=0: expected a number from 1 to 3600000",
+		"--req-timeout-ms=0");
+	BAD("--timeout-per-mib-ms=0: expected a number from 1 to 60000",
+		"--timeout-per-mib-ms=0");
+	BAD("--timeout-per-mib-ms=60001: expected a number",
+		"--timeout-per-mib-ms=60001");
+	BAD("--timeout-per-mib-ms=none: expected a number",
+		"--timeout-per-mib-ms=none");
+	BAD("--peer-timeout-ms=3600001: expected a number",
+		"--peer-timeout-ms=3600001");
 	snprintf(v, sizeof(v), "--server-lcores=%d", RTE_MAX_LCORE);
 	snprintf(want, sizeof(want), "%s: expected lcore ids below %d", v,
 		RTE_MAX_LCORE);

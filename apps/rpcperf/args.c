@@ -87,6 +87,14 @@ rpcperf_usage(const char *prog)
 		"      --credits=N        session credits: packets in flight per\n"
 		"                         session (default: 8)\n"
 		"      --rto-us=US        retransmission timeout (default: 5000)\n"
+		"      --req-timeout-ms=MS a request not answered in MS fails\n"
+		"                         (default: the engine's, 2000)\n"
+		"      --timeout-per-mib-ms=MS|off added to a large message's\n"
+		"                         deadlines per MiB (default: the\n"
+		"                         engine's, 500; off: none)\n"
+		"      --peer-timeout-ms=MS a remote nexus silent this long is\n"
+		"                         dead, its sessions reset (default:\n"
+		"                         the engine's, 500)\n"
 		"      --rdv-threshold=N|off messages over N bytes (and one\n"
 		"                         packet) go by RDMA READ where the\n"
 		"                         queue can; 1: every multi-packet one,\n"
@@ -227,7 +235,8 @@ enum {
 	OPT_SERVER, OPT_CONNECT, OPT_NEXUS, OPT_DEVARGS, OPT_REMOTE_WORKERS,
 	OPT_REMOTE_WORKER,
 	OPT_CLIENT_LCORES, OPT_DURATION, OPT_DRIVER, OPT_DRIVER_ARGS,
-	OPT_RDV_THRESHOLD, OPT_VERIFY,
+	OPT_RDV_THRESHOLD, OPT_VERIFY, OPT_REQ_TIMEOUT, OPT_PER_MIB,
+	OPT_PEER_TIMEOUT,
 };
 
 static const struct option longopts[] = {
@@ -240,6 +249,9 @@ static const struct option longopts[] = {
 	{ "faults", required_argument, NULL, OPT_FAULTS },
 	{ "credits", required_argument, NULL, OPT_CREDITS },
 	{ "rto-us", required_argument, NULL, OPT_RTO },
+	{ "req-timeout-ms", required_argument, NULL, OPT_REQ_TIMEOUT },
+	{ "timeout-per-mib-ms", required_argument, NULL, OPT_PER_MIB },
+	{ "peer-timeout-ms", required_argument, NULL, OPT_PEER_TIMEOUT },
 	{ "rdv-threshold", required_argument, NULL, OPT_RDV_THRESHOLD },
 	{ "driver", required_argument, NULL, OPT_DRIVER },
 	{ "driver-args", required_argument, NULL, OPT_DRIVER_ARGS },
@@ -569,6 +581,26 @@ rpcperf_parse_args(int argc, char **argv, struct rpcperf_config *cfg)
 		case OPT_RTO:
 			ret = parse_u64("rto-us", optarg, 1, 10000000, &v);
 			cfg->rto_us = (uint32_t)v;
+			break;
+		case OPT_REQ_TIMEOUT:
+			ret = parse_u64("req-timeout-ms", optarg, 1, 3600000,
+					&v);
+			cfg->req_timeout_ms = (uint32_t)v;
+			break;
+		case OPT_PER_MIB:
+			if (strcmp(optarg, "off") == 0) {
+				cfg->timeout_per_mib_ms =
+					PMR_TIMEOUT_PER_MIB_NONE;
+				break;
+			}
+			ret = parse_u64("timeout-per-mib-ms", optarg, 1,
+					PMR_TIMEOUT_PER_MIB_MAX, &v);
+			cfg->timeout_per_mib_ms = (uint32_t)v;
+			break;
+		case OPT_PEER_TIMEOUT:
+			ret = parse_u64("peer-timeout-ms", optarg, 1, 3600000,
+					&v);
+			cfg->peer_timeout_ms = (uint32_t)v;
 			break;
 		case OPT_RDV_THRESHOLD:
 			if (strcmp(optarg, "off") == 0) {

@@ -92,6 +92,15 @@ json_config(FILE *f, const struct rpcperf_config *cfg)
 		"    \"faults\": ", cfg->size, cfg->iters, cfg->warmup,
 		cfg->concurrency, cfg->sessions, cfg->credits, cfg->rto_us);
 	json_str(f, cfg->faults);
+	/* 0: the engine's defaults; "off": no allowance for size. */
+	fprintf(f, ",\n    \"req_timeout_ms\": %" PRIu32
+		",\n    \"timeout_per_mib_ms\": ", cfg->req_timeout_ms);
+	if (cfg->timeout_per_mib_ms == PMR_TIMEOUT_PER_MIB_NONE)
+		json_str(f, "off");
+	else
+		fprintf(f, "%" PRIu32, cfg->timeout_per_mib_ms);
+	fprintf(f, ",\n    \"peer_timeout_ms\": %" PRIu32,
+		cfg->peer_timeout_ms);
 	/* null: the engine's default; "off": never by READ. */
 	fputs(",\n    \"rdv_threshold\": ", f);
 	if (cfg->rdv_threshold == PMR_RDV_OFF)

@@ -314,6 +314,8 @@ rpcperf_worker_conf(const struct rpcperf_config *cfg, uint32_t max_size,
 	conf->faults = cfg->faults;
 	conf->session_credits = cfg->credits;
 	conf->rto_us = cfg->rto_us;
+	conf->req_timeout_ms = cfg->req_timeout_ms;
+	conf->timeout_per_mib_ms = cfg->timeout_per_mib_ms;
 	conf->rdv_threshold = cfg->rdv_threshold;
 	/*
 	 * Without exact memory windows a message goes by READ only from a
@@ -331,6 +333,24 @@ rpcperf_worker_conf(const struct rpcperf_config *cfg, uint32_t max_size,
 	 * hold all of a worker, no share kept for others.
 	 */
 	conf->src_share_pct = 100;
+}
+
+struct pmr_nexus *
+rpcperf_nexus_create(const struct rpcperf_config *cfg, const char *uri,
+		bool no_source_cap)
+{
+	struct pmr_nexus_conf conf = {
+		.peer_timeout_ms = cfg->peer_timeout_ms,
+		.max_sessions_per_source = no_source_cap ? UINT32_MAX : 0,
+	};
+	struct pmr_nexus *nx = pmr_nexus_create(uri, &conf);
+
+	/* The one setting of ours the nexus may refuse: say so. */
+	if (nx == NULL && rte_errno == EINVAL && cfg->peer_timeout_ms != 0)
+		fprintf(stderr, "rpcperf: --peer-timeout-ms=%" PRIu32 ": the "
+			"nexus wants more than its heartbeat interval (100 ms)"
+			"\n", cfg->peer_timeout_ms);
+	return nx;
 }
 
 static struct pmr_worker *
@@ -420,8 +440,7 @@ inproc_up(struct rpcperf_run *run)
 	 * process's own address, up to 20,000 per client lcore, so the
 	 * per-source cap (a defence against other hosts) is lifted.
 	 */
-	run->nx = pmr_nexus_create("127.0.0.1:0", &(struct pmr_nexus_conf){
-			.max_sessions_per_source = UINT32_MAX });
+	run->nx = rpcperf_nexus_create(cfg, "127.0.0.1:0", true);
 	if (run->nx == NULL)
 		return -rte_errno;
 	ret = rpcperf_handlers_register(run->nx);
@@ -509,8 +528,8 @@ rpcperf_client_setup(const struct rpcperf_config *cfg)
 	/* Made at an earlier run: all of them, or that run said why not. */
 	if (remote.nx != NULL)
 		return remote.n == cfg->nb_client_lcores ? 0 : -ENODEV;
-	remote.nx = pmr_nexus_create(cfg->nexus != NULL ? cfg->nexus :
-			"127.0.0.1:0", NULL);
+	remote.nx = rpcperf_nexus_create(cfg, cfg->nexus != NULL ?
+			cfg->nexus : "127.0.0.1:0", false);
 	if (remote.nx == NULL) {
 		fprintf(stderr, "rpcperf: nexus on %s: %s\n",
 			cfg->nexus != NULL ? cfg->nexus : "127.0.0.1:0",

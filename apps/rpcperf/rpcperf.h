@@ -44,6 +44,10 @@ struct rpcperf_config {
 	const char *faults;	/* fault injection on both workers */
 	uint16_t credits;	/* session credits, 0: the default */
 	uint32_t rto_us;	/* retransmission timeout, 0: the default */
+	/* Deadlines (pmr_worker_conf, pmr_nexus_conf), 0: the defaults. */
+	uint32_t req_timeout_ms;
+	uint32_t timeout_per_mib_ms;	/* PMR_TIMEOUT_PER_MIB_NONE: off */
+	uint32_t peer_timeout_ms;
 	/*
 	 * --rdv-threshold: pmr_worker_conf.rdv_threshold of every worker
 	 * (0: the engine's default, PMR_RDV_OFF: --rdv-threshold=off).
@@ -327,11 +331,18 @@ int rpcperf_poll_loop(void *arg);
 
 /*
  * Worker settings for messages up to max_size, concurrency outstanding
- * and sessions sessions, with cfg's credits, RTO and faults.
+ * and sessions sessions, with cfg's credits, RTO, deadlines and faults.
  */
 void rpcperf_worker_conf(const struct rpcperf_config *cfg, uint32_t max_size,
 		uint32_t concurrency, uint32_t sessions,
 		struct pmr_worker_conf *conf);
+/*
+ * A nexus on uri with cfg's peer timeout; no_source_cap: no cap on the
+ * sessions of one source (the benchmark talks to itself, or a --server
+ * serves one client process). NULL and rte_errno set on failure.
+ */
+struct pmr_nexus *rpcperf_nexus_create(const struct rpcperf_config *cfg,
+		const char *uri, bool no_source_cap);
 /*
  * Count client k's drops (and in-process its server's) from now on:
  * the worker and driver counters now.

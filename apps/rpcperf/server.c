@@ -78,9 +78,8 @@ server_up(struct server *sv)
 	 * open up to 20,000 sessions per lcore (--sessions): the per-source
 	 * cap is lifted; the workers' max_sessions still bound them.
 	 */
-	sv->nx = pmr_nexus_create(cfg->nexus != NULL ? cfg->nexus : uri,
-			&(struct pmr_nexus_conf){
-				.max_sessions_per_source = UINT32_MAX });
+	sv->nx = rpcperf_nexus_create(cfg, cfg->nexus != NULL ? cfg->nexus :
+			uri, true);
 	if (sv->nx == NULL) {
 		fprintf(stderr, "rpcperf: nexus on %s: %s\n",
 			cfg->nexus != NULL ? cfg->nexus : uri,

@@ -7,7 +7,9 @@
 
 MODE:
   args       bad arguments: exit status 2 and a message naming the value
-  json       --json of a short run parsed against doc/rpcperf.md's schema
+  json       --json of a short run parsed against doc/rpcperf.md's schema;
+             the deadline options said in it, a peer timeout the nexus
+             refuses failing the run with a message
   workloads  each workload --help lists, a short run each: it completes,
              reports the iters asked for, and its --histogram CSV adds up
   progress   a run of over a second prints progress lines; -q none
@@ -278,7 +280,8 @@ def check_doc(d, args, opts, where):
     check(set(cfg) == want, where + ': config keys %s, options %s'
           % (sorted(cfg), sorted(want)))
     for k in ('size', 'iters', 'warmup', 'concurrency', 'sessions',
-              'credits', 'rto_us', 'remote_workers', 'duration'):
+              'credits', 'rto_us', 'req_timeout_ms', 'peer_timeout_ms',
+              'remote_workers', 'duration'):
         check(is_int(cfg.get(k)), where + ': config.%s not an int' % k)
     for k in ('server_lcores', 'client_lcores'):
         # --connect: the server's lcores are elsewhere.
@@ -416,6 +419,28 @@ def mode_json():
         check(d['ratios'] == [], 'failing run: ratios %s' % d['ratios'])
     except ValueError as e:
         check(False, 'failing run: not JSON (%s): %s' % (e, p.stdout))
+
+    # The deadlines reach the workers and the nexus: a run with them
+    # completes and says them; a peer timeout the nexus refuses (not
+    # over its heartbeat interval) fails the run, saying why.
+    p = run(['--json', '-q', '-n', '100', '--warmup', '0', '-w', 'latency',
+             '--req-timeout-ms=3000', '--timeout-per-mib-ms=off',
+             '--peer-timeout-ms=2000'])
+    check(p.returncode == 0, 'deadlines run: exit %d: %s'
+          % (p.returncode, p.stderr[-2000:]))
+    try:
+        c = json.loads(p.stdout)['config']
+        check((c['req_timeout_ms'], c['timeout_per_mib_ms'],
+               c['peer_timeout_ms']) == (3000, 'off', 2000),
+              'deadlines run: config %s' % c)
+    except (ValueError, KeyError) as e:
+        check(False, 'deadlines run: not JSON (%s): %s' % (e, p.stdout))
+    p = run(['-q', '-n', '100', '--warmup', '0', '-w', 'latency',
+             '--peer-timeout-ms=100'])
+    check(p.returncode == 1 and '--peer-timeout-ms=100: the nexus wants '
+          'more than its heartbeat interval' in p.stderr,
+          'peer timeout refused: exit %d: %s' % (p.returncode,
+                                                 p.stderr[-2000:]))
 
 
 def check_csv(path, wl, p50):
