@@ -10,6 +10,7 @@
 #
 #   devtools/bench-two-vms.sh [--runs N] [--smoke] [--iters N64K:N1M]
 #                             [--wire clean|loss|both] [--raw FILE]
+#                             [--deadlines REQ_MS:PER_MIB_MS]
 #   devtools/bench-two-vms.sh --parse FILE
 #
 # The matrix: the rate workload (echo: the payload both ways, by RDMA
@@ -29,6 +30,11 @@
 # killed client some 50 s more while rxe tears its QPs down) and so is
 # each boot (the sum, with room for the boots and set-ups: 10 min).
 # Run count: --runs N, default 3 (each a clean boot and a lossy one).
+# Deadlines: the engine's (a request fails 2000 ms plus 500 ms per MiB
+# after it was sent), or --deadlines REQ_MS:PER_MIB_MS for every server
+# and client (rpcperf --req-timeout-ms, --timeout-per-mib-ms): rxe under
+# TCG at 5% loss is some 20 times slower than hardware, and the first
+# line of the output says which deadlines the cells had.
 # Pass rule: a cell passes when the client completes every request
 # (exit 0, iters as asked) with no payload differing (verify_errors 0 at
 # the client, verify_err 0 at the server, which exits 0); the script
@@ -144,6 +150,10 @@ cell_tmo() {
 # Prints "=== server cell I SIZE CONC rc=N", the table, "--- stderr".
 guest_a() {
 	local cells=$1 tmp i=0 cell size conc iters srv ready rc k
+	local -a dl=()
+
+	[[ -n ${2:-} ]] && dl=(--req-timeout-ms="${2%%:*}" \
+		--timeout-per-mib-ms="${2##*:}")
 
 	tmp=$(mktemp -d)
 	echo "@@ a boot $(cut -d' ' -f1 /proc/uptime) ip $PMR_VM_IP" \
@@ -152,7 +162,7 @@ guest_a() {
 		IFS=: read -r size conc iters <<<"$cell"
 		"$PMR_RPCPERF" "${guest_eal[@]}" -- -q --driver=verbs --server \
 			--nexus="$PMR_VM_IP:$((nexus_port + i))" \
-			--devargs=dev=rxe0 -s "$size" -c "$conc" \
+			--devargs=dev=rxe0 -s "$size" -c "$conc" "${dl[@]}" \
 			>"$tmp/srv.out" 2>"$tmp/srv.err" &
 		srv=$!
 		ready=0
@@ -187,6 +197,10 @@ guest_a() {
 # "--- stderr" and its tail.
 guest_b() {
 	local cells=$1 tmp i=0 cell size conc iters tmo answer rc start secs
+	local -a dl=()
+
+	[[ -n ${2:-} ]] && dl=(--req-timeout-ms="${2%%:*}" \
+		--timeout-per-mib-ms="${2##*:}")
 
 	tmp=$(mktemp -d)
 	echo "@@ b boot $(cut -d' ' -f1 /proc/uptime) ip $PMR_VM_IP" \
@@ -206,7 +220,7 @@ guest_b() {
 				--driver=verbs --connect="$PMR_VM_PEER:$((nexus_port + i))" \
 				--nexus="$PMR_VM_IP:0" --devargs=dev=rxe0 \
 				-w rate --verify -s "$size" -c "$conc" -n "$iters" \
-				--warmup "$conc" --json \
+				--warmup "$conc" --json "${dl[@]}" \
 				>"$tmp/cl.json" 2>>"$tmp/cl.err" || rc=$?
 		else
 			echo "bench-two-vms: A's server for cell $i: $answer" \
@@ -481,9 +495,9 @@ if [[ ${1:-} == --guest ]]; then
 	side=$2
 	cells=$3
 	if [[ $side == a ]]; then
-		guest_a "$cells"
+		guest_a "$cells" "${4:-}"
 	else
-		guest_b "$cells"
+		guest_b "$cells" "${4:-}"
 	fi
 	exit 0
 fi
@@ -493,11 +507,11 @@ if [[ ${1:-} == --parse ]]; then
 fi
 
 usage() {
-	sed -n '11,13s/^# //p' "$0" >&2
+	sed -n '11,14s/^# //p' "$0" >&2
 	exit 2
 }
 
-runs=3 smoke=0 raw='' iters64=200 iters1m=40 wire=both
+runs=3 smoke=0 raw='' iters64=200 iters1m=40 wire=both deadlines=''
 while (($#)); do
 	case $1 in
 	--runs) (($# >= 2)) || usage; runs=$2; shift 2 ;;
@@ -509,6 +523,12 @@ while (($#)); do
 		;;
 	--raw) (($# >= 2)) || usage; raw=$2; shift 2 ;;
 	--wire) (($# >= 2)) || usage; wire=$2; shift 2 ;;
+	--deadlines)
+		(($# >= 2)) || usage
+		[[ $2 =~ ^[1-9][0-9]*:[1-9][0-9]*$ ]] || usage
+		deadlines=$2
+		shift 2
+		;;
 	*) usage ;;
 	esac
 done
@@ -561,8 +581,10 @@ for ((run = 1; run <= runs; run++)); do
 		boot_start=$EPOCHREALTIME
 		rc=0
 		devtools/vm/run2.sh "${netem[@]}" -t "$boot_tmo" -O "$dir" -- \
-			devtools/bench-two-vms.sh --guest a "$cells" -- \
+			devtools/bench-two-vms.sh --guest a "$cells" \
+				"$deadlines" -- \
 			devtools/bench-two-vms.sh --guest b "$cells" \
+				"$deadlines" \
 			>/dev/null 2>"$dir/run2.err" || rc=$?
 		if ((rc == 77)); then
 			cat "$dir/run2.err" >&2
@@ -586,7 +608,10 @@ done
 wall=$(awk -v a="$start" -v b="$EPOCHREALTIME" \
 	'BEGIN { printf "%.0f", b - a }')
 [[ -n $raw ]] && cp "$out" "$raw"
+said="the engine's"
+[[ -n $deadlines ]] && said="$deadlines (ms, ms per MiB)"
 echo "Two VMs (devtools/vm/run2.sh, 1 vCPU each), rpcperf rate --verify" \
-	"on the verbs driver, rxe0 to rxe0; $runs run(s), whole run $wall s"
+	"on the verbs driver, rxe0 to rxe0; $runs run(s), whole run $wall s;" \
+	"deadlines $said"
 echo
 parse "$out"
