@@ -716,6 +716,17 @@ call_ok(int s, uint8_t type, uint32_t id, uint32_t len)
 	assert_int_equal(c.bad, 0);
 }
 
+/* Poll through a session's back-off after a pair lost (rpc_rc.h). */
+static void
+back_off_wait(void)
+{
+	uint64_t end = pmr_test_now_ns() +
+		(RPC_RDV_BACKOFF_MS + 100) * 1000000ull;
+
+	while (pmr_test_now_ns() < end)
+		pmr_test_env_poll(&env);
+}
+
 /* The number of the client's QP of session s, 0 for none. */
 static uint32_t
 cli_qpn(int s)
@@ -794,9 +805,19 @@ test_rdv_read_lost(void **state)
 	assert_int_equal(cs.rc_lost, 0);
 	assert_int_equal(cs.timeout_resets + ss.timeout_resets, 0);
 
-	/* A fresh pair: the next large request goes by READ again. */
+	/*
+	 * A fresh pair, but the session backs off: the next large
+	 * messages go as datagrams for RPC_RDV_BACKOFF_MS, then by READ
+	 * again on the new pair.
+	 */
 	wait_new_pair(s, qp);
 	qp = cli_qpn(s);
+	cs0 = stats(env.cli[0]);
+	ss0 = stats(env.srv[0]);
+	call_ok(s, T_ECHO, 15, MIB);
+	assert_int_equal(stats(env.srv[0]).rdv_reads, ss0.rdv_reads);
+	assert_int_equal(stats(env.cli[0]).rdv_reads, cs0.rdv_reads);
+	back_off_wait();
 	ss0 = stats(env.srv[0]);
 	call_ok(s, T_ECHO, 12, MIB);
 	assert_true(stats(env.srv[0]).rdv_reads > ss0.rdv_reads);
@@ -816,6 +837,7 @@ test_rdv_read_lost(void **state)
 	assert_int_equal(ns.rc_replaced, 2);
 	assert_int_equal(ns.peers_dead, 0);
 	wait_new_pair(s, qp);
+	back_off_wait();
 	ss0 = stats(env.srv[0]);
 	call_ok(s, T_ECHO, 14, MIB);
 	assert_true(stats(env.srv[0]).rdv_reads > ss0.rdv_reads);
@@ -860,6 +882,7 @@ test_rdv_read_stuck(void **state)
 	assert_int_equal(cs.rdv_recovered - cs0.rdv_recovered, 1);
 
 	wait_new_pair(s, qp);
+	back_off_wait();
 	cs0 = stats(env.cli[0]);
 	ss0 = stats(env.srv[0]);
 	assert_int_equal(rpc_rc_fault_stick(env.cli[0], 1), 0);

@@ -150,6 +150,13 @@ struct rpc_session {
 	bool rc_eager;			/* ask as soon as it is connected */
 	int rc_err;			/* RPC_RC_FAILED: why */
 	struct rpc_rc_pair *rc;		/* RPC_RC_READY */
+	/*
+	 * Its pair was lost to the transport: large messages go as
+	 * datagrams until rdv_off_until (TSC; 0: never was), a back-off
+	 * that doubles with each loss (rdv_backoff) until a READ completes.
+	 */
+	uint64_t rdv_off_until;
+	uint8_t rdv_backoff;
 	/* server: accepted, its PMR_SESSION_EV_RESET is still owed */
 	bool accepted;
 	/* server: its source, what it holds counted there (rpc_source.h) */

@@ -423,6 +423,24 @@ rpc_rc_fault_reads(struct pmr_worker *w, uint32_t n)
 	return 0;
 }
 
+/*
+ * s's pair was lost to the transport (or replaced by the remote for
+ * that): its large messages go as datagrams for RPC_RDV_BACKOFF_MS, twice
+ * that after the next loss, and so on up to 64 times, until a READ of
+ * its completes (rpc_rdv.c). On a path that loses READs (rxe under loss
+ * or with READs both ways at once) datagrams recover in milliseconds.
+ */
+static void
+session_back_off(struct rpc_session *s)
+{
+	uint64_t ms = (uint64_t)RPC_RDV_BACKOFF_MS << s->rdv_backoff;
+
+	s->rdv_off_until = rte_get_timer_cycles() +
+		rte_get_timer_hz() * ms / 1000;
+	if (s->rdv_backoff < RPC_RDV_BACKOFF_SHIFT_MAX)
+		s->rdv_backoff++;
+}
+
 bool
 rpc_rc_status_lost(unsigned int status)
 {
@@ -464,6 +482,7 @@ pair_lost(struct pmr_worker *w, struct rpc_rc_pair *p, unsigned int status)
 			continue;
 		s->rc = NULL;
 		s->rc_state = RPC_RC_NONE;
+		session_back_off(s);
 		if (s->state == PMR_SESSION_CONNECTED && !s->closing)
 			rpc_rc_want(w, (int)sn);
 	}
@@ -679,8 +698,10 @@ sm_down(struct pmr_worker *w, const struct pmr_sm_msg *m)
 		 * failed by the transport). Eager sessions ask for the new
 		 * one at once, as they did for the first.
 		 */
-		if (s->state == PMR_SESSION_CONNECTED && !s->closing &&
-		    (s->rc_eager || w->rdv_eager))
+		if (s->state != PMR_SESSION_CONNECTED || s->closing)
+			continue;
+		session_back_off(s);
+		if (s->rc_eager || w->rdv_eager)
 			rpc_rc_want(w, (int)sn);
 	}
 	p->down = true;
@@ -710,6 +731,8 @@ rpc_rc_session_gone(struct pmr_worker *w, struct rpc_session *s)
 	s->rc_state = RPC_RC_NONE;
 	s->rc_eager = false;
 	s->rc_err = 0;
+	s->rdv_off_until = 0;
+	s->rdv_backoff = 0;
 }
 
 /*

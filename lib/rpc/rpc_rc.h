@@ -29,6 +29,11 @@
 
 struct rpc_region;
 
+/* A session's large messages go as datagrams this long (ms) after its
+ * pair was lost to the transport, doubling up to << this (rpc_rc.c). */
+#define RPC_RDV_BACKOFF_MS 1000
+#define RPC_RDV_BACKOFF_SHIFT_MAX 6
+
 /* Operations outstanding at once on all of a worker's QPs. */
 #define RPC_RC_OPS_MAX 1024
 

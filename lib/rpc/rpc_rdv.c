@@ -482,6 +482,7 @@ client_read_done(struct pmr_worker *w, int session, unsigned int status,
 	if (status == PMR_RC_OK) {
 		w->stats.rdv_read_bytes += r->resp.size;
 		w->sessions[r->session].rx_live = true;	/* rpc_live.c */
+		w->sessions[r->session].rdv_backoff = 0;
 	} else {
 		w->stats.rdv_read_errors++;
 		RPC_LOG(NOTICE, "worker %u: READ of a %u-byte response of "
@@ -581,6 +582,7 @@ srv_read_done(struct pmr_worker *w, int session, unsigned int status,
 	if (status == PMR_RC_OK) {
 		w->stats.rdv_read_bytes += req->req.size;
 		w->sessions[req->session].rx_live = true;	/* rpc_live.c */
+		w->sessions[req->session].rdv_backoff = 0;
 	} else {
 		w->stats.rdv_read_errors++;
 		RPC_LOG(NOTICE, "worker %u: READ of a %u-byte request of "

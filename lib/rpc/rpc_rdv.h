@@ -55,7 +55,9 @@ static inline bool
 rpc_rdv_wanted(const struct pmr_worker *w, const struct rpc_session *s,
 		uint32_t len)
 {
-	return len > s->plen && len > w->rdv_threshold;
+	return len > s->plen && len > w->rdv_threshold &&
+		(likely(s->rdv_off_until == 0) ||
+		 rte_get_timer_cycles() >= s->rdv_off_until);
 }
 
 /* rpc_worker.c: the path and the regions' size, at worker create/destroy. */
