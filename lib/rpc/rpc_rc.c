@@ -206,6 +206,27 @@ rpc_rc_nb_qps(const struct pmr_worker *w)
 	return w->rc == NULL ? 0 : w->rc->nb_pairs;
 }
 
+/*
+ * How long a READ of len bytes may be out before it is taken for stuck:
+ * RPC_RC_READ_MIN_MS plus twice its allowance (timeout_per_mib_ms), but
+ * no more than half the deadline of a request of that size, which the
+ * recovery (as datagrams) must meet: an allowance sized for a slow path
+ * would otherwise let the message's deadline pass before its READ is
+ * found stuck (two VMs, 10 s per MiB: a 1 MiB READ stuck found at
+ * 20.5 s, its request failed at 20 s; issue 26). The reader's own
+ * req_timeout stands for the other end's (the same unless configured
+ * apart).
+ */
+static uint64_t
+read_bound(const struct pmr_worker *w, uint32_t len)
+{
+	uint64_t allow = rpc_timer_allowance(w, len);
+	uint64_t bound = 2 * allow +
+		rte_get_timer_hz() * RPC_RC_READ_MIN_MS / 1000;
+
+	return RTE_MIN(bound, (w->req_timeout + allow) / 2);
+}
+
 /* Post op on p for session (its completion runs cb). */
 static int
 pair_post(struct pmr_worker *w, struct rpc_rc_pair *p, int session,
@@ -233,8 +254,7 @@ pair_post(struct pmr_worker *w, struct rpc_rc_pair *p, int session,
 	e->held = false;
 	e->posted = rte_get_timer_cycles();
 	e->deadline = op->type != PMR_RC_OP_READ ? 0 :
-		e->posted + 2 * rpc_timer_allowance(w, op->len) +
-		rte_get_timer_hz() * RPC_RC_READ_MIN_MS / 1000;
+		e->posted + read_bound(w, op->len);
 	e->cb = cb;
 	e->arg = arg;
 	p->outstanding++;

@@ -162,8 +162,9 @@ void rpc_rc_sm_msg(struct pmr_worker *w, const struct pmr_sm_msg *m);
 int rpc_rc_poll(struct pmr_worker *w);
 /*
  * From the rare poll: a READ outstanding past its bound (RPC_RC_READ_MIN_MS
- * plus twice its allowance) fails its QP; the pair is replaced and the
- * message goes as datagrams, as when its retries run out.
+ * plus twice its allowance, at most half the deadline of a request of its
+ * size) fails its QP; the pair is replaced and the message goes as
+ * datagrams, as when its retries run out.
  */
 void rpc_rc_watch(struct pmr_worker *w);
 void rpc_rc_session_gone(struct pmr_worker *w, struct rpc_session *s);
