@@ -10,7 +10,7 @@
 #
 #   devtools/bench-two-vms.sh [--runs N] [--smoke] [--iters N64K:N1M]
 #                             [--wire clean|loss|both] [--raw FILE]
-#                             [--deadlines REQ_MS:PER_MIB_MS]
+#                             [--deadlines REQ_MS:PER_MIB_MS[:PEER_MS]]
 #   devtools/bench-two-vms.sh --parse FILE
 #
 # The matrix: the rate workload (echo: the payload both ways, by RDMA
@@ -31,8 +31,9 @@
 # each boot (the sum, with room for the boots and set-ups: 10 min).
 # Run count: --runs N, default 3 (each a clean boot and a lossy one).
 # Deadlines: the engine's (a request fails 2000 ms plus 500 ms per MiB
-# after it was sent), or --deadlines REQ_MS:PER_MIB_MS for every server
-# and client (rpcperf --req-timeout-ms, --timeout-per-mib-ms): rxe under
+# after it was sent; a peer nexus silent 500 ms is dead), or --deadlines
+# REQ_MS:PER_MIB_MS[:PEER_MS] for every server and client (rpcperf
+# --req-timeout-ms, --timeout-per-mib-ms, --peer-timeout-ms): rxe under
 # TCG at 5% loss is some 20 times slower than hardware, and the first
 # line of the output says which deadlines the cells had.
 # Pass rule: a cell passes when the client completes every request
@@ -145,6 +146,16 @@ cell_tmo() {
 	(($1 > 65536)) && echo "$cell_tmo_1m" || echo "$cell_tmo_64k"
 }
 
+# The rpcperf options of --deadlines REQ:PER_MIB[:PEER] ($1), in dl.
+deadline_args() {
+	local req per peer
+
+	IFS=: read -r req per peer <<<"$1"
+	dl=(--req-timeout-ms="$req" --timeout-per-mib-ms="$per")
+	[[ -n $peer ]] && dl+=(--peer-timeout-ms="$peer")
+	return 0
+}
+
 # VM A: for each cell (SIZE:CONC:ITERS, comma separated, $1), a server
 # sized for it, its table and stderr's tail once B says it is done.
 # Prints "=== server cell I SIZE CONC rc=N", the table, "--- stderr".
@@ -152,8 +163,7 @@ guest_a() {
 	local cells=$1 tmp i=0 cell size conc iters srv ready rc k
 	local -a dl=()
 
-	[[ -n ${2:-} ]] && dl=(--req-timeout-ms="${2%%:*}" \
-		--timeout-per-mib-ms="${2##*:}")
+	[[ -n ${2:-} ]] && deadline_args "$2"
 
 	tmp=$(mktemp -d)
 	echo "@@ a boot $(cut -d' ' -f1 /proc/uptime) ip $PMR_VM_IP" \
@@ -199,8 +209,7 @@ guest_b() {
 	local cells=$1 tmp i=0 cell size conc iters tmo answer rc start secs
 	local -a dl=()
 
-	[[ -n ${2:-} ]] && dl=(--req-timeout-ms="${2%%:*}" \
-		--timeout-per-mib-ms="${2##*:}")
+	[[ -n ${2:-} ]] && deadline_args "$2"
 
 	tmp=$(mktemp -d)
 	echo "@@ b boot $(cut -d' ' -f1 /proc/uptime) ip $PMR_VM_IP" \
@@ -525,7 +534,7 @@ while (($#)); do
 	--wire) (($# >= 2)) || usage; wire=$2; shift 2 ;;
 	--deadlines)
 		(($# >= 2)) || usage
-		[[ $2 =~ ^[1-9][0-9]*:[1-9][0-9]*$ ]] || usage
+		[[ $2 =~ ^[1-9][0-9]*:[1-9][0-9]*(:[1-9][0-9]*)?$ ]] || usage
 		deadlines=$2
 		shift 2
 		;;
@@ -609,7 +618,7 @@ wall=$(awk -v a="$start" -v b="$EPOCHREALTIME" \
 	'BEGIN { printf "%.0f", b - a }')
 [[ -n $raw ]] && cp "$out" "$raw"
 said="the engine's"
-[[ -n $deadlines ]] && said="$deadlines (ms, ms per MiB)"
+[[ -n $deadlines ]] && said="$deadlines (request ms, ms per MiB, peer ms)"
 echo "Two VMs (devtools/vm/run2.sh, 1 vCPU each), rpcperf rate --verify" \
 	"on the verbs driver, rxe0 to rxe0; $runs run(s), whole run $wall s;" \
 	"deadlines $said"
