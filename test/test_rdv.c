@@ -900,6 +900,60 @@ test_rdv_read_stuck(void **state)
 }
 
 /*
+ * One READ stuck among several outstanding (issue 26: between two VMs,
+ * at 8 outstanding, every request timed out after one stuck READ, the
+ * others on the pair included): the pair is replaced, and every request,
+ * the stuck one and those in flight on the pair with it, completes
+ * whole, the handler run once each.
+ */
+static void
+test_rdv_read_stuck_many(void **state)
+{
+	struct pmr_worker_stats ss, ss0;
+	struct pmr_test_sess_ev e;
+	struct call c[8];
+	unsigned int i, done;
+	int s[4];
+
+	(void)state;
+	if (env.cli[0]->rdv == NULL || !by_read(60000))
+		skip();
+	for (i = 0; i < RTE_DIM(s); i++) {
+		s[i] = pmr_test_connect(&env, env.cli[0], 0, &e);
+		call_ok(s[i], T_ECHO, 40 + i, 200 * 1024);
+	}
+	ss0 = stats(env.srv[0]);
+	/* As rxe: the READs behind a stuck one on its QP never complete. */
+	assert_int_equal(rpc_rc_fault_stick(env.srv[0], RTE_DIM(c)), 0);
+	memset(c, 0, sizeof(c));
+	for (i = 0; i < RTE_DIM(c); i++) {
+		c[i] = (struct call){ .session = s[i % RTE_DIM(s)],
+			.type = T_COUNT, .id = 50 + i, .seed = 50 + i,
+			.req_len = 60000 };
+		call_start(env.cli[0], &c[i]);
+	}
+	do {
+		pmr_test_env_poll(&env);
+		for (i = 0, done = 0; i < RTE_DIM(c); i++)
+			done += c[i].runs;
+	} while (done < RTE_DIM(c));
+	for (i = 0; i < RTE_DIM(c); i++) {
+		assert_int_equal(c[i].runs, 1);
+		assert_int_equal(c[i].status, PMR_OK);
+		assert_int_equal(c[i].bad, 0);
+		assert_int_equal(exec_count[50 + i], 1);
+	}
+	ss = stats(env.srv[0]);
+	assert_int_equal(ss.rdv_reads_stuck - ss0.rdv_reads_stuck, 1);
+	assert_int_equal(ss.rc_lost - ss0.rc_lost, 1);
+	for (i = 0; i < RTE_DIM(s); i++)
+		assert_int_equal(pmr_session_destroy(env.cli[0], s[i]), 0);
+	PMR_TEST_POLL_UNTIL(&env, pmr_msgbuf_pool_in_use(
+			pmr_worker_pool(env.srv[0], 1)) == 0);
+	assert_pools_full(env.cli[0]);
+}
+
+/*
  * No RC QP can be had (every RC_REQ the nexus sends is lost: the set-up
  * times out): a large request and its large response go as datagrams
  * instead, counted as fallbacks at both ends, and complete.
@@ -955,6 +1009,8 @@ main(int argc, char **argv)
 			setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rdv_read_lost, setup,
 				teardown),
+		cmocka_unit_test_setup_teardown(test_rdv_read_stuck_many,
+				setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rdv_read_stuck, setup,
 				teardown),
 		cmocka_unit_test_setup_teardown(test_rdv_no_qp_fallback,
