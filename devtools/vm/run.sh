@@ -349,6 +349,14 @@ if [[ -s $run_dir/rc ]]; then
 	rc=$(<"$run_dir/rc")
 elif ((qemu_rc == 124 || qemu_rc == 137)); then
 	echo "vm: timeout after ${timeout_s} s (VM killed)" >&2
+	# Where it was: in the command (its output above), or before it.
+	if [[ -s $run_dir/boot ]]; then
+		echo "vm: the command had started $(<"$run_dir/boot") s into" \
+			"the boot" >&2
+	else
+		echo "vm: the command never started (the boot or the set-up" \
+			"did not finish)" >&2
+	fi
 	rc=124
 elif [[ -s $run_dir/setup_error ]]; then
 	echo "vm: setup failed in the VM: $(<"$run_dir/setup_error")" >&2

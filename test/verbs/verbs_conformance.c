@@ -2437,6 +2437,11 @@ main(int argc, char **argv)
 	size_t ntests = 0, k;
 	int i, n, rc;
 
+	/*
+	 * Each line as it is written, to a file too (the VM's stdout): a
+	 * run killed at its time limit shows the case it was in.
+	 */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	dev.want_dev = getenv("PMR_VERBS_DEVICE");
 	dev.want_prov = getenv("PMR_VERBS_PROVIDER");
 	for (i = 1; i < argc; i++) {

@@ -174,6 +174,8 @@ timeout)
 		fail "stdout is not the command's alone"
 	grep -qxF 'err before timeout' "$tmp/err" || fail "stderr lost"
 	grep -q 'timeout after 20 s' "$tmp/err" || fail "timeout not reported"
+	grep -q 'the command had started [0-9.]* s into the boot' "$tmp/err" ||
+		fail "not said that the command had started"
 	grep -q 'Linux version' "$tmp/err" || fail "-v: no console on stderr"
 	run_dir=$(sed -n 's/.*(run dir \(.*\))$/\1/p' "$tmp/err")
 	[[ -n $run_dir ]] || fail "-v: no run dir"
