@@ -193,6 +193,23 @@ call_start(struct pmr_worker *cli, struct call *c)
 			c), 0);
 }
 
+/* Poll until each of the n calls of c has completed (within the wait). */
+static unsigned int
+calls_done(const struct call *c, unsigned int n)
+{
+	unsigned int i, done = 0;
+
+	for (i = 0; i < n; i++)
+		done += c[i].runs;
+	return done;
+}
+
+static void
+calls_wait(const struct call *c, unsigned int n)
+{
+	PMR_TEST_POLL_UNTIL(&env, calls_done(c, n) >= n);
+}
+
 /*
  * A 200 KiB echo on session s that gets the session's RC QP set up at
  * both ends (each reads once), with a deadline of its own: the short
@@ -395,7 +412,7 @@ test_rdv_concurrent(void **state)
 {
 	struct pmr_test_sess_ev e;
 	struct call c[24];
-	unsigned int i, done;
+	unsigned int i;
 	int s[3];
 
 	(void)state;
@@ -409,11 +426,7 @@ test_rdv_concurrent(void **state)
 		c[i].session = s[i % RTE_DIM(s)];
 		call_start(env.cli[0], &c[i]);
 	}
-	do {
-		pmr_test_env_poll(&env);
-		for (i = 0, done = 0; i < RTE_DIM(c); i++)
-			done += c[i].runs;
-	} while (done < RTE_DIM(c));
+	calls_wait(c, RTE_DIM(c));
 	for (i = 0; i < RTE_DIM(c); i++) {
 		assert_int_equal(c[i].status, PMR_OK);
 		assert_int_equal(c[i].bad, 0);
@@ -620,7 +633,7 @@ test_rdv_loss(void **state)
 {
 	struct pmr_test_sess_ev e;
 	struct call c[40];
-	unsigned int i, done, ok = 0;
+	unsigned int i, ok = 0;
 	int s;
 
 	(void)state;
@@ -632,11 +645,7 @@ test_rdv_loss(void **state)
 			.req_len = 17 * 1024 + i * 1001 };
 		call_start(env.cli[0], &c[i]);
 	}
-	do {
-		pmr_test_env_poll(&env);
-		for (i = 0, done = 0; i < RTE_DIM(c); i++)
-			done += c[i].runs;
-	} while (done < RTE_DIM(c));
+	calls_wait(c, RTE_DIM(c));
 	for (i = 0; i < RTE_DIM(c); i++) {
 		assert_int_equal(c[i].runs, 1);
 		assert_true(exec_count[i] <= 1);
@@ -912,7 +921,7 @@ test_rdv_read_stuck_many(void **state)
 	struct pmr_worker_stats ss, ss0;
 	struct pmr_test_sess_ev e;
 	struct call c[8];
-	unsigned int i, done;
+	unsigned int i;
 	int s[4];
 
 	(void)state;
@@ -932,11 +941,7 @@ test_rdv_read_stuck_many(void **state)
 			.req_len = 60000 };
 		call_start(env.cli[0], &c[i]);
 	}
-	do {
-		pmr_test_env_poll(&env);
-		for (i = 0, done = 0; i < RTE_DIM(c); i++)
-			done += c[i].runs;
-	} while (done < RTE_DIM(c));
+	calls_wait(c, RTE_DIM(c));
 	for (i = 0; i < RTE_DIM(c); i++) {
 		assert_int_equal(c[i].runs, 1);
 		assert_int_equal(c[i].status, PMR_OK);
