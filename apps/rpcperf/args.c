@@ -198,6 +198,24 @@ parse_u64(const char *opt, const char *value, uint64_t min, uint64_t max,
 	return 0;
 }
 
+/* "off" (off, then) or a number from 1 to max, into *out. */
+static int
+parse_u32_or_off(const char *opt, const char *value, uint32_t max,
+		uint32_t off, uint32_t *out)
+{
+	uint64_t v;
+	int ret;
+
+	if (strcmp(value, "off") == 0) {
+		*out = off;
+		return 0;
+	}
+	ret = parse_u64(opt, value, 1, max, &v);
+	if (ret == 0)
+		*out = (uint32_t)v;
+	return ret;
+}
+
 static int
 parse_workloads(const char *list, struct rpcperf_config *cfg)
 {
@@ -588,14 +606,10 @@ rpcperf_parse_args(int argc, char **argv, struct rpcperf_config *cfg)
 			cfg->req_timeout_ms = (uint32_t)v;
 			break;
 		case OPT_PER_MIB:
-			if (strcmp(optarg, "off") == 0) {
-				cfg->timeout_per_mib_ms =
-					PMR_TIMEOUT_PER_MIB_NONE;
-				break;
-			}
-			ret = parse_u64("timeout-per-mib-ms", optarg, 1,
-					PMR_TIMEOUT_PER_MIB_MAX, &v);
-			cfg->timeout_per_mib_ms = (uint32_t)v;
+			ret = parse_u32_or_off("timeout-per-mib-ms", optarg,
+					PMR_TIMEOUT_PER_MIB_MAX,
+					PMR_TIMEOUT_PER_MIB_NONE,
+					&cfg->timeout_per_mib_ms);
 			break;
 		case OPT_PEER_TIMEOUT:
 			ret = parse_u64("peer-timeout-ms", optarg, 1, 3600000,
@@ -603,14 +617,10 @@ rpcperf_parse_args(int argc, char **argv, struct rpcperf_config *cfg)
 			cfg->peer_timeout_ms = (uint32_t)v;
 			break;
 		case OPT_RDV_THRESHOLD:
-			if (strcmp(optarg, "off") == 0) {
-				cfg->rdv_threshold = PMR_RDV_OFF;
-				break;
-			}
 			/* PMR_RDV_OFF is "off", not a number. */
-			ret = parse_u64("rdv-threshold", optarg, 1,
-					PMR_RDV_OFF - 1, &v);
-			cfg->rdv_threshold = (uint32_t)v;
+			ret = parse_u32_or_off("rdv-threshold", optarg,
+					PMR_RDV_OFF - 1, PMR_RDV_OFF,
+					&cfg->rdv_threshold);
 			break;
 		case OPT_FAULTS:
 			cfg->faults = optarg;
