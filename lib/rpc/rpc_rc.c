@@ -379,7 +379,6 @@ pair_release(struct pmr_worker *w, struct rpc_rc_pair *p)
 	free(p);
 }
 
-
 void
 rpc_rc_watch(struct pmr_worker *w)
 {
