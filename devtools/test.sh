@@ -86,6 +86,30 @@ print(passed, failed, skipped)
 EOF
 }
 
+# The failed tests of a testlog.json, each with the last lines of its
+# output: CI shows only the tail of what we print, so the names of what
+# failed and why must come last, just before the totals.
+failed_tests() {
+	python3 - "$1" "$2" <<'EOF'
+import json
+import sys
+
+with open(sys.argv[1], encoding='utf-8') as f:
+    for line in f:
+        if not line.strip():
+            continue
+        t = json.loads(line)
+        if t.get('result') in ('OK', 'EXPECTEDFAIL', 'SKIP'):
+            continue
+        print('== %s: %s %s after %.0f s (exit %s); its last lines:' %
+              (sys.argv[2], t.get('name'), t.get('result'),
+               t.get('duration') or 0, t.get('returncode')))
+        out = (t.get('stdout') or '') + (t.get('stderr') or '')
+        for l in out.splitlines()[-15:]:
+            print('   | ' + l[:200])
+EOF
+}
+
 install_packages
 
 huge_note=$(hugepages_setup)
@@ -96,7 +120,7 @@ if [[ -n ${PMR_TEST_EAL_ARGS:-} ]]; then
 	say "EAL arguments from PMR_TEST_EAL_ARGS: $PMR_TEST_EAL_ARGS"
 fi
 
-total_pass=0 total_fail=0 total_skip=0
+total_pass=0 total_fail=0 total_skip=0 failures=
 read -r -a builds <<<"${PMR_TEST_BUILDS:-release sanitize}"
 for b in "${builds[@]}"; do
 	if [[ -z ${build_opts[$b]+set} ]]; then
@@ -107,6 +131,7 @@ for b in "${builds[@]}"; do
 	say "== $b: build"
 	if ! build "$b"; then
 		say "== $b: BUILD FAILED" >&2
+		failures+="== $b: BUILD FAILED"$'\n'
 		total_fail=$((total_fail + 1))
 		continue
 	fi
@@ -170,6 +195,9 @@ for b in "${builds[@]}"; do
 		fail=1
 	fi
 	say "== $b: $pass OK, $fail failed, $skip skipped (meson test exit $rc)"
+	if ((fail > 0)) && [[ -s $all ]]; then
+		failures+=$(failed_tests "$all" "$b")$'\n' || true
+	fi
 	total_pass=$((total_pass + pass))
 	total_fail=$((total_fail + fail))
 	total_skip=$((total_skip + skip))
@@ -193,6 +221,7 @@ elif ((10#$fuzz_seconds > 0)); then
 			total_skip=$((total_skip + 1))
 		else
 			say "== fuzz $t: FAILED" >&2
+			failures+="== fuzz $t: FAILED (exit $rc; build/fuzz/fuzz-$t.log)"$'\n'
 			total_fail=$((total_fail + 1))
 		fi
 	done
@@ -201,6 +230,7 @@ fi
 # The last line is exactly "N passed, N failed" (CI reads it); skips
 # (a test that cannot run here, e.g. verbs on a host without RDMA) go on
 # the line before.
+[[ -z $failures ]] || printf 'test.sh: what failed:\n%s' "$failures"
 ((total_skip == 0)) || say "$total_skip skipped (not counted as passed)"
 echo "$total_pass passed, $total_fail failed"
 ((total_fail == 0))
