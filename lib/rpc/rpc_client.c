@@ -815,9 +815,15 @@ rpc_client_expire(struct pmr_worker *w, struct rpc_creq *r)
 
 	RPC_LOG(DEBUG, "worker %u: request %" PRIu64 " of session %u "
 		"timed out: %s, packets %u+%u, sent %u, answered %u, "
-		"session credits %u", w->worker_id, r->req_num, sn,
+		"session credits %u; by READ: path %u, offer %s, rto shift "
+		"%u, response %s; RC state %u, back-off %s",
+		w->worker_id, r->req_num, sn,
 		r->in_window ? "in window" : "queued", r->req_pkts,
-		r->resp.pkts, r->num_tx, r->num_rx, s->credits);
+		r->resp.pkts, r->num_tx, r->num_rx, s->credits, r->rdv,
+		r->offer != NULL ? "held" : "none", r->rto_shift,
+		r->reading ? "being read" : r->resp_again ?
+		"asked again as datagrams" : "not read", s->rc_state,
+		s->rdv_off_until > rte_get_timer_cycles() ? "on" : "off");
 	creq_complete(w, r, PMR_E_TIMEOUT, NULL);	/* r is gone */
 	if (in_window && s->state == PMR_SESSION_CONNECTED && !s->closing &&
 	    ++s->slot_timeouts[slot] >= RPC_SLOT_TIMEOUTS_MAX) {
