@@ -99,13 +99,14 @@ creq_tx_slow(struct pmr_worker *w, struct rpc_session *s, struct rpc_creq *r)
 /*
  * Send what r may send: its next packets, while the session has credits.
  * Inline for the common case, the one packet of a fresh single-packet
- * request (which then has nothing more to send: no response yet).
+ * request (which then has nothing more to send: no response yet); not
+ * one whose response is asked for again (its packet is an RFR then).
  */
 static __rte_always_inline void
 creq_tx(struct pmr_worker *w, struct rpc_session *s, struct rpc_creq *r)
 {
 	if (likely(r->num_tx == 0 && r->req_pkts == 1 && s->credits != 0 &&
-		   rpc_tx_inplace_ok(w, s, r->mb))) {
+		   !r->resp_again && rpc_tx_inplace_ok(w, s, r->mb))) {
 		s->credits--;
 		rpc_tx_inplace(w, s, r->mb, PMR_PKT_REQ, r->req_type,
 				r->req_num, 0, false);
