@@ -52,6 +52,7 @@ struct rpc_rc_pair {
 	bool broken;			/* an operation failed on it */
 	bool lost;			/* ...by the transport: replaced */
 	bool has_region;		/* region: the QP's own (offers) */
+	uint32_t held;			/* tests: its ops held back */
 	struct rpc_region region;
 	/* The remote nexus, as its sessions name it (remote_uri). */
 	char remote_uri[PMR_URI_MAX];
@@ -63,7 +64,8 @@ struct rpc_rc_op {
 	uint16_t session;
 	uint8_t type;			/* enum pmr_transport_rc_op_type */
 	/* Tests (rpc_rc_fault_stick()): its completion came and is held
-	 * back, as if it never had, until its QP is failed. */
+	 * back, as if it never had, until its QP is failed; so is every
+	 * later one of its QP's (RC completes in order). */
 	bool held;
 	uint64_t posted;		/* TSC */
 	uint64_t deadline;		/* TSC: a READ is stuck; 0: none */
@@ -379,6 +381,22 @@ pair_release(struct pmr_worker *w, struct rpc_rc_pair *p)
 	free(p);
 }
 
+/* Tests: p is failed; what rpc_rc_fault_stick() held back is flushed. */
+static void
+held_flush(struct pmr_worker *w, struct rpc_rc_pair *p)
+{
+	struct rpc_rc *rc = w->rc;
+	uint32_t i, n = p->held;
+
+	/* n, not p->held: the last delivery may release p. */
+	for (i = 0; i < RPC_RC_OPS_MAX && n != 0; i++) {
+		if (rc->ops[i].pair == p && rc->ops[i].held) {
+			n--;
+			op_deliver(w, i, PMR_RC_FLUSHED);
+		}
+	}
+}
+
 void
 rpc_rc_watch(struct pmr_worker *w)
 {
@@ -412,11 +430,9 @@ rpc_rc_watch(struct pmr_worker *w)
 			else
 				pair_lost(w, p, PMR_RC_FLUSHED);
 		}
-		/* Its flush completes it, but for one held back. */
-		if (e->held)
-			op_deliver(w, i, PMR_RC_FLUSHED);
-		else
-			e->deadline = 0;	/* said once */
+		e->deadline = 0;	/* said once */
+		/* The flush completes its ops, but for those held back. */
+		held_flush(w, p);
 	}
 }
 
@@ -551,6 +567,10 @@ op_deliver(struct pmr_worker *w, uint32_t idx, unsigned int status)
 	struct rpc_rc_pair *p = e->pair;
 
 	e->pair = NULL;
+	if (unlikely(e->held)) {
+		e->held = false;
+		p->held--;
+	}
 	rc->free[rc->nb_free++] = idx;
 	__atomic_store_n(&rc->outstanding, rc->outstanding - 1,
 			__ATOMIC_RELAXED);
@@ -592,14 +612,18 @@ rpc_rc_poll(struct pmr_worker *w)
 		if (e->pair == NULL ||
 		    e->gen != (uint32_t)(cpl[i].cookie >> 32))
 			continue;
-		if (unlikely(rc->fault_stick != 0) &&
-		    e->type == PMR_RC_OP_READ && !e->held) {
-			/* Tests: as if it never completed. */
-			rc->fault_stick--;
+		p = e->pair;
+		if (unlikely(p->held != 0) ||
+		    (unlikely(rc->fault_stick != 0) &&
+		     e->type == PMR_RC_OP_READ)) {
+			/* Tests: as if it never completed, nor anything
+			 * behind it on its QP. */
+			if (p->held == 0)
+				rc->fault_stick--;
+			p->held++;
 			e->held = true;
 			continue;
 		}
-		p = e->pair;
 		status = cpl[i].status;
 		if (unlikely(rc->fault_reads != 0) &&
 		    e->type == PMR_RC_OP_READ && status == PMR_RC_OK) {

@@ -134,7 +134,9 @@ int rpc_rc_fault_reads(struct pmr_worker *w, uint32_t n);
 /*
  * Tests: the worker's next n READs never complete, as far as the engine
  * sees (their completions are held back until their QP is failed), so
- * that rpc_rc_watch() takes them for stuck. @return 0, or -ENOMEM.
+ * that rpc_rc_watch() takes them for stuck; nor does anything posted on
+ * their QP after them (a QP completes in order: rxe's READs, BINDs and
+ * invalidates behind a stuck READ wait with it). @return 0, or -ENOMEM.
  */
 int rpc_rc_fault_stick(struct pmr_worker *w, uint32_t n);
 

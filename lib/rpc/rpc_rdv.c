@@ -222,6 +222,8 @@ offer_close(struct pmr_worker *w, struct rpc_offer *o)
 	offer_finish(w, o);
 }
 
+static void client_unbound(struct pmr_worker *w, struct rpc_creq *r);
+
 static void
 bind_done(struct pmr_worker *w, int session, unsigned int status, void *arg)
 {
@@ -229,10 +231,22 @@ bind_done(struct pmr_worker *w, int session, unsigned int status, void *arg)
 
 	RTE_SET_USED(session);
 	if (status != PMR_RC_OK) {
-		/* The QP is in ERR: its sessions are reset next. */
 		o->state = OFFER_BROKEN;
-		if (o->dropped)
+		if (o->dropped) {
 			offer_finish(w, o);
+		} else if (rpc_rc_status_lost(status)) {
+			/*
+			 * Flushed with its pair, lost to the transport (a
+			 * stuck READ before it on the QP): the sessions stay,
+			 * and no descriptor of it went. The message goes as
+			 * datagrams.
+			 */
+			if (o->creq != NULL)
+				client_unbound(w, o->creq);
+			else
+				rpc_server_rdv_ready(w, o->slot);
+		}
+		/* Else the QP is in ERR: its sessions are reset next. */
 		return;
 	}
 	o->state = OFFER_BOUND;
@@ -357,6 +371,23 @@ client_fallback(struct pmr_worker *w, struct rpc_session *s,
 	r->rdv = RPC_RDV_NONE;
 	r->req_pkts = rpc_msg_pkts(r->mb->len, s->plen);
 	w->stats.rdv_fallbacks++;
+}
+
+/*
+ * r's offer could not be bound: its pair was lost under the BIND. No
+ * descriptor of r went, so the server has not seen its number: r goes as
+ * datagrams under it.
+ */
+static void
+client_unbound(struct pmr_worker *w, struct rpc_creq *r)
+{
+	struct rpc_offer *o = r->offer;
+
+	r->offer = NULL;
+	o->creq = NULL;
+	rpc_rdv_offer_drop(w, o, true);		/* never readable */
+	client_fallback(w, &w->sessions[r->session], r);
+	rpc_client_rdv_send(w, r);
 }
 
 /* Offer r's request if its QP is there; ask for it if not. */
@@ -661,6 +692,12 @@ rpc_rdv_tx_resp_desc(struct pmr_worker *w, const struct rpc_session *s,
 
 	if (req->offer->state == OFFER_BOUND)
 		tx_desc(w, s, &h, req->offer);
+}
+
+bool
+rpc_rdv_offer_broken(const struct rpc_offer *o)
+{
+	return o->state == OFFER_BROKEN;
 }
 
 /*

@@ -105,6 +105,11 @@ bool rpc_rdv_srv_offer(struct pmr_worker *w, uint16_t sn,
 void rpc_rdv_tx_resp_desc(struct pmr_worker *w, const struct rpc_session *s,
 		const struct pmr_srv_slot *req);
 /*
+ * Was o's BIND failed (its QP failed under it)? Then no descriptor of it
+ * ever went, and none can.
+ */
+bool rpc_rdv_offer_broken(const struct rpc_offer *o);
+/*
  * The owner lets go of an offer: done (the reader said so) or taken back
  * (reclaimed first: the window invalidated, or the QP failed, before the
  * buffer goes back).

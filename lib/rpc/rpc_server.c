@@ -24,6 +24,9 @@
 #include "rpc_timers.h"
 #include "rpc_tx.h"
 
+static void srv_resp_again(struct pmr_worker *w, struct rpc_session *s,
+		struct pmr_srv_slot *req);
+
 /* srv_tx_resp() for all but a single-packet response. */
 static void
 srv_tx_resp_slow(struct pmr_worker *w, struct rpc_session *s,
@@ -32,8 +35,15 @@ srv_tx_resp_slow(struct pmr_worker *w, struct rpc_session *s,
 	struct pmr_pkthdr h;
 
 	if (unlikely(req->offer != NULL)) {
-		/* By READ: its descriptor, once the window is bound. */
-		rpc_rdv_tx_resp_desc(w, s, req);
+		/*
+		 * By READ: its descriptor, once the window is bound; as
+		 * datagrams if the BIND failed with its QP, lost to the
+		 * transport (the session stays).
+		 */
+		if (rpc_rdv_offer_broken(req->offer))
+			srv_resp_again(w, s, req);
+		else
+			rpc_rdv_tx_resp_desc(w, s, req);
 		return;
 	}
 	h = (struct pmr_pkthdr){
@@ -617,10 +627,13 @@ srv_rx_same(struct pmr_worker *w, struct rpc_session *s,
 		   h->pkt_num == req->req.num_rx) {
 		srv_req_more(w, s, req, h, pkt);
 	} else if (req->state == SRV_RESPONDED && req->resp_mb == NULL &&
-		   req->resp_pkts != 0) {
+		   req->offer == NULL && req->resp_pkts != 0) {
 		/*
 		 * Refused with a status, maybe at its first packet: the
 		 * client's go-back-N sends packet 0 again if it was lost.
+		 * (A response by READ has no resp_mb either: its offer
+		 * holds it, and a copy of the request's last packet is
+		 * answered with its descriptor, below.)
 		 */
 		if (h->pkt_num == 0) {
 			srv_tx_resp(w, s, req, 0);
