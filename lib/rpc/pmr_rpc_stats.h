@@ -124,9 +124,10 @@ struct pmr_worker_stats {
 	 */
 	uint64_t rdv_recovered;
 	/**
-	 * READs taken for stuck (outstanding past 500 ms plus twice their
-	 * timeout_per_mib_ms allowance): their QP failed, the pair replaced,
-	 * the message sent again as datagrams.
+	 * READs taken for stuck (their QP completed nothing for 500 ms plus
+	 * twice their timeout_per_mib_ms allowance, at most half a
+	 * request's deadline): their QP failed, the pair replaced, the
+	 * message sent again as datagrams.
 	 */
 	uint64_t rdv_reads_stuck;
 };

@@ -53,6 +53,7 @@ struct rpc_rc_pair {
 	bool lost;			/* ...by the transport: replaced */
 	bool has_region;		/* region: the QP's own (offers) */
 	uint32_t held;			/* tests: its ops held back */
+	uint64_t last_cpl;		/* TSC of its last completion */
 	struct rpc_region region;
 	/* The remote nexus, as its sessions name it (remote_uri). */
 	char remote_uri[PMR_URI_MAX];
@@ -65,10 +66,16 @@ struct rpc_rc_op {
 	uint8_t type;			/* enum pmr_transport_rc_op_type */
 	/* Tests (rpc_rc_fault_stick()): its completion came and is held
 	 * back, as if it never had, until its QP is failed; so is every
-	 * later one of its QP's (RC completes in order). */
+	 * later one of its QP's (RC completes in order). With
+	 * rpc_rc_fault_pace(), held back for its turn (held_seq), then
+	 * delivered with its status (held_status). */
 	bool held;
+	uint8_t held_status;
+	uint32_t held_seq;
 	uint64_t posted;		/* TSC */
-	uint64_t deadline;		/* TSC: a READ is stuck; 0: none */
+	/* A READ: taken for stuck when its QP completed nothing for this
+	 * long (TSC) since it was posted; 0: not watched. */
+	uint64_t bound;
 	rpc_rc_cb_t cb;
 	void *arg;
 };
@@ -82,6 +89,9 @@ struct rpc_rc {
 	uint32_t gen;
 	uint32_t fault_reads;		/* tests: rpc_rc_fault_reads() */
 	uint32_t fault_stick;		/* tests: rpc_rc_fault_stick() */
+	uint64_t fault_pace;		/* tests: rpc_rc_fault_pace(), TSC */
+	uint64_t pace_next;		/* TSC: the next held one goes */
+	uint32_t held_seq;		/* the next held one's turn */
 	uint64_t next_watch;		/* TSC: rpc_rc_watch()'s next look */
 	uint32_t nb_free;
 	uint32_t free[RPC_RC_OPS_MAX];
@@ -209,7 +219,10 @@ rpc_rc_nb_qps(const struct pmr_worker *w)
 }
 
 /*
- * How long a READ of len bytes may be out before it is taken for stuck:
+ * How long a READ of len bytes may wait with its QP completing nothing
+ * before it is taken for stuck (from its post, or the QP's last
+ * completion if later: READs queued behind others on a slow path wait
+ * their turn, and progress is what counts):
  * RPC_RC_READ_MIN_MS plus twice its allowance (timeout_per_mib_ms), but
  * no more than half the deadline of a request of that size, which the
  * recovery (as datagrams) must meet: an allowance sized for a slow path
@@ -255,8 +268,7 @@ pair_post(struct pmr_worker *w, struct rpc_rc_pair *p, int session,
 	e->type = op->type;
 	e->held = false;
 	e->posted = rte_get_timer_cycles();
-	e->deadline = op->type != PMR_RC_OP_READ ? 0 :
-		e->posted + read_bound(w, op->len);
+	e->bound = op->type != PMR_RC_OP_READ ? 0 : read_bound(w, op->len);
 	e->cb = cb;
 	e->arg = arg;
 	p->outstanding++;
@@ -415,14 +427,18 @@ rpc_rc_watch(struct pmr_worker *w)
 	for (i = 0; i < RPC_RC_OPS_MAX; i++) {
 		e = &rc->ops[i];
 		p = e->pair;
-		if (p == NULL || e->deadline == 0 || now < e->deadline)
+		if (p == NULL || e->bound == 0 ||
+		    now - RTE_MAX(e->posted, p->last_cpl) < e->bound)
 			continue;
 		if (!p->broken) {
 			RPC_LOG(NOTICE, "worker %u: a READ on the RC QP with "
-				"worker %u at %s is stuck (%" PRIu64 " ms): the "
-				"QP is failed", w->worker_id, p->remote_worker,
-				p->remote_uri, (now - e->posted) * 1000 /
-				rte_get_timer_hz());
+				"worker %u at %s is stuck (out %" PRIu64 " ms, "
+				"the QP's last completion %" PRIu64 " ms ago): "
+				"the QP is failed", w->worker_id,
+				p->remote_worker, p->remote_uri,
+				(now - e->posted) * 1000 / rte_get_timer_hz(),
+				p->last_cpl == 0 ? 0 : (now - p->last_cpl) *
+				1000 / rte_get_timer_hz());
 			w->stats.rdv_reads_stuck++;
 			pmr_transport_rc_fail(w->q, p->rc);
 			if (p->down)
@@ -430,7 +446,7 @@ rpc_rc_watch(struct pmr_worker *w)
 			else
 				pair_lost(w, p, PMR_RC_FLUSHED);
 		}
-		e->deadline = 0;	/* said once */
+		e->bound = 0;	/* said once */
 		/* The flush completes its ops, but for those held back. */
 		held_flush(w, p);
 	}
@@ -444,6 +460,17 @@ rpc_rc_fault_stick(struct pmr_worker *w, uint32_t n)
 	if (rc == NULL)
 		return -ENOMEM;
 	rc->fault_stick = n;
+	return 0;
+}
+
+int
+rpc_rc_fault_pace(struct pmr_worker *w, uint32_t ms)
+{
+	struct rpc_rc *rc = rc_get(w);
+
+	if (rc == NULL)
+		return -ENOMEM;
+	rc->fault_pace = rte_get_timer_hz() * ms / 1000;
 	return 0;
 }
 
@@ -590,6 +617,33 @@ op_deliver(struct pmr_worker *w, uint32_t idx, unsigned int status)
 		pair_release(w, p);
 }
 
+/*
+ * Tests (rpc_rc_fault_pace()): the oldest completion held back goes, with
+ * its status, if the pace allows: one every fault_pace, in order, as a
+ * slow path completes a QP's work.
+ */
+static void
+pace_release(struct pmr_worker *w)
+{
+	struct rpc_rc *rc = w->rc;
+	uint64_t now = rte_get_timer_cycles();
+	uint32_t i, best = RPC_RC_OPS_MAX;
+
+	if (now < rc->pace_next)
+		return;
+	for (i = 0; i < RPC_RC_OPS_MAX; i++)
+		if (rc->ops[i].pair != NULL && rc->ops[i].held &&
+		    (best == RPC_RC_OPS_MAX ||
+		     (int32_t)(rc->ops[i].held_seq -
+			       rc->ops[best].held_seq) < 0))
+			best = i;
+	if (best == RPC_RC_OPS_MAX)
+		return;
+	rc->pace_next = now + rc->fault_pace;
+	rc->ops[best].pair->last_cpl = now;
+	op_deliver(w, best, rc->ops[best].held_status);
+}
+
 int
 rpc_rc_poll(struct pmr_worker *w)
 {
@@ -598,12 +652,17 @@ rpc_rc_poll(struct pmr_worker *w)
 	struct rpc_rc_pair *p;
 	struct rpc_rc_op *e;
 	unsigned int status;
+	uint64_t now = 0;
 	uint16_t n, i;
 	uint32_t idx;
 
 	if (rc->outstanding == 0)
 		return 0;
+	if (unlikely(rc->fault_pace != 0))
+		pace_release(w);
 	n = pmr_transport_rc_poll(w->q, cpl, RTE_DIM(cpl));
+	if (n != 0)
+		now = rte_get_timer_cycles();
 	for (i = 0; i < n; i++) {
 		idx = (uint32_t)cpl[i].cookie;
 		if (idx >= RPC_RC_OPS_MAX)
@@ -613,17 +672,20 @@ rpc_rc_poll(struct pmr_worker *w)
 		    e->gen != (uint32_t)(cpl[i].cookie >> 32))
 			continue;
 		p = e->pair;
-		if (unlikely(p->held != 0) ||
+		if (unlikely(p->held != 0 || rc->fault_pace != 0) ||
 		    (unlikely(rc->fault_stick != 0) &&
 		     e->type == PMR_RC_OP_READ)) {
-			/* Tests: as if it never completed, nor anything
-			 * behind it on its QP. */
-			if (p->held == 0)
+			/* Tests: as if it had not completed (yet), nor
+			 * anything behind it on its QP. */
+			if (p->held == 0 && rc->fault_pace == 0)
 				rc->fault_stick--;
 			p->held++;
 			e->held = true;
+			e->held_status = cpl[i].status;
+			e->held_seq = rc->held_seq++;
 			continue;
 		}
+		p->last_cpl = now;
 		status = cpl[i].status;
 		if (unlikely(rc->fault_reads != 0) &&
 		    e->type == PMR_RC_OP_READ && status == PMR_RC_OK) {

@@ -141,6 +141,13 @@ int rpc_rc_fault_reads(struct pmr_worker *w, uint32_t n);
 int rpc_rc_fault_stick(struct pmr_worker *w, uint32_t n);
 
 /*
+ * Tests: the worker's RC completions come one every ms at most, in order
+ * (0: as they come), as a slow path (rxe under TCG) completes READs
+ * queued on a QP one after another. @return 0, or -ENOMEM.
+ */
+int rpc_rc_fault_pace(struct pmr_worker *w, uint32_t ms);
+
+/*
  * The region that came with the pair's QP (pmr_transport_rc_region()),
  * or NULL: memory for the pair's peer alone, where offers are copied
  * when windows are not exact (rpc_rdv.c). It lives as long as the pair:
