@@ -92,10 +92,86 @@ wait_for "grep -qs '^0000:0000:0000:0000:0000:ffff:' $port/gids/1" ||
 	fail "rxe0 has no IPv4-mapped GID at index 1"
 log "$(rdma link show)"
 
+# The processes under pid $1, itself first, one a line. Bash builtins
+# only, here and in hang_dump(): a fork costs tens of ms under TCG.
+tree() {
+	local -A parent=()
+	local -a list=("$1")
+	local d k v pid i=0
+
+	for d in /proc/[0-9]*; do
+		while read -r k v; do
+			if [[ $k == PPid: ]]; then
+				parent[${d#/proc/}]=$v
+				break
+			fi
+		done 2>/dev/null <"$d/status"
+	done
+	while ((i < ${#list[@]})); do
+		for pid in "${!parent[@]}"; do
+			[[ ${parent[$pid]} == "${list[i]}" ]] && list+=("$pid")
+		done
+		i=$((i + 1))
+	done
+	printf '%s\n' "${list[@]}"
+}
+
+# A hung command: where each of its processes and threads is, in the
+# kernel (a wait in rxe, a lock, a syscall) and in its state.
+hang_dump() {
+	local p t k v state wchan comm line
+	local -a args
+
+	echo "vm guest: the command is past its deadline: its processes"
+	for p in $(tree "$1"); do
+		[[ -d /proc/$p ]] || continue	# gone (the $() above)
+		args=()
+		mapfile -d '' -t args 2>/dev/null </proc/"$p"/cmdline
+		echo "== pid $p: ${args[*]}"
+		for t in /proc/"$p"/task/*; do
+			state='' wchan='' comm=''
+			read -r comm 2>/dev/null <"$t/comm"
+			read -r wchan 2>/dev/null <"$t/wchan"
+			while read -r k v; do
+				[[ $k == State: ]] && { state=$v; break; }
+			done 2>/dev/null <"$t/status"
+			echo "-- task ${t##*/} $comm: $state, wchan $wchan"
+			while IFS= read -r line; do
+				echo "   $line"
+			done 2>/dev/null <"$t/stack"
+		done
+	done
+}
+
 cd "$vm_cwd" || fail "cannot cd to $vm_cwd"
 cut -d' ' -f1 /proc/uptime >"$run/boot"
-bash "$run/cmd" >"$run/stdout" 2>"$run/stderr"
-echo $? >"$run/rc.tmp"
+bash "$run/cmd" >"$run/stdout" 2>"$run/stderr" &
+cmd=$!
+dog=
+if ((${vm_deadline:-0} > 0)); then
+	(
+		up=$(cut -d. -f1 /proc/uptime)
+		((vm_deadline > up)) && sleep $((vm_deadline - up))
+		echo "$vm_deadline" >"$run/hung"
+		hang_dump "$cmd" >>"$run/stderr" 2>&1
+		for p in $(tree "$cmd"); do
+			kill -KILL "$p" 2>/dev/null
+		done
+		# Killed, unless in the kernel for good (D state): then
+		# the result is ours, and the VM goes now.
+		sleep 5
+		echo 124 >"$run/rc.tmp"
+		mv "$run/rc.tmp" "$run/rc"
+		sync
+		/bin/busybox poweroff -f
+	) &
+	dog=$!
+fi
+wait "$cmd"
+rc=$?
+[[ -n $dog ]] && kill "$dog" 2>/dev/null
+[[ -s $run/hung ]] && rc=124
+echo "$rc" >"$run/rc.tmp"
 mv "$run/rc.tmp" "$run/rc"
 sync
 /bin/busybox poweroff -f

@@ -271,6 +271,10 @@ printf 'workdir=%s\n' "$PWD" >"$run_dir/stage1"
 	printf 'vm_cwd=%q\n' "$PWD"
 	printf 'vm_hugepages=%d\n' "$hugepages"
 	printf 'vm_verbose=%d\n' "$verbose"
+	# The guest's own deadline for the command, in seconds of its
+	# uptime: before ours, so that a hung command's kernel stacks are
+	# dumped (guest.sh) and the VM powers off with its output whole.
+	printf 'vm_deadline=%d\n' "$((timeout_s > 40 ? timeout_s - 20 : 0))"
 	for n in $(compgen -e); do
 		if [[ $n == PMR_* || " ${extra_env[*]} " == *" $n "* ]]; then
 			printf 'export %s=%q\n' "$n" "${!n}"
@@ -347,6 +351,11 @@ show_console() {
 
 if [[ -s $run_dir/rc ]]; then
 	rc=$(<"$run_dir/rc")
+	if [[ -s $run_dir/hung ]]; then
+		echo "vm: timeout: the command ran past $(<"$run_dir/hung") s" \
+			"of the guest's uptime and was killed; its processes'" \
+			"kernel stacks are above" >&2
+	fi
 elif ((qemu_rc == 124 || qemu_rc == 137)); then
 	echo "vm: timeout after ${timeout_s} s (VM killed)" >&2
 	# Where it was: in the command (its output above), or before it.

@@ -11,6 +11,9 @@
 #            an IPv4-mapped RoCE v2 GID, the cwd shared read-write
 #   timeout  one boot: -t expires: 124, output so far kept, no qemu left,
 #            the console (-v) only on stderr
+#   hang     one boot: a command past the guest's deadline (-t less 20 s)
+#            is killed in the guest after its processes' kernel stacks
+#            are written to stderr: 124 before -t, stdout kept
 #   two      two VMs (run2.sh --netem): netem in both, ib_send_lat -c UD
 #            from B to A, outputs apart
 #   bench    devtools/bench-rxe.sh --smoke: six figures, under a minute
@@ -36,7 +39,7 @@ here=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 run=$repo/devtools/vm/run.sh
 run2=$repo/devtools/vm/run2.sh
-mode=${1:?mode: skip, run, timeout, two or bench}
+mode=${1:?mode: skip, run, timeout, hang, two or bench}
 
 tmp=$(mktemp -d)
 exec 3>&1	# timed()'s line, past the redirections of the command
@@ -183,6 +186,28 @@ timeout)
 	pgrep -f -- "$run_dir" >/dev/null && fail "qemu left running"
 	[[ ! -e $run_dir ]] || fail "run dir $run_dir left behind"
 	echo "PASS: vm_timeout"
+	;;
+hang)
+	# -t 45: the guest's deadline is 25 s of its uptime.
+	timed "$run" -t 45 -- sh -c 'echo before hang; sleep 300' \
+		>"$tmp/out" 2>"$tmp/err"
+	skip_on_77
+	((rc == 124)) || fail "exit $rc, not 124"
+	awk -v w="$wall" 'BEGIN { exit !(w < 44) }' ||
+		fail "took $wall s: the host's -t 45 ended it, not the guest"
+	[[ $(cat "$tmp/out") == "before hang" ]] ||
+		fail "stdout is not the command's alone"
+	grep -q 'the command is past its deadline' "$tmp/err" ||
+		fail "no dump of the hung command"
+	grep -q '^== pid [0-9]*: sleep 300$' "$tmp/err" ||
+		fail "the hung command's child not in the dump"
+	grep -q '^-- task [0-9]* sleep: S (sleeping), wchan ' "$tmp/err" ||
+		fail "no state and wchan of the sleeping task"
+	grep -q '^   \[<0>\] .*nanosleep' "$tmp/err" ||
+		fail "no kernel stack of the sleeping task"
+	grep -q 'the command ran past 25 s of the guest' "$tmp/err" ||
+		fail "the host did not say the guest killed it"
+	echo "PASS: vm_hang"
 	;;
 two)
 	timed "$run2" --netem 'delay 1ms' -t 200 -O "$tmp" -- \
