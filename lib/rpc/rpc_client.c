@@ -708,7 +708,8 @@ rpc_client_rx(struct pmr_worker *w, uint16_t sn, const struct pmr_pkthdr *h,
 		r->num_rx++;
 		s->credits++;
 		if (unlikely(ret == -ESTALE)) {
-			/* Offered on another pair's QP: as datagrams. */
+			/* Offered on another pair's QP, or the session backs
+			 * off from READs: as datagrams. */
 			creq_resp_again(w, s, r);
 			return false;
 		}

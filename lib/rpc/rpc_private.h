@@ -152,8 +152,9 @@ struct rpc_session {
 	struct rpc_rc_pair *rc;		/* RPC_RC_READY */
 	/*
 	 * Its pair was lost to the transport: large messages go as
-	 * datagrams until rdv_off_until (TSC; 0: never was), a back-off
-	 * that doubles with each loss (rdv_backoff) until a READ completes.
+	 * datagrams both ways until rdv_off_until (TSC; 0: never was), a
+	 * back-off that doubles with each loss (rdv_backoff) until READs
+	 * have gone well for as long again (rpc_rc_read_ok()).
 	 */
 	uint64_t rdv_off_until;
 	uint8_t rdv_backoff;

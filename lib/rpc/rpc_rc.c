@@ -346,7 +346,7 @@ rpc_rc_pair_region(struct rpc_rc_pair *p)
 static void pair_release(struct pmr_worker *w, struct rpc_rc_pair *p);
 static void pair_broken(struct pmr_worker *w, struct rpc_rc_pair *p);
 static void pair_lost(struct pmr_worker *w, struct rpc_rc_pair *p,
-		unsigned int status);
+		unsigned int status, uint64_t lost_tsc);
 static void op_deliver(struct pmr_worker *w, uint32_t idx,
 		unsigned int status);
 
@@ -444,7 +444,8 @@ rpc_rc_watch(struct pmr_worker *w)
 			if (p->down)
 				p->broken = true;
 			else
-				pair_lost(w, p, PMR_RC_FLUSHED);
+				pair_lost(w, p, PMR_RC_FLUSHED,
+						now - e->posted);
 		}
 		e->bound = 0;	/* said once */
 		/* The flush completes its ops, but for those held back. */
@@ -485,22 +486,44 @@ rpc_rc_fault_reads(struct pmr_worker *w, uint32_t n)
 	return 0;
 }
 
+/* The back-off after the n-th loss in a row (n from 0), in TSC. */
+static uint64_t
+back_off_period(uint8_t n)
+{
+	return rte_get_timer_hz() * ((uint64_t)RPC_RDV_BACKOFF_MS << n) /
+		1000;
+}
+
 /*
  * s's pair was lost to the transport (or replaced by the remote for
- * that): its large messages go as datagrams for RPC_RDV_BACKOFF_MS, twice
- * that after the next loss, and so on up to 64 times, until a READ of
- * its completes (rpc_rdv.c). On a path that loses READs (rxe under loss
- * or with READs both ways at once) datagrams recover in milliseconds.
+ * that): its large messages go as datagrams, and it reads none of its
+ * peer's (rpc_rdv.c), for RPC_RDV_BACKOFF_MS, twice that after the next
+ * loss, and so on up to 64 times; and for no less than lost_tsc, the
+ * time the lost READ had been out (a stuck READ cost that much: the
+ * next one would cost as much again). On a path that loses READs (rxe
+ * under loss or with READs both ways at once) datagrams recover in
+ * milliseconds.
  */
 static void
-session_back_off(struct rpc_session *s)
+session_back_off(struct rpc_session *s, uint64_t lost_tsc)
 {
-	uint64_t ms = (uint64_t)RPC_RDV_BACKOFF_MS << s->rdv_backoff;
-
 	s->rdv_off_until = rte_get_timer_cycles() +
-		rte_get_timer_hz() * ms / 1000;
+		RTE_MAX(back_off_period(s->rdv_backoff), lost_tsc);
 	if (s->rdv_backoff < RPC_RDV_BACKOFF_SHIFT_MAX)
 		s->rdv_backoff++;
+}
+
+void
+rpc_rc_read_ok(struct rpc_session *s)
+{
+	/*
+	 * The doubling starts again once READs have gone well for as long
+	 * as the last back-off lasted, not at the first that completes: on
+	 * a new pair some READs complete before the next one sticks.
+	 */
+	if (s->rdv_backoff != 0 && rte_get_timer_cycles() >=
+	    s->rdv_off_until + back_off_period(s->rdv_backoff - 1))
+		s->rdv_backoff = 0;
 }
 
 bool
@@ -519,7 +542,8 @@ rpc_rc_status_lost(unsigned int status)
  * ask, which the sessions make at once. p drains as on any RC_DOWN.
  */
 static void
-pair_lost(struct pmr_worker *w, struct rpc_rc_pair *p, unsigned int status)
+pair_lost(struct pmr_worker *w, struct rpc_rc_pair *p, unsigned int status,
+		uint64_t lost_tsc)
 {
 	struct pmr_sm_msg m = {
 		.type = PMR_SM_RC_FAILED,
@@ -544,7 +568,7 @@ pair_lost(struct pmr_worker *w, struct rpc_rc_pair *p, unsigned int status)
 			continue;
 		s->rc = NULL;
 		s->rc_state = RPC_RC_NONE;
-		session_back_off(s);
+		session_back_off(s, lost_tsc);
 		if (s->state == PMR_SESSION_CONNECTED && !s->closing)
 			rpc_rc_want(w, (int)sn);
 	}
@@ -592,6 +616,7 @@ op_deliver(struct pmr_worker *w, uint32_t idx, unsigned int status)
 	struct rpc_rc *rc = w->rc;
 	struct rpc_rc_op *e = &rc->ops[idx];
 	struct rpc_rc_pair *p = e->pair;
+	uint64_t posted = e->posted;	/* e is free once its cb runs */
 
 	e->pair = NULL;
 	if (unlikely(e->held)) {
@@ -609,7 +634,8 @@ op_deliver(struct pmr_worker *w, uint32_t idx, unsigned int status)
 	e->cb(w, e->session, status, e->arg);
 	if (status != PMR_RC_OK && !p->broken && !p->down) {
 		if (rpc_rc_status_lost(status))
-			pair_lost(w, p, status);
+			pair_lost(w, p, status,
+					rte_get_timer_cycles() - posted);
 		else
 			pair_broken(w, p);
 	}
@@ -805,7 +831,7 @@ sm_down(struct pmr_worker *w, const struct pmr_sm_msg *m)
 		 */
 		if (s->state != PMR_SESSION_CONNECTED || s->closing)
 			continue;
-		session_back_off(s);
+		session_back_off(s, 0);
 		if (s->rc_eager || w->rdv_eager)
 			rpc_rc_want(w, (int)sn);
 	}

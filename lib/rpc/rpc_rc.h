@@ -124,6 +124,9 @@ int rpc_rc_pair_fail(struct pmr_worker *w, struct rpc_rc_pair *p);
  */
 bool rpc_rc_status_lost(unsigned int status);
 
+/* A READ of s's completed OK: its back-off may start again from 1 s. */
+void rpc_rc_read_ok(struct rpc_session *s);
+
 /*
  * Tests: the worker's next n READs that complete OK end as if their
  * retries had run out (PMR_RC_RETRY_EXCEEDED, their QP failed first).

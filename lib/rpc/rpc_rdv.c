@@ -513,7 +513,7 @@ client_read_done(struct pmr_worker *w, int session, unsigned int status,
 	if (status == PMR_RC_OK) {
 		w->stats.rdv_read_bytes += r->resp.size;
 		w->sessions[r->session].rx_live = true;	/* rpc_live.c */
-		w->sessions[r->session].rdv_backoff = 0;
+		rpc_rc_read_ok(&w->sessions[r->session]);
 	} else {
 		w->stats.rdv_read_errors++;
 		RPC_LOG(NOTICE, "worker %u: READ of a %u-byte response of "
@@ -578,8 +578,10 @@ rpc_rdv_client_read(struct pmr_worker *w, uint16_t sn, struct rpc_creq *r,
 	pair = rpc_rc_pair_of(w, sn);
 	if (pair == NULL)
 		return no_qp(w, sn);
-	if (d.qpn != rpc_rc_pair_remote_qpn(pair))
-		return -ESTALE;	/* offered on a QP ours is not connected to */
+	/* Offered on a QP ours is not connected to, or backing off: as
+	 * datagrams, please. */
+	if (d.qpn != rpc_rc_pair_remote_qpn(pair) || rpc_rdv_backing_off(s))
+		return -ESTALE;
 	mb = rpc_msgbuf_alloc(w, h->msg_size);
 	if (mb == NULL)
 		return -ENOMEM;
@@ -613,7 +615,7 @@ srv_read_done(struct pmr_worker *w, int session, unsigned int status,
 	if (status == PMR_RC_OK) {
 		w->stats.rdv_read_bytes += req->req.size;
 		w->sessions[req->session].rx_live = true;	/* rpc_live.c */
-		w->sessions[req->session].rdv_backoff = 0;
+		rpc_rc_read_ok(&w->sessions[req->session]);
 	} else {
 		w->stats.rdv_read_errors++;
 		RPC_LOG(NOTICE, "worker %u: READ of a %u-byte request of "

@@ -51,13 +51,24 @@ struct rpc_offer;
  * and the exposure are checked when it goes)? w->rdv_threshold is
  * UINT32_MAX on a worker that cannot READ.
  */
+/*
+ * Is s backing off from READs (its pair lost to the transport lately)?
+ * Then its large messages go as datagrams, and it asks for its peer's as
+ * datagrams rather than read them.
+ */
+static inline bool
+rpc_rdv_backing_off(const struct rpc_session *s)
+{
+	return unlikely(s->rdv_off_until != 0) &&
+		rte_get_timer_cycles() < s->rdv_off_until;
+}
+
 static inline bool
 rpc_rdv_wanted(const struct pmr_worker *w, const struct rpc_session *s,
 		uint32_t len)
 {
 	return len > s->plen && len > w->rdv_threshold &&
-		(likely(s->rdv_off_until == 0) ||
-		 rte_get_timer_cycles() >= s->rdv_off_until);
+		!rpc_rdv_backing_off(s);
 }
 
 /* rpc_worker.c: the path and the regions' size, at worker create/destroy. */

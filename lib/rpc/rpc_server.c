@@ -372,11 +372,13 @@ srv_desc_start(struct pmr_worker *w, struct rpc_session *s,
 		.num_rx = 1 };
 	w->stats.rdv_descs_received++;
 	if (unlikely(d.qpn != rpc_rc_pair_remote_qpn(
-			rpc_rc_pair_of(w, req->session)))) {
+			rpc_rc_pair_of(w, req->session)) ||
+		     rpc_rdv_backing_off(s))) {
 		/*
 		 * Offered on a QP ours is not connected to: one end has
 		 * replaced the pair before the other (rpc_rc.c). Never
-		 * read through another QP: as datagrams, please.
+		 * read through another QP: as datagrams, please. The
+		 * same while the session backs off from READs.
 		 */
 		srv_answer_status(w, s, req, RPC_STATUS_RDV_AGAIN);
 		return false;
