@@ -245,6 +245,19 @@ assert_pools_full(struct pmr_worker *w)
 		assert_int_equal(pmr_msgbuf_pool_in_use(mp), 0);
 }
 
+/*
+ * Destroy the client's session s; the server's pool (class) gets every
+ * buffer back once it lets go of the session, the client's at once.
+ */
+static void
+session_end(int s, unsigned int srv_class)
+{
+	assert_int_equal(pmr_session_destroy(env.cli[0], s), 0);
+	PMR_TEST_POLL_UNTIL(&env, pmr_msgbuf_pool_in_use(
+			pmr_worker_pool(env.srv[0], srv_class)) == 0);
+	assert_pools_full(env.cli[0]);
+}
+
 static struct pmr_worker_stats
 stats(struct pmr_worker *w)
 {
@@ -401,10 +414,7 @@ test_rdv_sizes(void **state)
 	else
 		assert_int_equal(cs.copied_bytes + ss.copied_bytes,
 				copy + bytes);
-	assert_int_equal(pmr_session_destroy(env.cli[0], s), 0);
-	PMR_TEST_POLL_UNTIL(&env, pmr_msgbuf_pool_in_use(
-			pmr_worker_pool(env.srv[0], 2)) == 0);
-	assert_pools_full(env.cli[0]);
+	session_end(s, 2);
 }
 
 /* Many large RPCs at once on several sessions: windows, reads overlap. */
@@ -876,10 +886,7 @@ test_rdv_read_lost(void **state)
 	call_ok(s, T_ECHO, 14, MIB);
 	assert_true(stats(env.srv[0]).rdv_reads > ss0.rdv_reads);
 
-	assert_int_equal(pmr_session_destroy(env.cli[0], s), 0);
-	PMR_TEST_POLL_UNTIL(&env, pmr_msgbuf_pool_in_use(
-			pmr_worker_pool(env.srv[0], 2)) == 0);
-	assert_pools_full(env.cli[0]);
+	session_end(s, 2);
 }
 
 /*
@@ -935,10 +942,7 @@ test_rdv_read_stuck(void **state)
 	assert_int_equal(cs.rc_lost - cs0.rc_lost, 1);
 	assert_int_equal(ss.rdv_recovered - ss0.rdv_recovered, 1);
 	assert_int_equal(e.count, 1);		/* no reset */
-	assert_int_equal(pmr_session_destroy(env.cli[0], s), 0);
-	PMR_TEST_POLL_UNTIL(&env, pmr_msgbuf_pool_in_use(
-			pmr_worker_pool(env.srv[0], 2)) == 0);
-	assert_pools_full(env.cli[0]);
+	session_end(s, 2);
 }
 
 /*
@@ -1033,10 +1037,7 @@ test_rdv_reads_paced(void **state)
 	assert_int_equal(ss.rc_lost - ss0.rc_lost, 0);
 	assert_int_equal(ss.rdv_reads - ss0.rdv_reads, RTE_DIM(c));
 	assert_int_equal(e.count, 1);		/* no reset */
-	assert_int_equal(pmr_session_destroy(env.cli[0], s), 0);
-	PMR_TEST_POLL_UNTIL(&env, pmr_msgbuf_pool_in_use(
-			pmr_worker_pool(env.srv[0], 1)) == 0);
-	assert_pools_full(env.cli[0]);
+	session_end(s, 1);
 }
 
 /*
@@ -1093,10 +1094,7 @@ test_rdv_back_off_reader(void **state)
 	assert_int_equal(ss.rdv_recovered - ss0.rdv_recovered, 1);
 	assert_int_equal(e.count, 1);		/* no reset */
 	first_session(env.cli[0])->rdv_off_until = 0;
-	assert_int_equal(pmr_session_destroy(env.cli[0], s), 0);
-	PMR_TEST_POLL_UNTIL(&env, pmr_msgbuf_pool_in_use(
-			pmr_worker_pool(env.srv[0], 2)) == 0);
-	assert_pools_full(env.cli[0]);
+	session_end(s, 2);
 }
 
 /*
@@ -1170,10 +1168,7 @@ test_rdv_bind_behind_stuck_srv(void **state)
 	assert_int_equal(ss.rdv_reads_stuck - ss0.rdv_reads_stuck, 1);
 	assert_int_equal(ss.rc_lost - ss0.rc_lost, 1);
 	assert_int_equal(e.count, 1);		/* no reset */
-	assert_int_equal(pmr_session_destroy(env.cli[0], s), 0);
-	PMR_TEST_POLL_UNTIL(&env, pmr_msgbuf_pool_in_use(
-			pmr_worker_pool(env.srv[0], 1)) == 0);
-	assert_pools_full(env.cli[0]);
+	session_end(s, 1);
 }
 
 /*
@@ -1215,10 +1210,7 @@ test_rdv_bind_behind_stuck_cli(void **state)
 	assert_int_equal(cs.rdv_reads_stuck - cs0.rdv_reads_stuck, 1);
 	assert_int_equal(cs.rc_lost - cs0.rc_lost, 1);
 	assert_int_equal(e.count, 1);		/* no reset */
-	assert_int_equal(pmr_session_destroy(env.cli[0], s), 0);
-	PMR_TEST_POLL_UNTIL(&env, pmr_msgbuf_pool_in_use(
-			pmr_worker_pool(env.srv[0], 1)) == 0);
-	assert_pools_full(env.cli[0]);
+	session_end(s, 1);
 }
 
 /*
