@@ -122,6 +122,13 @@ run_rpc(const struct rpcperf_config *cfg, const struct rpcperf_workload *wl,
 		rpcperf_progress_begin(cfg);
 		rpcperf_run_start(&run);
 		ret = rpcperf_run_wait(&run);
+		if (ret == 0 && rpcperf_stop_asked()) {
+			fprintf(stderr, "rpcperf: %s: stopped by a signal after "
+				"%" PRIu64 " of %" PRIu64 " round trips\n",
+				wl->name, rpcperf_run_done(&run),
+				run.total * run.nb_clients);
+			ret = -EINTR;
+		}
 		rpcperf_progress_end(ret == 0 ? rate_csv : NULL, wl->name);
 	} else {
 		fprintf(stderr, "rpcperf: %s: %s\n", wl->name,
@@ -338,12 +345,18 @@ main(int argc, char **argv)
 		return 2;
 	}
 
-	for (i = 0; i < cfg.nb_workloads; i++) {
+	rpcperf_stop_signals();
+	for (i = 0; i < cfg.nb_workloads && !rpcperf_stop_asked(); i++) {
 		const struct rpcperf_workload *wl =
 			rpcperf_workload_find(cfg.workloads[i]);
 
 		if (run_one(&cfg, wl, &results[i]) != 0)
 			failed++;
+	}
+	/* Stopped: the table and the JSON have the workloads that ran. */
+	if (i < cfg.nb_workloads) {
+		failed++;
+		cfg.nb_workloads = i;
 	}
 
 	if (cfg.json) {

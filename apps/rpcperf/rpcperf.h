@@ -401,6 +401,15 @@ int rpcperf_run_results(struct rpcperf_run *run, struct rpcperf_result *r,
  */
 int rpcperf_run_counts(struct rpcperf_run *run, struct rpcperf_result *r);
 
+/*
+ * stop.c: from rpcperf_stop_signals() on, the first SIGINT or SIGTERM
+ * makes rpcperf_stop_asked() true: clients send no more and finish what
+ * is in flight, a --server stops (not -i, which has "stop"); the second
+ * ends the process.
+ */
+void rpcperf_stop_signals(void);
+bool rpcperf_stop_asked(void);
+
 /* server.c: --server. Returns the exit status. */
 int rpcperf_server_main(const struct rpcperf_config *cfg);
 

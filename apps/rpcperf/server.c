@@ -12,7 +12,6 @@
 
 #include <inttypes.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,15 +24,6 @@
 
 #include "pmr_config.h"
 #include "rpcperf.h"
-
-static volatile sig_atomic_t quit;
-
-static void
-on_signal(int sig)
-{
-	(void)sig;
-	quit = 1;
-}
 
 struct server {
 	const struct rpcperf_config *cfg;
@@ -198,7 +188,7 @@ main_loop(struct server *sv, const struct rpcperf_poller *mine)
 
 	if (cfg->duration != 0)
 		end = start + cfg->duration * hz;
-	while (!quit) {
+	while (!rpcperf_stop_asked()) {
 		if (mine != NULL) {
 			unsigned int work = 0;
 
@@ -234,8 +224,7 @@ rpcperf_server_main(const struct rpcperf_config *cfg)
 	uint64_t start;
 	int status = 0;
 
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+	rpcperf_stop_signals();
 	if (server_up(&sv) != 0) {
 		status = 2;
 		goto out;

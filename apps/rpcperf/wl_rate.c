@@ -155,14 +155,15 @@ rpcperf_size_fixed(const struct rpcperf_config *cfg, uint64_t i)
 	return cfg->size;
 }
 
-/* Interactive "stop" and "clear stats", seen between polls. */
+/* Interactive "stop" (or a signal's) and "clear stats", between polls. */
 static void
 rate_control(struct rate_state *st, uint32_t *clear)
 {
 	struct rpcperf_run *run = st->c->run;
 	uint32_t now = __atomic_load_n(&run->clear, __ATOMIC_ACQUIRE);
 
-	if (__atomic_load_n(&run->stop, __ATOMIC_RELAXED))
+	if (__atomic_load_n(&run->stop, __ATOMIC_RELAXED) ||
+	    rpcperf_stop_asked())
 		st->total = st->sent;
 	if (now != *clear) {
 		*clear = now;

@@ -22,6 +22,9 @@ MODE:
              through each client going, and handled every request
   interactive  -i fed commands: start, show stats, stop prints a table,
              settings refused while running, quit
+  signal     SIGTERM or SIGINT mid-run: the run stops with what it did
+             (round trips done on stderr and in the JSON, exit 1, later
+             workloads not run); a second signal ends the process
   faults     a bad --faults refused with exit status 2 before anything
              runs, in-process, --server and --connect; a good one runs
   remote_worker  a --connect with --remote-worker=1 against a --server
@@ -67,6 +70,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 RPCPERF = os.environ.get('RPCPERF', 'rpcperf')
@@ -518,6 +522,80 @@ def mode_progress():
     check(p.returncode == 0, 'quiet run: exit %d' % p.returncode)
     check(not line.search(p.stderr), 'progress line with -q')
     check('rpcperf: running' not in p.stderr, 'banner with -q')
+
+
+def running(extra):
+    """rpcperf with EAL's args and extra, once its first progress line says
+    the latency workload runs; None (and a failure) if it never does."""
+    cmd = [RPCPERF] + EAL + [own_prefix(), '--'] + extra
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    killer = threading.Timer(120, p.kill)
+    killer.start()
+    seen = []
+    for line in p.stderr:
+        seen.append(line)
+        if re.match(r'^rpcperf: latency \d+/', line):
+            break
+    killer.cancel()
+    if check(p.poll() is None, '%s: not running: %s'
+             % (' '.join(cmd), ''.join(seen)[-2000:])):
+        return p
+    p.communicate()
+    return None
+
+
+def mode_signal():
+    """SIGTERM or SIGINT mid-run: the clients stop, the run ends with what
+    it did (its JSON with the round trips done, stderr says how many, exit
+    1) and the workloads after it do not run. A second signal ends it."""
+    n = 100000000
+    total = n + WARMUP
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        p = running(['-w', 'latency,rate', '-n', str(n), '--warmup',
+                     str(WARMUP), '--json'])
+        if p is None:
+            continue
+        time.sleep(0.5)
+        p.send_signal(sig)
+        try:
+            out, err = p.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            out, err = p.communicate()
+            check(False, '%s: still running 120 s after it' % sig.name)
+            continue
+        check(p.returncode == 1, '%s: exit %d, not 1: %s'
+              % (sig.name, p.returncode, err[-2000:]))
+        m = re.search(r'^rpcperf: latency: stopped by a signal after (\d+) '
+                      r'of (\d+) round trips$', err, re.M)
+        if not check(m, '%s: no "stopped" line: %s'
+                     % (sig.name, err[-2000:])):
+            continue
+        done = int(m.group(1))
+        check(0 < done < total and int(m.group(2)) == total,
+              '%s: %s' % (sig.name, m.group(0)))
+        try:
+            results = json.loads(out)['results']
+        except (ValueError, KeyError) as e:
+            check(False, '%s: JSON: %s: %s' % (sig.name, e, out[-2000:]))
+            continue
+        check([r['workload'] for r in results] == ['latency'],
+              '%s: workloads in the JSON: %s'
+              % (sig.name, [r['workload'] for r in results]))
+        check(results[0]['done'] == done,
+              '%s: JSON done %s, stderr %d'
+              % (sig.name, results[0]['done'], done))
+        print('%s: stopped after %d of %d round trips'
+              % (sig.name, done, total))
+    # Two signals at once: the second ends the process as it would have.
+    p = running(['-w', 'latency', '-n', str(n), '--json'])
+    if p is not None:
+        p.send_signal(signal.SIGINT)
+        p.send_signal(signal.SIGTERM)
+        p.communicate(timeout=120)
+        check(p.returncode in (-signal.SIGINT, -signal.SIGTERM),
+              'two signals: exit %d, not by the signal' % p.returncode)
 
 
 def eal_lcores(spec):
@@ -1341,6 +1419,7 @@ def mode_verify():
 
 def main():
     modes = {'args': mode_args, 'json': mode_json, 'faults': mode_faults,
+             'signal': mode_signal,
              'workloads': mode_workloads, 'progress': mode_progress,
              'lcores': mode_lcores, 'placement': mode_placement,
              'churn': mode_churn, 'interactive': mode_interactive,
