@@ -16,26 +16,36 @@
 # The matrix: the rate workload (echo: the payload both ways, by RDMA
 # READ at these sizes) with --verify (every byte of every request and
 # echo checked), at 64 KiB and 1 MiB, 1 and 8 outstanding (-c), four
-# cells of 200 round trips at 64 KiB and 40 at 1 MiB (--iters), warmup
-# -c more; each on a clean wire and with --netem 'loss 5%' (tc netem on
-# both eth0s). One boot per wire per run, the four cells inside it, each
+# cells of 200 round trips at 64 KiB and 40 at 1 MiB on the clean wire,
+# 60 and 8 on the lossy one (--iters N64K:N1M sets both), warmup -c
+# more; each on a clean wire and with --netem 'loss 5%' (tc netem on
+# both eth0s). The lossy wire is slow: perftest's ib_read_bw between the
+# same two VMs under the same loss moved 1 MiB READs at 1.6 Mb/s (5 s a
+# MiB) and 64 KiB ones at 8.5 Mb/s (doc/testing.md), and so do the
+# cells, hence their fewer round trips and longer limits. One boot per wire per run, the four cells inside it, each
 # with a server of its own (its table is the cell's). --wire clean or
 # loss: those boots only. --smoke: one boot, clean, one small cell (64
 # KiB, -c 1, 20 round trips): the harness works, in about 35 s.
 #
 # Time budget: 15 to 20 min for the default 3 runs on the shared 2-core
 # machine (two boots a run, 2 to 4.5 min each; measured 15.5, 18 and 20
-# min with the engine of issue 26's start, doc/testing.md). A failed cell ends at its first failed RPC; each is bounded
-# (cell_tmo_* below: 60 s at 64 KiB, 120 s at 1 MiB, the kernel holding a
-# killed client some 50 s more while rxe tears its QPs down) and so is
-# each boot (the sum, with room for the boots and set-ups: 10 min).
+# min with the engine of issue 26's start, doc/testing.md). A failed
+# cell ends at its first failed RPC; each is bounded (cell_tmo_* below:
+# 60 s at 64 KiB and 120 s at 1 MiB clean, 90 s and 240 s lossy; then
+# the client gets SIGTERM, stops with the round trips it did, and is
+# killed cell_kill s later if still there, the kernel holding it some 50
+# s more while rxe tears its QPs down) and so is each boot (the sum,
+# with room for the boots, set-ups and one slow stop: 12 min clean,
+# 17 min lossy).
 # Run count: --runs N, default 3 (each a clean boot and a lossy one).
-# Deadlines: the engine's (a request fails 2000 ms plus 500 ms per MiB
-# after it was sent; a peer nexus silent 500 ms is dead), or --deadlines
-# REQ_MS:PER_MIB_MS[:PEER_MS] for every server and client (rpcperf
-# --req-timeout-ms, --timeout-per-mib-ms, --peer-timeout-ms): rxe under
-# TCG at 5% loss is some 20 times slower than hardware, and the first
-# line of the output says which deadlines the cells had.
+# Deadlines: on the clean wire the engine's (a request fails 2000 ms
+# plus 500 ms per MiB after it was sent; a peer nexus silent 500 ms is
+# dead), on the lossy one 10000:60000:3000 (10 s plus 60 s per MiB, a
+# peer silent 3 s: 8 outstanding 1 MiB echoes share 1.6 Mb/s, some 80 s
+# each); --deadlines REQ_MS:PER_MIB_MS[:PEER_MS] sets those of every
+# server and client on both wires (rpcperf --req-timeout-ms,
+# --timeout-per-mib-ms, --peer-timeout-ms). The first line of the output
+# says which deadlines the cells had.
 # Pass rule: a cell passes when the client completes every request
 # (exit 0, iters as asked) with no payload differing (verify_errors 0 at
 # the client, verify_err 0 at the server, which exits 0); the script
@@ -67,6 +77,12 @@ nexus_port=31850	# A's server nexus of cell i: nexus_port + i
 # server and the boot are bounded from it.
 cell_tmo_64k=60
 cell_tmo_1m=120
+cell_tmo_64k_loss=90
+cell_tmo_1m_loss=240
+# After the limit's SIGTERM, the client finishes what is in flight (at
+# most a request's deadline) and is killed if still there this much later.
+cell_kill=150
+loss_deadlines=10000:60000:3000
 
 # In a guest: rpcperf's EAL arguments (one vCPU: lcore 0), and the
 # verbs driver's INFO lines (a failed RC WR says its status there).
@@ -142,8 +158,14 @@ sys.exit('bench-two-vms: A did not answer "%s %s"' % (what, cell))
 EOF
 }
 
+# The limit (s) of a cell of $1 bytes on wire $2 (clean or loss).
 cell_tmo() {
-	(($1 > 65536)) && echo "$cell_tmo_1m" || echo "$cell_tmo_64k"
+	if [[ $2 == loss ]]; then
+		(($1 > 65536)) && echo "$cell_tmo_1m_loss" ||
+			echo "$cell_tmo_64k_loss"
+	else
+		(($1 > 65536)) && echo "$cell_tmo_1m" || echo "$cell_tmo_64k"
+	fi
 }
 
 # The rpcperf options of --deadlines REQ:PER_MIB[:PEER] ($1), in dl.
@@ -160,7 +182,7 @@ deadline_args() {
 # sized for it, its table and stderr's tail once B says it is done.
 # Prints "=== server cell I SIZE CONC rc=N", the table, "--- stderr".
 guest_a() {
-	local cells=$1 tmp i=0 cell size conc iters srv ready rc k
+	local cells=$1 tmp i=0 cell size conc iters tmo srv ready rc k
 	local -a dl=()
 
 	[[ -n ${2:-} ]] && deadline_args "$2"
@@ -169,7 +191,7 @@ guest_a() {
 	echo "@@ a boot $(cut -d' ' -f1 /proc/uptime) ip $PMR_VM_IP" \
 		"qdisc $(tc qdisc show dev eth0 | grep -o 'netem.*' || echo none)"
 	for cell in ${cells//,/ }; do
-		IFS=: read -r size conc iters <<<"$cell"
+		IFS=: read -r size conc iters tmo <<<"$cell"
 		"$PMR_RPCPERF" "${guest_eal[@]}" -- -q --driver=verbs --server \
 			--nexus="$PMR_VM_IP:$((nexus_port + i))" \
 			--devargs=dev=rxe0 -s "$size" -c "$conc" "${dl[@]}" \
@@ -181,7 +203,7 @@ guest_a() {
 			kill -0 "$srv" 2>/dev/null || break
 			sleep 0.1
 		done
-		ctl_serve "$i" "$ready" $(($(cell_tmo "$size") + 240)) || true
+		ctl_serve "$i" "$ready" $((tmo + cell_kill + 240)) || true
 		kill -INT "$srv" 2>/dev/null || true
 		for ((k = 0; k < 200; k++)); do
 			kill -0 "$srv" 2>/dev/null || break
@@ -215,8 +237,7 @@ guest_b() {
 	echo "@@ b boot $(cut -d' ' -f1 /proc/uptime) ip $PMR_VM_IP" \
 		"qdisc $(tc qdisc show dev eth0 | grep -o 'netem.*' || echo none)"
 	for cell in ${cells//,/ }; do
-		IFS=: read -r size conc iters <<<"$cell"
-		tmo=$(cell_tmo "$size")
+		IFS=: read -r size conc iters tmo <<<"$cell"
 		: >"$tmp/cl.json"
 		: >"$tmp/cl.err"
 		answer=$(ctl_ask "$PMR_VM_PEER" "ask" "$i" 180 2>>"$tmp/cl.err") ||
@@ -225,7 +246,7 @@ guest_b() {
 		start=$EPOCHREALTIME
 		if [[ $answer == ready ]]; then
 			rc=0
-			timeout "$tmo" "$PMR_RPCPERF" "${guest_eal[@]}" -- -q \
+			timeout -k "$cell_kill" "$tmo" "$PMR_RPCPERF" "${guest_eal[@]}" -- -q \
 				--driver=verbs --connect="$PMR_VM_PEER:$((nexus_port + i))" \
 				--nexus="$PMR_VM_IP:0" --devargs=dev=rxe0 \
 				-w rate --verify -s "$size" -c "$conc" -n "$iters" \
@@ -266,7 +287,7 @@ boots = []
 boot = side = block = None
 for line in raw:
     m = re.match(r'^### boot run=(\d+) wire=(\S+) rc=(-?\d+) wall=(\S+) '
-                 r'cells=(\S+)$', line)
+                 r'cells=(\S+)(?: deadlines=\S+)?$', line)
     if m:
         boot = {'run': int(m.group(1)), 'wire': m.group(2),
                 'rc': int(m.group(3)), 'wall': m.group(4),
@@ -423,7 +444,12 @@ def why(b, a, r, srv, tmo_hit):
                    % (drops.group(1), drops.group(2).strip()))
     if r is not None and r.get('verify_errors'):
         out.append('%d payloads differ' % r['verify_errors'])
-    if tmo_hit and r is not None:
+    stopped = re.search(r'^rpcperf: rate: stopped by a signal after (\d+) '
+                        r'of (\d+) round trips', err, re.M)
+    if tmo_hit and stopped:
+        out.append('cell time limit%s hit: stopped after %s of %s round '
+                   'trips' % (limit, stopped.group(1), stopped.group(2)))
+    elif tmo_hit and r is not None:
         out.append('the client still exiting at the cell time limit%s, '
                    'killed' % limit)
     if not out:
@@ -445,8 +471,8 @@ print('| run | wire | bytes | -c | result | round trips | Gb/s | p50 ms '
 print('| ---: | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: '
       '| ---: | ---: | ---: | ---: | ---: | --- |')
 for boot in boots:
-    for i, (size, conc, iters) in enumerate(boot['cells']):
-        size, conc, iters = int(size), int(conc), int(iters)
+    for i, cell in enumerate(boot['cells']):
+        size, conc, iters = int(cell[0]), int(cell[1]), int(cell[2])
         a = boot['a'].get(i)
         b = boot['b'].get(i)
         d = b['json'] if b else None
@@ -520,14 +546,16 @@ usage() {
 	exit 2
 }
 
-runs=3 smoke=0 raw='' iters64=200 iters1m=40 wire=both deadlines=''
+runs=3 smoke=0 raw='' iters=200:40 iters_loss=60:8 wire=both deadlines=''
 while (($#)); do
 	case $1 in
 	--runs) (($# >= 2)) || usage; runs=$2; shift 2 ;;
 	--smoke) smoke=1; shift ;;
 	--iters)
 		(($# >= 2)) || usage
-		IFS=: read -r iters64 iters1m <<<"$2"
+		[[ $2 =~ ^[1-9][0-9]*:[1-9][0-9]*$ ]] || usage
+		iters=$2
+		iters_loss=$2
 		shift 2
 		;;
 	--raw) (($# >= 2)) || usage; raw=$2; shift 2 ;;
@@ -541,8 +569,7 @@ while (($#)); do
 	*) usage ;;
 	esac
 done
-[[ $runs =~ ^[1-9][0-9]*$ && $iters64 =~ ^[1-9][0-9]*$ &&
-	$iters1m =~ ^[1-9][0-9]*$ ]] || usage
+[[ $runs =~ ^[1-9][0-9]*$ ]] || usage
 
 # Whether VMs run here, said in one line if not (77; 1 with
 # PMR_REQUIRE_VM=1); the kernel and initramfs ready for the boots.
@@ -559,23 +586,42 @@ fi
 PMR_RPCPERF=$(readlink -f "$rpcperf")
 export PMR_RPCPERF
 
-cells="65536:1:$iters64,65536:8:$iters64,1048576:1:$iters1m,1048576:8:$iters1m"
+# The cells of wire $1 (SIZE:CONC:ITERS:LIMIT_S, comma separated) in
+# cells, their deadlines in dls, the boot's limit in boot_tmo: every
+# cell's limit and room for each cell's set-up, the control round
+# trips, one client's slow stop and the two boots.
+wire_cells() {
+	local n64 n1m spec c size
+
+	spec=$iters
+	dls=$deadlines
+	if [[ $1 == loss ]]; then
+		spec=$iters_loss
+		[[ -n $dls ]] || dls=$loss_deadlines
+	fi
+	IFS=: read -r n64 n1m <<<"$spec"
+	cells=''
+	for c in 65536:1:$n64 65536:8:$n64 1048576:1:$n1m 1048576:8:$n1m; do
+		size=${c%%:*}
+		((smoke)) && c=65536:1:20
+		cells+="${cells:+,}$c:$(cell_tmo "$size" "$1")"
+		((smoke)) && break
+	done
+	boot_tmo=180
+	for c in ${cells//,/ }; do
+		boot_tmo=$((boot_tmo + ${c##*:} + 45))
+	done
+}
+
 case $wire in
 both) wires=(clean loss) ;;
 clean | loss) wires=("$wire") ;;
 *) usage ;;
 esac
 if ((smoke)); then
-	cells=65536:1:20
 	wires=(clean)
 	runs=1
 fi
-# The boot: every cell's limit, and room for each cell's set-up, the
-# control round trips and the two boots.
-boot_tmo=60
-for cell in ${cells//,/ }; do
-	boot_tmo=$((boot_tmo + $(cell_tmo "${cell%%:*}") + 45))
-done
 
 out=$(mktemp)
 dir=$(mktemp -d)
@@ -586,14 +632,15 @@ for ((run = 1; run <= runs; run++)); do
 		netem=()
 		[[ $wire == loss ]] && netem=(--netem 'loss 5%')
 		echo "bench-two-vms: run $run of $runs, $wire wire..." >&2
+		wire_cells "$wire"
 		rm -f "$dir"/*
 		boot_start=$EPOCHREALTIME
 		rc=0
 		devtools/vm/run2.sh "${netem[@]}" -t "$boot_tmo" -O "$dir" -- \
 			devtools/bench-two-vms.sh --guest a "$cells" \
-				"$deadlines" -- \
+				"$dls" -- \
 			devtools/bench-two-vms.sh --guest b "$cells" \
-				"$deadlines" \
+				"$dls" \
 			>/dev/null 2>"$dir/run2.err" || rc=$?
 		if ((rc == 77)); then
 			cat "$dir/run2.err" >&2
@@ -603,7 +650,7 @@ for ((run = 1; run <= runs; run++)); do
 			'BEGIN { printf "%.1f", b - a }')
 		{
 			echo "### boot run=$run wire=$wire rc=$rc wall=$wall" \
-				"cells=$cells"
+				"cells=$cells deadlines=${dls:-engine}"
 			for s in a b; do
 				echo "## $s"
 				cat "$dir/$s.stdout" 2>/dev/null || true
@@ -617,10 +664,10 @@ done
 wall=$(awk -v a="$start" -v b="$EPOCHREALTIME" \
 	'BEGIN { printf "%.0f", b - a }')
 [[ -n $raw ]] && cp "$out" "$raw"
-said="the engine's"
-[[ -n $deadlines ]] && said="$deadlines (request ms, ms per MiB, peer ms)"
+said="clean the engine's, loss $loss_deadlines"
+[[ -n $deadlines ]] && said="$deadlines"
 echo "Two VMs (devtools/vm/run2.sh, 1 vCPU each), rpcperf rate --verify" \
 	"on the verbs driver, rxe0 to rxe0; $runs run(s), whole run $wall s;" \
-	"deadlines $said"
+	"deadlines $said (request ms, ms per MiB, peer ms)"
 echo
 parse "$out"

@@ -340,6 +340,20 @@ two_vms_parse)
 		fail "a cell that passed alone did not pass"
 	expect_line out "PASS: every cell of every run"
 	expect_line out "clean   65536 B -c 1: passed 1 of 1"
+	# The boot line of today's script (each cell's limit, the deadlines)
+	# parses the same; a client stopped at its limit says how far it got.
+	sed '/^### boot/s/$/:60 deadlines=engine/' "$tmp/one" >"$tmp/new"
+	"$bench" --parse "$tmp/new" >"$tmp/out" 2>"$tmp/err" ||
+		fail "the boot line with limits and deadlines did not pass"
+	expect_line out "clean   65536 B -c 1: passed 1 of 1"
+	sed -e 's/^\(=== client cell 0 .*\) rc=0 /\1 rc=124 /' \
+		-e '/^=== client cell 0/,/^--- stderr/{/^--- stderr/a\
+rpcperf: rate: stopped by a signal after 85 of 301 round trips
+}' "$tmp/new" >"$tmp/stopped"
+	"$bench" --parse "$tmp/stopped" >"$tmp/out" 2>"$tmp/err" &&
+		fail "a client stopped at its limit parsed as a pass"
+	grep -qF 'cell time limit (60 s) hit: stopped after 85 of 301 round trips' \
+		"$tmp/out" || fail "stopped: no 'stopped after 85 of 301'"
 	# The same cell with its client's exit, a payload check or its
 	# client's block changed: it fails, and says why.
 	sed 's/^\(=== client cell 0 .*\) rc=0 /\1 rc=1 /' "$tmp/one" >"$tmp/rc1"
