@@ -3495,6 +3495,21 @@ pmr_hca_qp_force_err(struct ibv_qp *qp)
 	return 0;
 }
 
+HCA_EXPORT int
+pmr_hca_qp_attr(uint32_t qpn, struct ibv_qp_attr *attr)
+{
+	struct ibv_qp_init_attr ia;
+	struct hca_qp *q;
+
+	lock();
+	q = qp_by_num(qpn);
+	unlock();
+	if (q == NULL)
+		return ENOENT;
+	return ibv_query_qp(&q->qp, attr, IBV_QP_STATE | IBV_QP_TIMEOUT |
+			IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY, &ia);
+}
+
 HCA_EXPORT void
 pmr_hca_fault(uint32_t drop, uint32_t dup, uint32_t fail)
 {

@@ -275,6 +275,14 @@ int pmr_hca_event_raise(const char *dev, const struct ibv_async_event *ev);
  */
 int pmr_hca_qp_force_err(struct ibv_qp *qp);
 
+/**
+ * The attributes of the QP numbered qpn (any device), as ibv_query_qp()
+ * gives them: for a test that has a driver's QP number, not its ibv_qp.
+ * Thread: any thread; the QP must not be destroyed meanwhile.
+ * @return 0, or ENOENT if no QP has that number.
+ */
+int pmr_hca_qp_attr(uint32_t qpn, struct ibv_qp_attr *attr);
+
 /** Objects alive on a device (to assert sharing and leaks). */
 struct pmr_hca_objects {
 	uint32_t contexts;	/**< open contexts */

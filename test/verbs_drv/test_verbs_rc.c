@@ -65,7 +65,7 @@ static const struct pmr_transport_driver *drv;
 static struct rte_mempool *pool;	/* 3 msgbufs of BIG: remote access */
 static struct rte_mempool *pool_local;	/* registered local-only */
 static struct rte_mempool *pool_win;	/* local-only: windows bind in it */
-static char devargs[96];
+static char devargs[160];
 /* The device has windows (a queue with default devargs has CAP_MW). */
 static bool mw_avail;
 static bool mw_require;
@@ -218,7 +218,8 @@ test_rc_devargs(void **state)
 	static const char *const bad[] = {
 		"rc_sq=3", "rc_sq=8192", "rc_sq=100", "rc_rd=0", "rc_rd=256",
 		"rc_max_msg=100", "rc_sq=8,rc_sq=16", "mw=2", "mw=-1",
-		"mw_exact=2", "mw_exact=x",
+		"mw_exact=2", "mw_exact=x", "rc_timeout=0", "rc_timeout=32",
+		"rc_retry=8", "rc_retry=-1", "rc_timeout=14,rc_timeout=15",
 	};
 	const char *dev = getenv("PMR_VERBS_DEV");
 	char da[128];
@@ -237,6 +238,64 @@ test_rc_devargs(void **state)
 			SOCKET_ID_ANY));
 		assert_int_equal(rte_errno, EINVAL);
 	}
+}
+
+/* The RC QP's transport timeout and retries: the driver's (67 ms, 6), or
+ * the rc_timeout and rc_retry devargs, on the QP in RTS (the model says
+ * which; on rxe the pair comes up with them). */
+static void
+rc_timing(const char *extra, uint8_t timeout, uint8_t retry)
+{
+	char saved[sizeof(devargs)];
+	struct pmr_transport_queue *qa, *qb;
+	struct pmr_transport_rc_attr aa, ab;
+	struct rc_pair p;
+
+	memcpy(saved, devargs, sizeof(saved));
+	if (extra[0] != '\0' && (size_t)snprintf(devargs, sizeof(devargs),
+			"%.100s,%.50s", saved, extra) >= sizeof(devargs))
+		fail_msg("devargs too long");
+	qa = queue();
+	qb = queue();
+	memcpy(devargs, saved, sizeof(devargs));
+	p.qa = qa;
+	p.qb = qb;
+	p.a = pmr_transport_rc_create(qa, &aa);
+	p.b = pmr_transport_rc_create(qb, &ab);
+	assert_non_null(p.a);
+	assert_non_null(p.b);
+	assert_int_equal(pmr_transport_rc_connect(qa, p.a, &ab), 0);
+	assert_int_equal(pmr_transport_rc_connect(qb, p.b, &aa), 0);
+	assert_int_equal(pmr_transport_rc_state(qa, p.a), PMR_RC_STATE_RTS);
+#ifdef VRC_MODEL
+	{
+		struct ibv_qp_attr at;
+
+		assert_int_equal(pmr_hca_qp_attr(aa.qpn, &at), 0);
+		assert_int_equal(at.qp_state, IBV_QPS_RTS);
+		assert_int_equal(at.timeout, timeout);
+		assert_int_equal(at.retry_cnt, retry);
+		assert_int_equal(at.rnr_retry, 7);
+		assert_int_equal(pmr_hca_qp_attr(ab.qpn, &at), 0);
+		assert_int_equal(at.timeout, timeout);
+		assert_int_equal(at.retry_cnt, retry);
+	}
+#else
+	(void)timeout;
+	(void)retry;
+#endif
+	pair_close(&p);
+	queue_close(qa);
+	queue_close(qb);
+}
+
+static void
+test_rc_timeout_retry(void **state)
+{
+	(void)state;
+	rc_timing("", 14, 6);
+	rc_timing("rc_timeout=18,rc_retry=7", 18, 7);
+	rc_timing("rc_timeout=1,rc_retry=0", 1, 0);
 }
 
 static void
@@ -1501,6 +1560,7 @@ main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rc_devargs),
+		cmocka_unit_test(test_rc_timeout_retry),
 		cmocka_unit_test(test_rc_attr_state),
 		cmocka_unit_test(test_rc_read_write),
 		cmocka_unit_test(test_rc_burst),

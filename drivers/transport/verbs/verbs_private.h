@@ -41,6 +41,16 @@ extern const struct pmr_transport_driver pmr_verbs_driver;
 #define VERBS_RC_SQ_DEFAULT 256
 #define VERBS_RC_SQ_MAX 4096
 #define VERBS_RC_RD_DEFAULT 16
+/*
+ * An RC QP's local ACK timeout (4.096 us << n: 67 ms) and its transport
+ * retries (rc_timeout, rc_retry devargs). 6 retries, not 7: rxe takes 7
+ * as "retry for ever" (the IB spec's infinite is for rnr_retry only), so
+ * that a peer gone would never complete the ops; the nexus's liveness and
+ * the engine's stuck-READ watch fail a QP whose peer is gone anyway, so
+ * 7 is an allowed choice.
+ */
+#define VERBS_RC_TIMEOUT_DEFAULT 14
+#define VERBS_RC_RETRY_DEFAULT 6
 /* Memory windows allocated at queue set-up (verbs_mw.c). */
 #define VERBS_MW_PREALLOC 8
 /* rxe's vendor id (rdma-core's RXE_VENDOR_ID): windows not exact. */
@@ -330,6 +340,8 @@ struct verbs_queue {
 	struct ibv_cq *rc_cq;
 	uint32_t rc_sq;			/* WRs (and ops) per RC QP */
 	uint32_t rc_rd;			/* read credits asked (devargs) */
+	uint8_t rc_timeout;		/* local ACK timeout (devargs) */
+	uint8_t rc_retry;		/* transport retries (devargs) */
 	uint32_t rc_max_msg;		/* bytes per WR */
 	enum ibv_mtu path_mtu;		/* the port's active MTU */
 	uint32_t rc_nb;			/* live RC QPs */

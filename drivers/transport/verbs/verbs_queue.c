@@ -12,7 +12,8 @@
  *
  * devargs (DPDK kvargs, unknown keys refused): dev=<name>, port=<n>,
  * gid_index=<n>, sig_every=<n>, txd=<n>, rxd=<n>, max_inline=<bytes>,
- * rc_sq=<n>, rc_rd=<n>, rc_max_msg=<bytes>, mw=0|1, mw_exact=0|1.
+ * rc_sq=<n>, rc_rd=<n>, rc_max_msg=<bytes>, rc_timeout=<n>, rc_retry=<n>,
+ * mw=0|1, mw_exact=0|1.
  */
 
 #include <arpa/inet.h>
@@ -44,7 +45,8 @@ static pthread_mutex_t dev_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static const char *const verbs_valid_args[] = {
 	"dev", "port", "gid_index", "sig_every", "txd", "rxd", "max_inline",
-	"rc_sq", "rc_rd", "rc_max_msg", "mw", "mw_exact", NULL,
+	"rc_sq", "rc_rd", "rc_max_msg", "rc_timeout", "rc_retry", "mw",
+	"mw_exact", NULL,
 };
 
 struct verbs_args {
@@ -58,6 +60,8 @@ struct verbs_args {
 	uint32_t rc_sq;
 	uint32_t rc_rd;
 	uint32_t rc_max_msg;		/* 0: the port's */
+	uint32_t rc_timeout;
+	uint32_t rc_retry;
 	uint32_t mw;			/* 0: no memory windows */
 	uint32_t mw_exact;		/* 0: windows not taken as exact */
 };
@@ -102,6 +106,8 @@ verbs_parse_args(const char *devargs, struct verbs_args *a)
 	a->max_inline = VERBS_MAX_INLINE_DEFAULT;
 	a->rc_sq = VERBS_RC_SQ_DEFAULT;
 	a->rc_rd = VERBS_RC_RD_DEFAULT;
+	a->rc_timeout = VERBS_RC_TIMEOUT_DEFAULT;
+	a->rc_retry = VERBS_RC_RETRY_DEFAULT;
 	a->mw = 1;
 	a->mw_exact = 1;
 
@@ -110,7 +116,8 @@ verbs_parse_args(const char *devargs, struct verbs_args *a)
 	if (kv == NULL) {
 		VERBS_LOG(ERR, "bad devargs '%s' (keys: dev port gid_index "
 			"sig_every txd rxd max_inline rc_sq rc_rd "
-			"rc_max_msg mw mw_exact)", devargs);
+			"rc_max_msg rc_timeout rc_retry mw mw_exact)",
+			devargs);
 		return -EINVAL;
 	}
 #define ARG(key, fn, ptr) do { \
@@ -135,6 +142,8 @@ verbs_parse_args(const char *devargs, struct verbs_args *a)
 	ARG("rc_sq", arg_u32, &a->rc_sq);
 	ARG("rc_rd", arg_u32, &a->rc_rd);
 	ARG("rc_max_msg", arg_u32, &a->rc_max_msg);
+	ARG("rc_timeout", arg_u32, &a->rc_timeout);
+	ARG("rc_retry", arg_u32, &a->rc_retry);
 	ARG("mw", arg_u32, &a->mw);
 	ARG("mw_exact", arg_u32, &a->mw_exact);
 #undef ARG
@@ -183,6 +192,16 @@ verbs_parse_args(const char *devargs, struct verbs_args *a)
 	}
 	if (a->rc_rd == 0 || a->rc_rd > 255) {
 		VERBS_LOG(ERR, "devarg rc_rd=%u: 1 to 255", a->rc_rd);
+		return -EINVAL;
+	}
+	/* 0 is "wait for ever" in the IB spec: a lost ACK would hang. */
+	if (a->rc_timeout == 0 || a->rc_timeout > 31) {
+		VERBS_LOG(ERR, "devarg rc_timeout=%u: 1 to 31 (4.096 us << n)",
+			a->rc_timeout);
+		return -EINVAL;
+	}
+	if (a->rc_retry > 7) {
+		VERBS_LOG(ERR, "devarg rc_retry=%u: 0 to 7", a->rc_retry);
 		return -EINVAL;
 	}
 	if (a->mw > 1 || a->mw_exact > 1) {
@@ -541,6 +560,8 @@ verbs_queue_create(const struct pmr_transport_driver *drv, const char *devargs,
 	vq->path_mtu = pa.active_mtu;
 	vq->rc_sq = a.rc_sq;
 	vq->rc_rd = a.rc_rd;
+	vq->rc_timeout = (uint8_t)a.rc_timeout;
+	vq->rc_retry = (uint8_t)a.rc_retry;
 	vq->pub.caps.rc_max = VERBS_RC_MAX;	/* fewer if CQEs are short */
 	/* 0 would make a WR of no bytes (the push would never end). */
 	vq->rc_max_msg = pa.max_msg_sz != 0 ? pa.max_msg_sz : 1u << 31;

@@ -649,11 +649,8 @@ verbs_rc_connect(struct pmr_transport_queue *q, struct pmr_transport_rc *rcp,
 	}
 	memset(&qa, 0, sizeof(qa));
 	qa.qp_state = IBV_QPS_RTS;
-	qa.timeout = 14;		/* 4.096 us << 14: 67 ms */
-	/* 6, not 7: rxe takes a retry count of 7 as "retry forever", so
-	 * a peer gone would never complete the ops (the IB spec's infinite
-	 * is only for rnr_retry). */
-	qa.retry_cnt = 6;
+	qa.timeout = vq->rc_timeout;	/* verbs_private.h */
+	qa.retry_cnt = vq->rc_retry;
 	qa.rnr_retry = 7;
 	qa.sq_psn = rc->psn;
 	qa.max_rd_atomic = (uint8_t)rd;
@@ -668,7 +665,8 @@ verbs_rc_connect(struct pmr_transport_queue *q, struct pmr_transport_rc *rcp,
 	rc->max_msg = max_msg;
 	__atomic_store_n(&rc->rd_max, rd, __ATOMIC_RELEASE);
 	VERBS_LOG(INFO, "rc qp %u -> %u: RTS, MTU %u, max_rd_atomic %u, "
-		"max_msg %u", rc->qpn, remote->qpn, mtu, rd, max_msg);
+		"max_msg %u, timeout %u, retry %u", rc->qpn, remote->qpn, mtu,
+		rd, max_msg, vq->rc_timeout, vq->rc_retry);
 	return 0;
 }
 
