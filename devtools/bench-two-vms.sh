@@ -27,9 +27,9 @@
 # loss: those boots only. --smoke: one boot, clean, one small cell (64
 # KiB, -c 1, 20 round trips): the harness works, in about 35 s.
 #
-# Time budget: 15 to 20 min for the default 3 runs on the shared 2-core
-# machine (two boots a run, 2 to 4.5 min each; measured 15.5, 18 and 20
-# min with the engine of issue 26's start, doc/testing.md). A failed
+# Time budget: 30 min for the default 3 runs on the shared 2-core
+# machine (two boots a run, 2 to 3 min clean and 5.5 min lossy; measured
+# 24 min at issue 26's fifth stop, doc/testing.md). A failed
 # cell ends at its first failed RPC; each is bounded (cell_tmo_* below:
 # 60 s at 64 KiB and 120 s at 1 MiB clean, 90 s and 240 s lossy; then
 # the client gets SIGTERM, stops with the round trips it did, and is
