@@ -146,6 +146,7 @@ struct hca_swqe {
 	uint64_t blen;		/* bind_info.length */
 	unsigned int bacc;	/* bind_info.mw_access_flags */
 	uint32_t inv;		/* LOCAL_INV, SEND_WITH_INV: the rkey */
+	int retried;		/* READ: retried (pmr_hca_fault_read_retry) */
 };
 
 struct hca_rwqe {
@@ -182,6 +183,7 @@ struct hca_qp {
 	uint32_t rd_inuse;	/* responder: READs being answered */
 	uint32_t rd_flight;	/* requester: READs in flight */
 	uint32_t rnr_tries;	/* RNR NAKs for the head WQE */
+	int stopped;		/* requester stopped by a READ's retry (rxe) */
 	uint64_t pass;		/* last progress pass it stalled in */
 	int comm_est;		/* a packet arrived in RTR (COMM_EST) */
 	uint32_t ev_got, ev_acked;	/* async events handed out, acked */
@@ -217,6 +219,7 @@ static struct {
 	uint16_t ip_id;
 	int step_mode;
 	uint32_t f_drop, f_dup, f_fail;
+	uint32_t f_rd_retry;	/* pmr_hca_fault_read_retry() */
 	struct pmr_hca_counters cnt;
 	struct hca_ctx *ctxs;	/* open contexts */
 	uint64_t pass;		/* progress passes */
@@ -423,7 +426,8 @@ ctx_has_work(struct hca_ctx *c)
 	struct hca_qp *q;
 
 	TAILQ_FOREACH(q, &hca.pend, pnext)
-		if (q->qp.context == &c->vctx.context && q->rnr_tries == 0)
+		if (q->qp.context == &c->vctx.context && q->rnr_tries == 0 &&
+		    !q->stopped)
 			return 1;
 	return 0;
 }
@@ -1638,6 +1642,18 @@ flight_drain(struct hca_qp *q, int push)
 	q->rd_flight = 0;
 }
 
+/* Is a READ in q's flight retried (pmr_hca_fault_read_retry())? */
+static int
+flight_retried(const struct hca_qp *q)
+{
+	uint64_t i;
+
+	for (i = q->sq_exec - q->rd_flight; i < q->sq_exec; i++)
+		if (q->sq[i % q->cap.max_send_wr].retried)
+			return 1;
+	return 0;
+}
+
 /* Throw away every WQE without completions (to RESET, destroy). */
 static void
 qp_discard(struct hca_qp *q)
@@ -1652,6 +1668,7 @@ qp_discard(struct hca_qp *q)
 	q->rd_inuse = 0;
 	q->rnr_tries = 0;
 	q->comm_est = 0;
+	q->stopped = 0;
 	pend_del(q);
 }
 
@@ -1666,13 +1683,21 @@ flush_wc(struct ibv_wc *wc, struct hca_qp *q, uint64_t wr_id,
 	wc->qp_num = q->qp.qp_num;
 }
 
-/* Move to ERR: READs whose responses arrived complete first, then every
- * outstanding WQE completes WR_FLUSH_ERR. */
+/* Move to ERR: READs whose responses arrived complete first (none of a
+ * stopped requester's: they flush), then every outstanding WQE completes
+ * WR_FLUSH_ERR. */
 static void
 qp_to_err(struct hca_qp *q)
 {
 	struct ibv_wc wc;
 
+	if (q->stopped) {
+		uint32_t k = q->rd_flight;
+
+		flight_drain(q, 0);
+		q->sq_exec -= k;
+		q->stopped = 0;
+	}
 	flight_drain(q, 1);
 	q->qp.state = IBV_QPS_ERR;
 	q->rd_inuse = 0;
@@ -2809,6 +2834,17 @@ exec_rc(struct hca_qp *q)
 	struct hca_mw *mw = NULL;
 	struct ibv_wc wc;
 
+	if (q->stopped)
+		return 1;
+	if (w->opcode == IBV_WR_BIND_MW && q->dev->cfg.rxe &&
+	    flight_retried(q)) {
+		/* rxe: run ahead of the READ's responses, then again at
+		 * its retry, refused: the requester stops in error, and
+		 * nothing completes (pmr_hca_fault_read_retry()). */
+		q->stopped = 1;
+		CNT(q, retry_stalls);
+		return 1;
+	}
 	if (!is_read || q->rd_flight >= q->max_rd)
 		flight_drain(q, 1);
 	CNT(q, tx_packets);
@@ -2966,6 +3002,11 @@ exec_rc(struct hca_qp *q)
 		}
 		CNT(q, rc_reads);
 		CNTN(q, bytes_read, len);
+		w->retried = hca.f_rd_retry > 0;
+		if (w->retried) {
+			hca.f_rd_retry--;
+			CNT(q, rd_retried);
+		}
 		q->sq_exec++;
 		q->rd_flight++;	/* completes when the flight lands */
 		return 0;
@@ -3168,7 +3209,7 @@ progress(unsigned int max)
 		}
 		/* The READs in flight land once q has nothing more to
 		 * execute now. */
-		if (!q->pending || q->pass == pass)
+		if ((!q->pending || q->pass == pass) && !q->stopped)
 			flight_drain(q, 1);
 	}
 	return n;
@@ -3328,6 +3369,7 @@ pmr_hca_reset(void)
 	hca.f_drop = 0;
 	hca.f_dup = 0;
 	hca.f_fail = 0;
+	hca.f_rd_retry = 0;
 	unlock();
 	return 0;
 }
@@ -3517,6 +3559,14 @@ pmr_hca_fault(uint32_t drop, uint32_t dup, uint32_t fail)
 	hca.f_drop = drop;
 	hca.f_dup = dup;
 	hca.f_fail = fail;
+	unlock();
+}
+
+HCA_EXPORT void
+pmr_hca_fault_read_retry(uint32_t n)
+{
+	lock();
+	hca.f_rd_retry = n;
 	unlock();
 }
 

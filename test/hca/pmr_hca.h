@@ -85,6 +85,12 @@ struct pmr_hca_counters {
 	uint64_t mw_access_err;		/**< remote accesses through a
 					 * window's R_Key refused (also
 					 * counted in access_err) */
+	/* Added by issue 26 (READ retries); at the end again. The
+	 * requester's. */
+	uint64_t rd_retried;		/**< READs retried on request
+					 * (pmr_hca_fault_read_retry()) */
+	uint64_t retry_stalls;		/**< requesters stopped by a
+					 * retry (the rxe personality) */
 };
 
 /**
@@ -107,6 +113,23 @@ void pmr_hca_counters_reset(void);
  * counts. Thread: any thread.
  */
 void pmr_hca_fault(uint32_t drop, uint32_t dup, uint32_t fail);
+
+/**
+ * The next n RDMA READs executed by any RC QP lose a response packet and
+ * are retried by their requester, as a lossy wire makes it. Strict, the
+ * retry is invisible: the READ completes with its bytes. With the rxe
+ * personality, the model does what Linux 6.1's rxe does: its requester
+ * has run the local operations posted after the READ already, ahead of
+ * the READ's responses, and its retry executes every WR after the READ
+ * again (req_retry()); a BIND_MW executed twice finds its type 2B
+ * window bound and is refused, and the requester stops in error with the
+ * READ neither done nor failed. So a BIND_MW that executes while a
+ * retried READ of its QP is in flight stops that QP: nothing more
+ * completes on it (counted in retry_stalls) until it is moved to ERR,
+ * which flushes the READs and every WQE after them. Each call replaces
+ * the pending count; pmr_hca_reset() clears it. Thread: any thread.
+ */
+void pmr_hca_fault_read_retry(uint32_t n);
 
 /**
  * Restart the model's random numbers (the GRH's undefined bytes, the low

@@ -3052,6 +3052,88 @@ test_device_fatal(void **state)
 	node_close(&a);
 }
 
+/*
+ * A READ retried (pmr_hca_fault_read_retry()) with a BIND_MW posted
+ * behind it on the same QP. Strict: both complete, the retry unseen. rxe:
+ * the BIND runs while the READ is in flight and again at its retry,
+ * refused; the QP completes nothing, whatever is polled, until moved to
+ * ERR, which flushes the READ and the BIND, in order.
+ */
+static void
+read_retry_bind(int rxe)
+{
+	struct ibv_send_wr bw = { .wr_id = 2, .opcode = IBV_WR_BIND_MW,
+		.send_flags = IBV_SEND_SIGNALED }, *bad;
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
+	struct pmr_hca_counters c;
+	struct ibv_wc wc[4];
+	struct ibv_mr *wmr;
+	struct ibv_mw *mw;
+	struct rc r;
+	int i;
+
+	rc_open(&r, 4, 4, 7, RC_ALL);
+	wmr = ibv_reg_mr(e.pd, r.abuf + RC_BUF / 2, RC_BUF / 2, MW_MR);
+	assert_non_null(wmr);
+	mw = ibv_alloc_mw(e.pd, IBV_MW_TYPE_2);
+	assert_non_null(mw);
+	for (i = 0; i < 1024; i++)
+		r.bbuf[i] = (uint8_t)(i * 5 + 3);
+	bw.bind_mw.mw = mw;
+	bw.bind_mw.rkey = ibv_inc_rkey(mw->rkey);
+	bw.bind_mw.bind_info.mr = wmr;
+	bw.bind_mw.bind_info.addr = (uintptr_t)r.abuf + RC_BUF / 2;
+	bw.bind_mw.bind_info.length = 256;
+	bw.bind_mw.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_READ;
+	pmr_hca_counters_reset();
+	pmr_hca_fault_read_retry(1);
+	assert_int_equal(rc_post(r.a, IBV_WR_RDMA_READ, r.abuf, 1024,
+		r.amr->lkey, r.bbuf, r.bmr->rkey, IBV_SEND_SIGNALED, 1), 0);
+	assert_int_equal(ibv_post_send(r.a, &bw, &bad), 0);
+	if (!rxe) {
+		assert_int_equal(ibv_poll_cq(r.acq, 4, wc), 2);
+		assert_int_equal(wc[0].wr_id, 1);
+		assert_int_equal(wc[0].status, IBV_WC_SUCCESS);
+		assert_int_equal(wc[0].opcode, IBV_WC_RDMA_READ);
+		assert_int_equal(wc[1].wr_id, 2);
+		assert_int_equal(wc[1].status, IBV_WC_SUCCESS);
+		assert_int_equal(wc[1].opcode, IBV_WC_BIND_MW);
+		assert_memory_equal(r.abuf, r.bbuf, 1024);
+	} else {
+		for (i = 0; i < 3; i++)
+			assert_int_equal(ibv_poll_cq(r.acq, 4, wc), 0);
+		assert_int_equal(state_of(r.a), IBV_QPS_RTS);
+		assert_int_equal(ibv_modify_qp(r.a, &a, IBV_QP_STATE), 0);
+		assert_int_equal(ibv_poll_cq(r.acq, 4, wc), 2);
+		assert_int_equal(wc[0].wr_id, 1);
+		assert_int_equal(wc[0].status, IBV_WC_WR_FLUSH_ERR);
+		assert_int_equal(wc[1].wr_id, 2);
+		assert_int_equal(wc[1].status, IBV_WC_WR_FLUSH_ERR);
+	}
+	assert_int_equal(pmr_hca_counters_get(r.a, &c), 0);
+	assert_int_equal(c.rd_retried, 1);
+	assert_int_equal(c.retry_stalls, rxe ? 1 : 0);
+	assert_int_equal(c.mw_binds, rxe ? 0 : 1);
+	pmr_hca_fault_read_retry(0);
+	rc_close(&r);
+	assert_int_equal(ibv_dealloc_mw(mw), 0);
+	assert_int_equal(ibv_dereg_mr(wmr), 0);
+}
+
+static void
+test_mw_read_retry(void **state)
+{
+	(void)state;
+	read_retry_bind(0);
+}
+
+static void
+test_mw_read_retry_rxe(void **state)
+{
+	(void)state;
+	read_retry_bind(1);
+}
+
 int
 main(void)
 {
@@ -3089,7 +3171,10 @@ main(void)
 		M(test_mw_access),
 		M(test_mw_invalidate),
 		M(test_mw_qp_err),
+		M(test_mw_read_retry),
 		cmocka_unit_test_setup_teardown(test_mw_rxe_range,
+			setup_mw_rxe, teardown_mw),
+		cmocka_unit_test_setup_teardown(test_mw_read_retry_rxe,
 			setup_mw_rxe, teardown_mw),
 #undef M
 #define R(f) cmocka_unit_test_teardown(f, reset_teardown)
