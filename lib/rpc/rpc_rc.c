@@ -33,7 +33,9 @@
  * A READ outstanding this long (ms), plus twice its message's allowance
  * (timeout_per_mib_ms per MiB), is taken for stuck: its QP is failed, the
  * message goes as datagrams (rpc_rc_watch()). rxe under loss has been
- * seen to leave READs neither done nor failed (issue 26).
+ * seen to leave READs neither done nor failed (issue 26: a READ retried
+ * with a BIND behind it, which the verbs driver now holds back on rxe);
+ * the watch stays for whatever else may.
  */
 #define RPC_RC_READ_MIN_MS 500
 /* How often (ms) rpc_rc_watch() looks. */

@@ -53,7 +53,8 @@ extern const struct pmr_transport_driver pmr_verbs_driver;
 #define VERBS_RC_RETRY_DEFAULT 6
 /* Memory windows allocated at queue set-up (verbs_mw.c). */
 #define VERBS_MW_PREALLOC 8
-/* rxe's vendor id (rdma-core's RXE_VENDOR_ID): windows not exact. */
+/* rxe's vendor id (rdma-core's RXE_VENDOR_ID): windows not exact, and
+ * a BIND waits for the READs before it on its QP (verbs_rc.c). */
 #define VERBS_RXE_VENDOR_ID 0xffffff
 
 /* Why a received packet was dropped (xstats rx_drop_<name>). */
@@ -234,6 +235,7 @@ struct verbs_stats {
 	uint64_t rc_posts;	/* ibv_post_send calls on RC QPs */
 	uint64_t rc_split;	/* ops of more than one WR */
 	uint64_t rc_rd_wait;	/* pushes stopped by the read credits */
+	uint64_t rc_bind_wait;	/* pushes stopped: a BIND behind READs */
 	uint64_t rc_rd_max_seen; /* most READ WRs outstanding on one QP */
 	uint64_t rc_cpl_err;	/* ops completed with an error */
 	uint64_t rc_post_err;	/* ibv_post_send failures on RC QPs */
@@ -355,6 +357,7 @@ struct verbs_queue {
 
 	/* Memory windows (verbs_mw.c): the lcore's, and queue destroy's. */
 	bool mw_on;			/* PMR_TRANSPORT_CAP_MW */
+	bool bind_after_reads;		/* rxe: BINDs wait for READs */
 	struct verbs_mw_list mws;	/* every window alive */
 	struct verbs_mw *mw_cache;	/* FREE windows to hand out */
 	uint32_t mw_live;		/* windows alive (ibv_mw) */

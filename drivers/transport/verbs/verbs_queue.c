@@ -598,6 +598,10 @@ verbs_queue_create(const struct pmr_transport_driver *drv, const char *devargs,
 		if (vq->mw_on && a.mw_exact != 0 &&
 		    da.vendor_id != VERBS_RXE_VENDOR_ID)
 			vq->pub.caps.flags |= PMR_TRANSPORT_CAP_MW_EXACT;
+		/* And executes a BIND again when it retries a READ posted
+		 * before it (verbs_rc.c): its BINDs wait for those. */
+		vq->bind_after_reads = vq->mw_on &&
+			da.vendor_id == VERBS_RXE_VENDOR_ID;
 	}
 	ret = verbs_qp_setup(vq, &a);
 	if (ret != 0)
@@ -622,12 +626,13 @@ verbs_queue_create(const struct pmr_transport_driver *drv, const char *devargs,
 	 * may hold back and the self flush's receive. */
 	vq->pub.caps.rx_depth = vq->rq_size - VERBS_RX_REFILL - 1;
 	VERBS_LOG(INFO, "%s: port %u: qp %u, MTU %u, SQ %u (signal 1/%u, "
-		"inline %u), RQ %u of %u bytes, memory windows %s",
+		"inline %u), RQ %u of %u bytes, memory windows %s%s",
 		vq->dev->name, vq->port, vq->qpn, vq->pub.caps.mtu,
 		vq->sq_size, vq->sig_every, vq->max_inline, vq->rq_size,
 		vq->rx_buf_len, !vq->mw_on ? "off" : (vq->pub.caps.flags &
 		PMR_TRANSPORT_CAP_MW_EXACT) != 0 ? "on (exact)" :
-		"on (bounded by their MR only)");
+		"on (bounded by their MR only)", vq->bind_after_reads ?
+		", BINDs wait for their QP's READs" : "");
 	return &vq->pub;
 fail:
 	verbs_queue_destroy(&vq->pub);

@@ -38,6 +38,13 @@
  * no read credit; being in the ring, they keep the posting order behind
  * READs that wait for credits. The window's state moves when the op is
  * accepted and when it completes (verbs_rc_emit(), every op's one end).
+ * On rxe (bind_after_reads) a BIND also waits until no READ WR is
+ * outstanding on its QP: rxe runs local operations at once, ahead of the
+ * responses of READs before them, and when it retries such a READ (a
+ * response lost) it executes every WR after it again (Linux 6.1's
+ * req_retry()); the BIND done twice is refused, rxe's requester stops
+ * in error, and the READ never completes, neither done nor failed
+ * (issue 26: 1 MiB READs on a lossy wire, found stuck after 35 s).
  *
  * Regions (verbs_region.c): rc_create makes a QP's region before the QP,
  * rc_destroy frees it once the QP is gone; only BINDs on its own QP may
@@ -147,6 +154,14 @@ verbs_rc_push(struct verbs_rc *rc)
 				break;
 			if (read && rc->rd_out >= rc->rd_max) {
 				vq->stats.rc_rd_wait++;
+				break;
+			}
+			if (op->type == PMR_RC_OP_BIND && rc->rd_out > 0 &&
+			    vq->bind_after_reads) {
+				/* The READ WRs before it are signalled
+				 * (each op's last is): their completions
+				 * push again. */
+				vq->stats.rc_bind_wait++;
 				break;
 			}
 			/* A BIND or INVALIDATE is one WR without data. */

@@ -112,6 +112,7 @@ verbs_xstats_get(struct pmr_transport_queue *q, struct pmr_transport_xstat *xs,
 	XSTAT("rc_posts", st->rc_posts);
 	XSTAT("rc_reads_split", st->rc_split);
 	XSTAT("rc_rd_wait", st->rc_rd_wait);
+	XSTAT("rc_bind_wait", st->rc_bind_wait);
 	XSTAT("rc_rd_max_seen", st->rc_rd_max_seen);
 	XSTAT("rc_cpl_err", st->rc_cpl_err);
 	XSTAT("rc_post_err", st->rc_post_err);
